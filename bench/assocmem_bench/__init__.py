@@ -1,0 +1,1 @@
+"""Benchmarks for assocmem, run through `assocmem bench ...`."""

@@ -1,0 +1,150 @@
+"""Core benchmark: write throughput and concept-arm read latency at scale.
+
+For each size N: fill a fresh store to N memories with `write_many` (batched
+writes/s), add single `write` calls on top (single writes/s at N), rate some
+answers so learned links exist, then time reads on Zipf-drawn query concepts.
+Concepts come from a synthetic vocabulary of pronounceable words with Zipf
+frequencies (s = 1.07, the classic fit for English word frequencies), so a few
+concepts are in a large share of memories and the associative fan-out is
+stressed the way real notes stress it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from assocmem import Memory
+
+VOCABULARY = 20_000
+ZIPF_S = 1.07
+BATCH = 1_000
+SINGLE_WRITES = 2_000
+READS = 1_000
+FEEDBACKS = 300
+SEED = 7
+
+_ONSETS = ["b", "br", "c", "ch", "d", "f", "g", "gr", "k", "l", "m", "n", "p", "pl", "r", "s",
+           "sh", "st", "t", "tr", "v", "w", "z"]  # fmt: skip
+_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "ou"]
+_CODAS = ["", "n", "r", "s", "t", "l", "m", "nd", "rk", "st"]
+
+
+def vocabulary(size: int, rng: random.Random) -> list[str]:
+    """``size`` distinct pronounceable words."""
+    words: dict[str, None] = {}
+    while len(words) < size:
+        syllables = rng.choice((2, 2, 3, 3, 4))
+        word = "".join(
+            rng.choice(_ONSETS) + rng.choice(_VOWELS) + rng.choice(_CODAS) for _ in range(syllables)
+        )
+        words.setdefault(word)
+    return list(words)
+
+
+class Corpus:
+    """Draws memories and queries from a Zipf-weighted vocabulary."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.words = vocabulary(VOCABULARY, rng)
+        self.cumulative = list(accumulate(1 / (rank**ZIPF_S) for rank in range(1, VOCABULARY + 1)))
+
+    def concepts(self, count: int) -> list[str]:
+        picked: dict[str, None] = {}
+        while len(picked) < count:
+            picked.setdefault(self.rng.choices(self.words, cum_weights=self.cumulative)[0])
+        return list(picked)
+
+    def memory(self, index: int) -> dict[str, Any]:
+        concepts = self.concepts(self.rng.randint(3, 8))
+        text = f"Note {index}: " + " ".join(concepts) + " observed during routine work."
+        return {"text": text, "concepts": concepts}
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _timed_reads(mem: Memory, queries: list[list[str]], hops: int) -> dict[str, float]:
+    latencies, returned = [], []
+    for query in queries:
+        start = time.perf_counter()
+        result = mem.read(concepts=query, k=10, hops=hops)
+        latencies.append((time.perf_counter() - start) * 1000)
+        returned.append(len(result.items))
+    return {
+        "p50_ms": round(percentile(latencies, 0.50), 3),
+        "p95_ms": round(percentile(latencies, 0.95), 3),
+        "mean_ms": round(statistics.fmean(latencies), 3),
+        "mean_items": round(statistics.fmean(returned), 2),
+    }
+
+
+def run_size(size: int, folder: Path) -> dict[str, Any]:
+    """Fill a store to ``size`` memories and measure it."""
+    rng = random.Random(SEED)
+    corpus = Corpus(rng)
+    with Memory(str(folder / f"bench-{size}.db"), agent_id="bench") as mem:
+        start = time.perf_counter()
+        for first in range(0, size, BATCH):
+            mem.write_many([corpus.memory(i) for i in range(first, min(size, first + BATCH))])
+        batched = size / (time.perf_counter() - start)
+
+        extra = [corpus.memory(size + i) for i in range(SINGLE_WRITES)]
+        start = time.perf_counter()
+        for item in extra:
+            mem.write(item["text"], concepts=item["concepts"])
+        single = SINGLE_WRITES / (time.perf_counter() - start)
+
+        queries = [corpus.concepts(rng.choice((1, 1, 2))) for _ in range(READS)]
+        for query in queries[:FEEDBACKS]:  # teach some links, as agents would
+            items = mem.read(concepts=query, k=3).items
+            if items:
+                mem.feedback([items[0].id], 1.0, query_concepts=query)
+        reads = {f"hops_{h}": _timed_reads(mem, queries, h) for h in (1, 2)}
+        stats = mem.stats()
+    file_mb = (folder / f"bench-{size}.db").stat().st_size / 1e6
+    return {
+        "memories": stats.memories,
+        "concepts": stats.concepts,
+        "links": stats.links,
+        "writes_per_s_batched": round(batched),
+        "writes_per_s_single": round(single),
+        "read_concepts": reads,
+        "file_mb": round(file_mb, 1),
+    }
+
+
+def environment() -> dict[str, Any]:
+    return {
+        "python": sys.version.split()[0],
+        "sqlite": sqlite3.sqlite_version,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def run(sizes: Sequence[int], out: str) -> dict[str, Any]:
+    """Measure every size and write the JSON report to ``out``."""
+    with tempfile.TemporaryDirectory(prefix="assocmem-bench-") as folder:
+        results = {}
+        for size in sizes:
+            print(f"core benchmark: {size} memories…", file=sys.stderr)
+            results[str(size)] = run_size(size, Path(folder))
+    report = {"benchmark": "core", "environment": environment(), "sizes": results}
+    Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report

@@ -1,0 +1,292 @@
+"""The `assocmem` command line: parse, call one `Memory` method, print.
+
+Environment is read here and only here: ``ASSOCMEM_DB`` names the default store,
+``ASSOCMEM_AGENT`` the default agent. Errors print one line and exit with the
+code of their class (see `EXIT_CODES`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import AssocmemError, InvalidInput, NotFound, StoreBusy, StoreError
+from .memory import Memory
+from .types import ReadResult
+
+# Exit codes by error class, most specific first; argparse itself exits with 2.
+EXIT_CODES: tuple[tuple[type[AssocmemError], int], ...] = (
+    (InvalidInput, 2),
+    (NotFound, 3),
+    (StoreBusy, 4),
+    (StoreError, 5),
+    (AssocmemError, 1),
+)
+
+
+def default_db() -> str:
+    """``$ASSOCMEM_DB``, else ``memory.db`` in the user's data directory."""
+    if os.environ.get("ASSOCMEM_DB"):
+        return os.environ["ASSOCMEM_DB"]
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return str(base / "assocmem" / "memory.db")
+
+
+def _open(args: argparse.Namespace) -> Memory:
+    if args.db != ":memory:":
+        Path(args.db).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return Memory(
+        str(Path(args.db).expanduser()) if args.db != ":memory:" else args.db,
+        agent_id=args.agent,
+        project_id=args.project,
+        channel=args.channel,
+    )
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else text)
+
+
+# -- commands -----------------------------------------------------------------
+
+
+def cmd_write(args: argparse.Namespace) -> int:
+    meta = _json_arg(args.meta, "meta")
+    with _open(args) as mem:
+        result = mem.write(
+            args.text,
+            concepts=args.concept or None,
+            kind=args.kind,
+            tags=args.tag or None,
+            value=args.value,
+            meta=meta,
+            source=args.source,
+            observed_at=args.observed_at,
+        )
+    text = result.id if result.stored and result.id else f"refused: {result.reason} ({result.id})"
+    _emit(args, result.to_dict(), text)
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.read(
+            args.query, concepts=args.concept or None, k=args.k, hops=args.hops,
+            threshold=args.threshold,
+        )  # fmt: skip
+    _emit(args, result.to_dict(), _format_read(result))
+    return 0
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.feedback(args.ids, args.outcome, query_concepts=args.concept or None)
+    _emit(args, result.to_dict(), f"feedback {result.id}: {result.links_updated} links moved")
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.graph(args.concepts, depth=args.depth)
+    lines = [
+        f"{e.source} — {e.target}  weight {e.weight:g}  count {e.count}  valence {e.valence:+.2f}"
+        for e in result.edges
+    ]
+    _emit(args, result.to_dict(), "\n".join(lines) or "no links")
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        found = mem.get(args.ids)
+    _emit(args, [r.to_dict() for r in found], "\n".join(f"{r.id}  {r.text}" for r in found))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        for record in mem.export():
+            print(json.dumps(record.to_dict(), ensure_ascii=False))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        stats = mem.stats()
+    text = (
+        f"{stats.memories} memories, {stats.concepts} concepts, {stats.links} links, "
+        f"{stats.feedback} feedback"
+    )
+    _emit(args, stats.to_dict(), text)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="assocmem-demo-") as folder:
+        db = str(Path(folder) / "demo.db")
+        learned, loaded, rebuilt = (_run_step(step, db) for step in ("learn", "recall", "rebuild"))
+    print(_format_demo(learned, loaded, rebuilt))
+    return 0
+
+
+def _run_step(step: str, db: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "assocmem.demo", step, db],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise AssocmemError(f"demo step {step!r} failed: {done.stderr.strip()}")
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+# -- formatting ---------------------------------------------------------------
+
+
+def _format_read(result: ReadResult) -> str:
+    added = ", ".join(f"{c}({w:g})" for c, w in result.expanded_concepts.items()) or "nothing"
+    lines = [f"asked: {', '.join(result.query_concepts)} | links add: {added}"]
+    for item in result.items:
+        via = f"  [via {', '.join(v.concept for v in item.via)}]" if item.via else ""
+        lines.append(f"{item.id}  {item.text}{via}")
+    return "\n".join(lines)
+
+
+def _demo_column(title: str, read: dict[str, Any]) -> list[str]:
+    added = ", ".join(f"{c}({w:g})" for c, w in read["expanded_concepts"].items()) or "nothing"
+    lines = [title, "-" * len(title), f"links add: {added}"]
+    for item in read["items"]:
+        via = f" [via {', '.join(item['via'])}]" if item["via"] else ""
+        lines += textwrap.wrap("- " + item["text"] + via, 38, subsequent_indent="  ")
+    return lines
+
+
+def _format_demo(learned: dict[str, Any], loaded: dict[str, Any], rebuilt: dict[str, Any]) -> str:
+    columns = [
+        _demo_column("1: learned, two helpful answers", learned["after"]),
+        _demo_column("2: new process, links loaded", loaded),
+        _demo_column("3: new process, rebuilt from notes", rebuilt),
+    ]
+    height = max(len(c) for c in columns)
+    rows = [
+        "  ".join(f"{(col[i] if i < len(col) else ''):<38}" for col in columns).rstrip()
+        for i in range(height)
+    ]
+    before = "\n".join(_demo_column("Process 1 before feedback, asked: timeout", learned["before"]))
+    return "\n".join([before, "", *rows, "", *textwrap.wrap(_verdict(loaded, rebuilt), 110)])
+
+
+def _verdict(loaded: dict[str, Any], rebuilt: dict[str, Any]) -> str:
+    """What only the saved weights held, read off the two fresh processes."""
+    taught = {c: w for c, w in loaded["expanded_concepts"].items()
+              if rebuilt["expanded_concepts"].get(c) != w}  # fmt: skip
+    lost = [
+        i["text"] for i in loaded["items"] if i["text"] not in {j["text"] for j in rebuilt["items"]}
+    ]
+    if not taught:
+        return "The loaded and rebuilt stores read alike: nothing was learned beyond the notes."
+    links = ", ".join(f"{c}({w:g})" for c, w in taught.items())
+    return (
+        f"Only the saved weights hold {links}: process 2 reads the taught path, while the "
+        f"control 3, rebuilt from the notes, loses it"
+        + (f" and misses: {'; '.join(lost)}" if lost else ".")
+    )
+
+
+def _json_arg(value: str | None, field: str) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"--{field} must be JSON: {exc.msg}", field=field) from exc
+
+
+# -- parser -------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, including subcommands from plugins."""
+    parser = argparse.ArgumentParser(prog="assocmem", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"assocmem {__version__}")
+    parser.add_argument(
+        "--db", default=None, help="store path (default: $ASSOCMEM_DB or user data dir)"
+    )
+    parser.add_argument(
+        "--agent", default=os.environ.get("ASSOCMEM_AGENT", "default"), help="agent id"
+    )
+    parser.add_argument("--project", default="", help="project id ('' is the global pool)")
+    parser.add_argument("--channel", default="", help="channel ('' is shared)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(
+        name: str, handler: Callable[[argparse.Namespace], int], doc: str
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=doc, description=doc)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("write", cmd_write, "store one memory")
+    p.add_argument("text")
+    p.add_argument(
+        "--concept", "-c", action="append", help="a concept (repeat); default: extracted"
+    )
+    p.add_argument("--kind", default="episodic", help="working | episodic | semantic | procedural")
+    p.add_argument("--tag", action="append", help="a tag (repeat)")
+    p.add_argument("--value", type=float, default=1.0, help="importance, default 1")
+    p.add_argument("--meta", help="a JSON object")
+    p.add_argument("--source", help="where it came from")
+    p.add_argument("--observed-at", help="absolute ISO 8601 time with timezone")
+
+    p = command("read", cmd_read, "recall memories for a question or concepts")
+    p.add_argument("query", nargs="?")
+    p.add_argument("--concept", "-c", action="append", help="a query concept (repeat)")
+    p.add_argument("-k", type=int, default=10, help="items to return")
+    p.add_argument("--hops", type=int, default=1, help="link hops to follow (0-3)")
+    p.add_argument("--threshold", type=float, default=2.0, help="link weight to follow")
+
+    p = command("feedback", cmd_feedback, "rate the memories an answer relied on")
+    p.add_argument("ids", nargs="+")
+    p.add_argument("--outcome", type=float, required=True, help="from -1 to 1")
+    p.add_argument("--concept", "-c", action="append", help="a query concept (repeat)")
+
+    p = command("graph", cmd_graph, "show learned links around concepts")
+    p.add_argument("concepts", nargs="+")
+    p.add_argument("--depth", type=int, default=1, help="hops out (1-3)")
+
+    p = command("get", cmd_get, "show memories by id")
+    p.add_argument("ids", nargs="+")
+    command("export", cmd_export, "print every memory in scope as JSON lines")
+    command("stats", cmd_stats, "count memories, concepts, links and feedback")
+    command("demo", cmd_demo, "run the restart control in three processes")
+
+    for plugin in entry_points(group="assocmem.cli"):
+        plugin.load()(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``assocmem`` command."""
+    args = build_parser().parse_args(argv)
+    args.db = args.db or default_db()
+    try:
+        code: int = args.handler(args)
+        return code
+    except AssocmemError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return next(code for cls, code in EXIT_CODES if isinstance(exc, cls))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

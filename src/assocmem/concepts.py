@@ -1,0 +1,178 @@
+"""Concept normalisation and extraction: pure functions, no model, no state.
+
+Invariant: the same input always gives the same normalised concept, on every
+write and every read, so a concept written as ``Timeouts`` and one read as
+``timeout`` meet. Normalisation is NFKC, case-fold, whitespace collapsed and
+trimmed, then each word folded by a small rule set for plurals and the regular
+``-ed``/``-ing`` inflections. The caller's original form is kept alongside.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+
+# A concept is at most this many characters after normalisation; longer strings
+# are sentences, not concepts, and would bloat every link row they touch.
+MAX_CONCEPT_CHARS = 64
+
+# Concepts kept per memory when extracted from text. Links grow with the square of
+# this (every pair co-occurs), so it bounds the write cost: 16 concepts are 120
+# pairs, which keeps a write well under a millisecond of link upserts.
+MAX_EXTRACTED_CONCEPTS = 16
+
+_WHITESPACE = re.compile(r"\s+")
+# Word characters with inner apostrophes, hyphens or dots kept ("don't", "e-mail", "v2.1").
+_TOKEN = re.compile(r"\w+(?:['’.\-]\w+)*")
+
+# English function words, auxiliaries, pronouns and discourse fillers. They
+# co-occur with everything, so as concepts they would link every memory to every
+# other and drown the learned signal.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all almost also although always am among an and another
+    any anybody anyone anything anyway anywhere are aren't around as at away back be became
+    because become been before being below besides between both but by can can't cannot could
+    couldn't did didn't do does doesn't doing don't done down during each either else enough
+    even ever every everybody everyone everything for from further get gets getting got gotten
+    had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+    him himself his how how's however i i'd i'll i'm i've if in into is isn't it it's its
+    itself just let let's like made make many may maybe me might mine more most much must
+    mustn't my myself neither never no nobody none nor not nothing now of off often oh ok okay
+    on once one only onto or other others otherwise ought our ours ourselves out over own per
+    perhaps quite rather really same shall shan't she she'd she'll she's should shouldn't since
+    so some somebody someone something sometimes somewhat still such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've thing
+    things this those though through thus till to too toward towards under until up upon us
+    very via was wasn't we we'd we'll we're we've were weren't what what's whatever when
+    when's whenever where where's whereas wherever whether which while who who's whoever whom
+    whose why why's will with within without won't would wouldn't yeah yes yet you you'd
+    you'll you're you've your yours yourself yourselves
+    """.split()
+)
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, case-fold, collapse whitespace to one space and trim."""
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+@functools.lru_cache(maxsize=65_536)
+def fold_word(word: str) -> str:
+    """Fold a simple plural or regular inflection: ``timeouts`` → ``timeout``.
+
+    Deliberately conservative: a wrong fold merges two different concepts, which
+    is worse than leaving two forms apart. Only ASCII-alphabetic words are folded;
+    other scripts and identifiers with digits pass through unchanged.
+    """
+    if not word.isascii() or not word.isalpha() or len(word) <= 3:
+        return word
+    return _fold_inflection(_fold_plural(word))
+
+
+def _fold_plural(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"  # retries → retry, policies → policy
+    if word.endswith("sses"):
+        return word[:-2]  # processes → process
+    if word.endswith("xes") and len(word) > 4:
+        return word[:-2]  # boxes → box
+    if word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")):
+        return word[:-1]  # timeouts → timeout, caches → cache
+    return word
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def _fold_inflection(word: str) -> str:
+    if word.endswith("ied") and len(word) > 4:
+        return word[:-3] + "y"  # retried → retry
+    if word.endswith("eed"):
+        return word  # speed, proceed: not an -ed inflection
+    # An -ed stem needs four letters so short words keep their form (embed, used).
+    for suffix, shortest in (("ing", 3), ("ed", 4)):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= shortest and _VOWELS & set(stem):
+            return _restore_stem(stem)
+    return word
+
+
+def _restore_stem(stem: str) -> str:
+    """Porter's step 1b repair: undouble (stopp → stop), restore e (tim → time)."""
+    if stem.endswith(("at", "bl", "iz")):
+        return stem + "e"  # related → relate
+    if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        return stem[:-1]  # stopped → stop
+    if _measure(stem) == 1 and _is_cvc(stem):
+        return stem + "e"  # timing → time, shared → share
+    return stem
+
+
+def _is_vowel(word: str, i: int) -> bool:
+    return word[i] in _VOWELS or (word[i] == "y" and i > 0 and not _is_vowel(word, i - 1))
+
+
+def _measure(stem: str) -> int:
+    """Porter's m: how many vowel-consonant sequences the stem has."""
+    pattern = "".join("v" if _is_vowel(stem, i) else "c" for i in range(len(stem)))
+    return pattern.count("vc")
+
+
+def _is_cvc(stem: str) -> bool:
+    if len(stem) < 3:
+        return False
+    n = len(stem)
+    return (
+        not _is_vowel(stem, n - 3)
+        and _is_vowel(stem, n - 2)
+        and not _is_vowel(stem, n - 1)
+        and stem[-1] not in "wxy"
+    )
+
+
+@functools.lru_cache(maxsize=65_536)
+def normalize_concept(concept: str) -> str:
+    """Normalise a caller-given concept: text normalisation, then fold each word."""
+    return " ".join(fold_word(w) for w in normalize_text(concept).split(" ") if w)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens of a text, in order (NFKC, case-folded)."""
+    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def is_keyword(token: str) -> bool:
+    """A token worth being a concept: not a stop word, not a bare number, not one letter."""
+    core = token.replace("’", "'")
+    return len(core) > 1 and core not in STOP_WORDS and not core.replace(".", "").isdigit()
+
+
+def extract_concepts(text: str, limit: int = MAX_EXTRACTED_CONCEPTS) -> list[tuple[str, str]]:
+    """Deterministic keywords of a text as ``(normalised, original)`` pairs.
+
+    Keywords are kept in order of first appearance, one per normalised form, at
+    most ``limit`` of them.
+    """
+    originals = _TOKEN.findall(unicodedata.normalize("NFKC", text))
+    seen: dict[str, str] = {}
+    for original in originals:
+        token = original.casefold()
+        if not is_keyword(token):
+            continue
+        concept = fold_word(token.strip("'’"))
+        if concept and concept not in seen and len(concept) <= MAX_CONCEPT_CHARS:
+            seen[concept] = original
+            if len(seen) >= limit:
+                break
+    return list(seen.items())
+
+
+def unique_concepts(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop repeated normalised forms, keeping the first original form of each."""
+    seen: dict[str, str] = {}
+    for normalized, original in pairs:
+        seen.setdefault(normalized, original)
+    return list(seen.items())

@@ -1,0 +1,116 @@
+"""Every error assocmem raises, as one tree rooted at `AssocmemError`.
+
+Backend exceptions (sqlite3, psycopg) are translated at the store boundary to the
+most specific class here, with the original kept as ``__cause__``; they never
+reach a caller untranslated.
+
+    AssocmemError
+    ├── InvalidInput (also ValueError)         bad argument; ``field`` names it
+    │   ├── EmptyText
+    │   ├── TextTooLong
+    │   ├── InvalidConcept
+    │   ├── InvalidOutcome
+    │   └── InvalidTime
+    ├── NotFound (also LookupError)
+    │   └── UnknownMemory                       an id the caller cannot see
+    ├── AccessDenied                            identity or role may not do this
+    ├── EmbedderError
+    │   ├── EmbedderUnavailable                 extra not installed / model missing
+    │   └── EmbedderMismatch                    store filled by another model or dimension
+    ├── DependencyMissing (also ImportError)    an optional extra is needed
+    └── StoreError
+        ├── StoreBusy                           locked past the busy timeout
+        ├── StoreCorrupt                        the file is not a valid store
+        ├── SchemaTooNew                        written by a newer assocmem
+        └── StoreUnavailable                    cannot open or reach the store
+"""
+
+from __future__ import annotations
+
+
+class AssocmemError(Exception):
+    """Base of every error assocmem raises."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(AssocmemError, ValueError):
+    """An argument is malformed; ``field`` names the offending argument."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class EmptyText(InvalidInput):
+    """A memory's text is empty or only whitespace."""
+
+
+class TextTooLong(InvalidInput):
+    """A memory's text exceeds the documented size limit."""
+
+
+class InvalidConcept(InvalidInput):
+    """A concept is not a non-empty string, or there are too many."""
+
+
+class InvalidOutcome(InvalidInput):
+    """A feedback outcome is not a finite number in [-1, 1]."""
+
+
+class InvalidTime(InvalidInput):
+    """A timestamp is not absolute (timezone-aware) or cannot be parsed."""
+
+
+class NotFound(AssocmemError, LookupError):
+    """Something named by the caller does not exist in the caller's view."""
+
+
+class UnknownMemory(NotFound):
+    """A memory id is unknown or not readable by the caller."""
+
+    def __init__(self, message: str, *, record_id: str | None = None) -> None:
+        super().__init__(message)
+        self.record_id = record_id
+
+
+class AccessDenied(AssocmemError):
+    """The caller's identity or role may not perform this operation."""
+
+
+class EmbedderError(AssocmemError):
+    """Base of embedder problems."""
+
+
+class EmbedderUnavailable(EmbedderError):
+    """The embedder cannot be loaded (extra missing, model files absent)."""
+
+
+class EmbedderMismatch(EmbedderError):
+    """The store's vectors were made by another model or dimension."""
+
+
+class DependencyMissing(AssocmemError, ImportError):
+    """An optional dependency is needed; the message says which extra installs it."""
+
+
+class StoreError(AssocmemError):
+    """Base of storage problems."""
+
+
+class StoreBusy(StoreError):
+    """The store stayed locked by another writer past the busy timeout."""
+
+
+class StoreCorrupt(StoreError):
+    """The file is not a database, or fails its integrity check."""
+
+
+class SchemaTooNew(StoreError):
+    """The store was migrated by a newer assocmem than this one."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be opened or reached."""

@@ -1,0 +1,277 @@
+"""`Memory`: the public API. Validates arguments, then calls the engine modules.
+
+Invariant: every public method either completes or raises an `AssocmemError`
+having changed nothing; a batch write keeps its valid items and reports the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from . import links, recall, records
+from .concepts import extract_concepts
+from .errors import AssocmemError, InvalidInput, UnknownMemory
+from .records import NewMemory
+from .store import Store, open_store
+from .types import FeedbackResult, Graph, ReadResult, Record, Scope, Stats, WriteResult
+
+MAX_K = 1000
+MAX_QUERY_CHARS = 10_000
+MAX_READ_CONCEPTS = 64
+MAX_BATCH = 10_000
+EXPORT_PAGE = 500
+
+
+class Memory:
+    """A long-term associative memory in one store, seen as one agent in one scope.
+
+    Parameters:
+        target: a SQLite file path (created if missing) or ``":memory:"``.
+        agent_id: whose memory this is; an agent never sees another agent's records.
+        project_id: the project bucket written to; reads also see the global pool ``""``.
+        channel: the channel written to; reads also see the shared channel ``""``.
+        synchronous: SQLite durability, ``"normal"`` (default) or ``"full"``.
+    """
+
+    def __init__(
+        self,
+        target: str = ":memory:",
+        *,
+        agent_id: str = "default",
+        project_id: str = "",
+        channel: str = "",
+        synchronous: str = "normal",
+    ) -> None:
+        for name, value in (
+            ("agent_id", agent_id),
+            ("project_id", project_id),
+            ("channel", channel),
+        ):
+            if not isinstance(value, str) or len(value) > 256:
+                raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
+        if not agent_id.strip():
+            raise InvalidInput("agent_id must not be empty", field="agent_id")
+        self.scope = Scope(agent_id=agent_id, project_id=project_id, channel=channel)
+        self._store: Store = open_store(str(target), synchronous=synchronous)
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the store. Safe to call twice."""
+        self._store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- writing --------------------------------------------------------------
+
+    def write(
+        self,
+        text: str,
+        *,
+        concepts: Sequence[str] | None = None,
+        kind: str = "episodic",
+        tags: Sequence[str] | None = None,
+        value: float = 1.0,
+        meta: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        observed_at: str | datetime | None = None,
+        version: str | None = None,
+        verified_at: str | datetime | None = None,
+        verification_scope: str | None = None,
+        recheck_by: str | datetime | None = None,
+        confidence: float | None = None,
+        access: Sequence[str] | None = None,
+        key: Sequence[str] | None = None,
+        derived_from: Sequence[str] | None = None,
+        protected: bool = False,
+    ) -> WriteResult:
+        """Store one memory and add co-occurrence to every pair of its concepts.
+
+        ``concepts`` default to keywords extracted from ``text``. A write of an
+        observation already stored (same text, kind, time, source and meta) is
+        refused: ``stored`` is False, ``reason`` is ``"duplicate"`` and ``id`` names
+        the existing record. Invalid arguments raise `InvalidInput`.
+        """
+        fields = {
+            "text": text, "concepts": concepts, "kind": kind, "tags": tags, "value": value,
+            "meta": meta, "source": source, "observed_at": observed_at, "version": version,
+            "verified_at": verified_at, "verification_scope": verification_scope,
+            "recheck_by": recheck_by, "confidence": confidence, "access": access, "key": key,
+            "derived_from": derived_from, "protected": protected,
+        }  # fmt: skip
+        memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
+        self._check_parents([memory])
+        return self._store.write(self.scope, [memory])[0]
+
+    def write_many(self, items: Iterable[Mapping[str, Any]]) -> list[WriteResult]:
+        """Store many memories in one transaction, one `WriteResult` per item, in order.
+
+        Each item holds the keyword arguments of `write`. Invalid items are not
+        stored: their result has ``stored=False``, the ``error`` type, the ``field``
+        and the message as ``reason``. Valid items are stored all together or,
+        if the store fails, not at all (the error is raised).
+        """
+        if isinstance(items, Mapping | str) or not isinstance(items, Iterable):
+            raise InvalidInput("write_many takes a list of write dicts", field="items")
+        results: list[WriteResult | None] = []
+        valid: list[tuple[int, NewMemory]] = []
+        for position, item in enumerate(items):
+            if position >= MAX_BATCH:
+                raise InvalidInput(f"a batch holds at most {MAX_BATCH} items", field="items")
+            try:
+                if not isinstance(item, Mapping):
+                    raise InvalidInput("each item must be a dict of write fields", field="items")
+                memory = records.new_memory({k: v for k, v in item.items() if v is not None})
+                self._check_parents([memory])
+            except AssocmemError as exc:
+                results.append(_refused(exc))
+                continue
+            results.append(None)
+            valid.append((position, memory))
+        stored = self._store.write(self.scope, [m for _, m in valid]) if valid else []
+        for (position, _), result in zip(valid, stored, strict=True):
+            results[position] = result
+        return [r for r in results if r is not None]
+
+    def _check_parents(self, memories: Sequence[NewMemory]) -> None:
+        parents = sorted({p for m in memories for p in m.derived_from})
+        if parents:
+            found = self._store.visible_seqs(self.scope, parents)
+            for parent in parents:
+                if parent not in found:
+                    raise UnknownMemory(
+                        f"derived_from names {parent!r}, which is not readable here",
+                        record_id=parent,
+                    )
+
+    # -- reading --------------------------------------------------------------
+
+    def read(
+        self,
+        query: str | None = None,
+        *,
+        concepts: Sequence[str] | None = None,
+        k: int = 10,
+        hops: int = 1,
+        threshold: float = links.DEFAULT_THRESHOLD,
+    ) -> ReadResult:
+        """Recall the memories that matter for a question, each with its path.
+
+        Give a ``query`` text, ``concepts``, or both. Query concepts are the given
+        ones, else keywords of the query. They are expanded along learned links of
+        weight ≥ ``threshold`` for ``hops`` steps (0–3); memories reached only that
+        way come back with ``source="hebbian_retrieval"`` and their ``via`` links.
+        """
+        request = _read_request(query, concepts, k, hops, threshold)
+        return recall.read(self._store, self.scope, request)
+
+    def get(self, ids: Sequence[str]) -> list[Record]:
+        """The records with these ids, in order. Ids not readable here raise `UnknownMemory`."""
+        wanted = records.check_ids(ids)
+        found = self._store.records(self.scope, wanted)
+        missing = [i for i in wanted if i not in {r.id for r in found}]
+        if missing:
+            raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
+        return found
+
+    def export(self) -> Iterator[Record]:
+        """Every readable record in this scope, oldest first (read page by page)."""
+        after = 0
+        while page := self._store.scan(self.scope, after=after, limit=EXPORT_PAGE):
+            yield from (record for _, record in page)
+            after = page[-1][0]
+
+    # -- learning -------------------------------------------------------------
+
+    def feedback(
+        self,
+        ids: Sequence[str],
+        outcome: float,
+        query_concepts: Sequence[str] | None = None,
+    ) -> FeedbackResult:
+        """Rate the memories an answer relied on, with ``outcome`` in [-1, 1].
+
+        Every link between a query concept and a concept of a rated memory moves
+        by ``outcome`` (never below zero), each rated memory's valence moves toward
+        it, and the call is appended to the feedback log. Rate only what the
+        answer used. Ids not readable here raise `UnknownMemory`; nothing changes.
+        """
+        wanted = records.check_ids(ids)
+        score = records.check_outcome(outcome)
+        concepts = [
+            n for n, _ in records.check_concepts(query_concepts or [], field="query_concepts")
+        ]
+        return links.apply_feedback(self._store, self.scope, wanted, score, concepts)
+
+    def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
+        """The learned links around ``concepts``, ``depth`` (1–3) hops out."""
+        names = [n for n, _ in records.check_concepts(concepts)]
+        if not names:
+            raise InvalidInput("graph needs at least one concept", field="concepts")
+        if (
+            isinstance(depth, bool)
+            or not isinstance(depth, int)
+            or not 1 <= depth <= links.MAX_HOPS
+        ):
+            raise InvalidInput(
+                f"depth must be an integer from 1 to {links.MAX_HOPS}", field="depth"
+            )
+        return links.graph(self._store, self.scope, names, depth)
+
+    def stats(self) -> Stats:
+        """Counts of memories, concepts, links and feedback in this scope's view."""
+        return self._store.stats(self.scope)
+
+
+def _refused(exc: AssocmemError) -> WriteResult:
+    return WriteResult(
+        id=None,
+        stored=False,
+        reason=exc.message,
+        error=type(exc).__name__,
+        field=getattr(exc, "field", None),
+    )
+
+
+def _read_request(
+    query: str | None,
+    concepts: Sequence[str] | None,
+    k: int,
+    hops: int,
+    threshold: float,
+) -> recall.ReadRequest:
+    if query is not None and (not isinstance(query, str) or not query.strip()):
+        raise InvalidInput("query must be a non-empty string", field="query")
+    if query is not None and len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
+    if query is None and concepts is None:
+        raise InvalidInput("read needs a query, concepts, or both", field="query")
+    if concepts is not None:
+        names = [n for n, _ in records.check_concepts(concepts)]
+    else:
+        names = [n for n, _ in extract_concepts(query or "", limit=MAX_READ_CONCEPTS)]
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise InvalidInput(f"k must be an integer from 1 to {MAX_K}", field="k")
+    if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= links.MAX_HOPS:
+        raise InvalidInput(f"hops must be an integer from 0 to {links.MAX_HOPS}", field="hops")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not math.isfinite(threshold)
+        or threshold <= 0
+    ):
+        raise InvalidInput("threshold must be a positive number", field="threshold")
+    return recall.ReadRequest(tuple(names), k, hops, float(threshold))

@@ -1,0 +1,19 @@
+"""The storage seam: every SQL statement and transaction lives behind `Store`.
+
+Engine modules (links, recall) and the `Memory` API call these methods and never
+see a connection, a cursor or a backend exception. The double kept for tests is
+not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
+"""
+
+from __future__ import annotations
+
+from .base import LinkRow, Store
+from .sqlite import SQLiteStore
+
+
+def open_store(target: str, *, synchronous: str = "normal") -> Store:
+    """Open the store named by ``target``: a file path, or ``:memory:``, for SQLite."""
+    return SQLiteStore(target, synchronous=synchronous)
+
+
+__all__ = ["LinkRow", "SQLiteStore", "Store", "open_store"]

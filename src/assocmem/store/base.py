@@ -1,0 +1,140 @@
+"""The backend protocol: what the engine may ask of a store, and nothing more."""
+
+from __future__ import annotations
+
+import abc
+import os
+import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from ..records import NewMemory
+from ..types import Record, Scope, Stats, WriteResult
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def new_id() -> str:
+    """A ULID: 48 bits of milliseconds then 80 random bits, 26 Crockford characters.
+
+    Time-ordered, so ids sort roughly by arrival, yet they reveal nothing about
+    how many records other agents wrote (sequential integers would).
+    """
+    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
+    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    """One learned link summed over the scope layers a reader can see."""
+
+    a: int
+    b: int
+    weight: float
+    count: int
+    outcome_sum: float
+    feedback_count: int
+    updated_at: str
+
+
+class Store(abc.ABC):
+    """What the engine needs from a backend. All methods translate backend errors."""
+
+    @abc.abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """A write transaction; nested calls become savepoints."""
+
+    @abc.abstractmethod
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A read transaction: the queries inside see one consistent state."""
+
+    @abc.abstractmethod
+    def write(self, scope: Scope, memories: Sequence[NewMemory]) -> list[WriteResult]:
+        """Store memories in one transaction, adding co-occurrence to their links."""
+
+    @abc.abstractmethod
+    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]:
+        """The readable records among ``ids``, in the order given; unknown ids skipped."""
+
+    @abc.abstractmethod
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        """Records by internal sequence number (callers got the seqs from a scoped query)."""
+
+    @abc.abstractmethod
+    def visible_seqs(self, scope: Scope, ids: Sequence[str]) -> dict[str, int]:
+        """Internal sequence numbers of the readable memories among ``ids``."""
+
+    @abc.abstractmethod
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
+        """Ids of the known concepts among ``names``; unknown names are absent."""
+
+    @abc.abstractmethod
+    def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
+        """Names of concept ids."""
+
+    @abc.abstractmethod
+    def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        """Ids for ``names``, creating the missing ones (inside a transaction)."""
+
+    @abc.abstractmethod
+    def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
+        """Concept ids of each memory."""
+
+    @abc.abstractmethod
+    def neighbors(
+        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
+    ) -> list[tuple[int, int, float]]:
+        """``(from, to, weight)`` for links out of ``concept_ids`` whose summed weight
+        is at least ``min_weight``: strongest first, at most ``limit`` rows."""
+
+    @abc.abstractmethod
+    def links_between(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        """Summed weights of the given ``(a, b)`` pairs (a < b) in the reader's layers."""
+
+    @abc.abstractmethod
+    def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
+        """Every link touching ``concept_ids`` in the reader's layers, strongest first."""
+
+    @abc.abstractmethod
+    def adjust_links(
+        self, scope: Scope, changes: Sequence[tuple[int, int, float]], outcome: float
+    ) -> None:
+        """Add each ``(a, b, delta)`` to the scope's own layer and record ``outcome``."""
+
+    @abc.abstractmethod
+    def memories_with_concepts(
+        self,
+        scope: Scope,
+        concept_ids: Sequence[int],
+        *,
+        per_concept: int,
+        without: Sequence[int] = (),
+    ) -> list[tuple[int, int]]:
+        """``(memory seq, concept id)`` for readable memories carrying each concept:
+        the newest ``per_concept`` per concept, skipping memories that carry any
+        concept in ``without``."""
+
+    @abc.abstractmethod
+    def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:
+        """Move each memory's valence a fraction ``rate`` of the way to ``outcome``."""
+
+    @abc.abstractmethod
+    def log_feedback(
+        self, scope: Scope, ids: Sequence[str], concepts: Sequence[str], outcome: float
+    ) -> int:
+        """Append one row to the feedback log; returns its id."""
+
+    @abc.abstractmethod
+    def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
+        """Readable active records in arrival order after sequence ``after``, paged."""
+
+    @abc.abstractmethod
+    def stats(self, scope: Scope) -> Stats:
+        """Counts in the reader's view."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release connections. Safe to call twice."""

@@ -1,0 +1,54 @@
+"""Absolute UTC timestamps: the one textual form every stored time takes.
+
+Invariant: stored times are ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, so string order is
+time order in SQL on every backend. Naive datetimes and relative phrases are
+rejected: a time that depends on when it is read rots once stored.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from .errors import InvalidTime
+
+_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def now() -> str:
+    """The current time in the stored form."""
+    return format_time(datetime.now(UTC))
+
+
+def format_time(moment: datetime) -> str:
+    """An aware datetime in the stored form."""
+    return moment.astimezone(UTC).strftime(_FORMAT)
+
+
+def parse_time(value: str | datetime, *, field: str) -> str:
+    """Validate an absolute time given as an aware datetime or ISO 8601 string.
+
+    Raises `InvalidTime` naming ``field`` for naive or unparseable values.
+    """
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("z", "Z"))
+        except ValueError as exc:
+            raise InvalidTime(
+                f"{field} must be an absolute ISO 8601 time with a timezone, got {value!r}",
+                field=field,
+            ) from exc
+    else:
+        raise InvalidTime(f"{field} must be a datetime or ISO 8601 string", field=field)
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise InvalidTime(
+            f"{field} must carry a timezone (e.g. 2024-05-01T12:00:00Z), got {value!r}",
+            field=field,
+        )
+    return format_time(moment)
+
+
+def to_datetime(stored: str) -> datetime:
+    """A stored time back as an aware datetime."""
+    return datetime.strptime(stored, _FORMAT).replace(tzinfo=UTC)

@@ -1,0 +1,210 @@
+"""The frozen records assocmem hands to callers, and the scope they are read in.
+
+Every result is an immutable dataclass with ``to_dict()`` giving plain JSON
+types, so the CLI, the HTTP server and the MCP server serialise one shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["working", "episodic", "semantic", "procedural"]
+KINDS: tuple[str, ...] = ("working", "episodic", "semantic", "procedural")
+Status = Literal["active", "superseded", "archived"]
+STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _Plain:
+    def to_dict(self) -> dict[str, Any]:
+        """This record as plain JSON-compatible types."""
+        result: dict[str, Any] = _plain(self)
+        return result
+
+
+@dataclass(frozen=True)
+class Scope(_Plain):
+    """Where records are written and which records a read can see.
+
+    A read sees its own agent's records whose ``project_id`` is its project or the
+    agent's global pool (``''``), and whose ``channel`` is its channel or ``''``.
+    An agent never sees another agent's records, links or graph.
+    """
+
+    agent_id: str
+    project_id: str = ""
+    channel: str = ""
+
+    @property
+    def readable_projects(self) -> tuple[str, ...]:
+        """Project buckets a read sees: its own and the global pool."""
+        return (self.project_id, "") if self.project_id else ("",)
+
+    @property
+    def readable_channels(self) -> tuple[str, ...]:
+        """Channels a read sees: its own and the shared channel."""
+        return (self.channel, "") if self.channel else ("",)
+
+
+@dataclass(frozen=True)
+class Record(_Plain):
+    """One stored memory with every field of the model (SPEC C1).
+
+    ``concepts`` are normalised; ``concept_forms`` keeps the caller's original
+    spelling of each, in the same order. Times are ISO 8601 UTC strings.
+    """
+
+    id: str
+    text: str
+    agent_id: str
+    project_id: str
+    channel: str
+    kind: str
+    concepts: tuple[str, ...]
+    concept_forms: tuple[str, ...]
+    tags: tuple[str, ...]
+    value: float
+    meta: dict[str, Any]
+    source: str | None
+    observed_at: str
+    version: str | None
+    verified_at: str | None
+    verification_scope: str | None
+    recheck_by: str | None
+    confidence: float | None
+    access: tuple[str, ...]
+    key: tuple[str, str] | None
+    derived_from: tuple[str, ...]
+    status: str
+    protected: bool
+    valence: float
+    created_at: str
+
+
+@dataclass(frozen=True)
+class WriteResult(_Plain):
+    """Outcome of one write: ``stored`` is False when the write was refused.
+
+    A refused write names its ``reason``; for a duplicate, ``id`` is the record
+    that already holds the same observation. An invalid item of a batch also
+    names the ``error`` type and the ``field`` at fault.
+    """
+
+    id: str | None
+    stored: bool
+    reason: str | None = None
+    concepts: tuple[str, ...] = ()
+    error: str | None = None
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class Via(_Plain):
+    """One learned link a read followed: ``path`` runs from a query concept to ``concept``.
+
+    ``weight`` is the path's strength: the link weight for one hop, the weakest
+    link along the path for more.
+    """
+
+    concept: str
+    weight: float
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Item(_Plain):
+    """One recalled memory and why it was recalled.
+
+    ``source`` is the arm that ranked it best; ``sources`` maps every arm that
+    found it to its rank there; ``via`` lists the learned links that reached it.
+    """
+
+    record: Record
+    score: float
+    source: str
+    sources: dict[str, int]
+    via: tuple[Via, ...] = ()
+    parts: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def text(self) -> str:
+        return self.record.text
+
+
+@dataclass(frozen=True)
+class ReadResult(_Plain):
+    """The items of a read, with the concepts it started from and those it added.
+
+    ``expanded_concepts`` maps each concept reached along learned links to the
+    strength of the path that reached it. ``arms`` says which arms ran;
+    ``bounds`` says whether the fan-out cap was reached (``expansion_capped``)
+    and how many reached concepts it cut at least (``expanded_concepts_cut``).
+    """
+
+    items: tuple[Item, ...]
+    query_concepts: tuple[str, ...]
+    expanded_concepts: dict[str, float]
+    arms: dict[str, bool] = field(default_factory=dict)
+    bounds: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Edge(_Plain):
+    """A learned link between two concepts.
+
+    ``count`` is how often they were written together; ``weight`` starts at that
+    count and moves with feedback; ``valence`` is the mean feedback outcome it
+    received (0 when never rated).
+    """
+
+    source: str
+    target: str
+    weight: float
+    count: int
+    valence: float
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Graph(_Plain):
+    """The learned links around some concepts, up to a depth."""
+
+    concepts: tuple[str, ...]
+    edges: tuple[Edge, ...]
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class FeedbackResult(_Plain):
+    """What one feedback call changed: links moved and memories re-valenced."""
+
+    id: int
+    links_updated: int
+    memories_updated: int
+
+
+@dataclass(frozen=True)
+class Stats(_Plain):
+    """Counts for the caller's readable scope."""
+
+    memories: int
+    concepts: int
+    links: int
+    feedback: int
+    by_kind: dict[str, int]
+    by_status: dict[str, int]
