@@ -287,7 +287,8 @@ def test_feedback_log_is_append_only(db_path: str) -> None:
         mem.feedback([next(iter(ids.values()))], 0.5, query_concepts=["timeout"])
     conn = sqlite3.connect(db_path)
     row = conn.execute(
-        "SELECT agent_id, memory_ids, query_concepts, outcome FROM feedback"
+        "SELECT s.agent_id, f.memory_ids, f.query_concepts, f.outcome"
+        " FROM feedback f JOIN scopes s ON s.id = f.scope_id"
     ).fetchone()
     assert row[0] == "ops" and '"timeout"' in row[2] and row[3] == 0.5
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):

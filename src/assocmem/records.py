@@ -71,11 +71,8 @@ class NewMemory:
     derived_from: tuple[str, ...]
     protected: bool
     fingerprint: str
+    meta_json: str
     dedupe_key: str
-
-    @property
-    def meta_json(self) -> str:
-        return json.dumps(self.meta, sort_keys=True, ensure_ascii=False)
 
 
 def content_hash(text: str) -> str:
@@ -96,10 +93,10 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, got {kind!r}", field="kind")
     given = fields.get("concepts")
     concepts = tuple(check_concepts(given) if given is not None else extract_concepts(text))
-    meta = _check_meta(fields.get("meta"))
+    meta, meta_json = _check_meta(fields.get("meta"))
     observed_at = _optional_time(fields.get("observed_at"), "observed_at") or times.now()
     source = _optional_str(fields.get("source"), "source")
-    memory = NewMemory(
+    return NewMemory(
         text=text,
         kind=kind,
         concepts=concepts,
@@ -118,22 +115,17 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         derived_from=_str_list(fields.get("derived_from"), "derived_from", MAX_DERIVED_FROM),
         protected=_check_bool(fields.get("protected", False), "protected"),
         fingerprint=content_hash(text),
-        dedupe_key="",
+        meta_json=meta_json,
+        dedupe_key=_dedupe_key(text, kind, observed_at, source, meta_json),
     )
-    return _with_dedupe_key(memory)
 
 
-def _with_dedupe_key(memory: NewMemory) -> NewMemory:
+def _dedupe_key(text: str, kind: str, observed_at: str, source: str | None, meta: str) -> str:
     # Two writes are the same observation when text, kind, time, source and meta
     # all agree: a retried write is refused as a duplicate, a repeated event
     # observed at another time is stored.
-    basis = json.dumps(
-        [memory.text, memory.kind, memory.observed_at, memory.source, memory.meta],
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    key = HASH_PREFIX + hashlib.blake2b(basis.encode(), digest_size=16).hexdigest()
-    return NewMemory(**{**memory.__dict__, "dedupe_key": key})
+    basis = json.dumps([text, kind, observed_at, source, meta], ensure_ascii=False)
+    return HASH_PREFIX + hashlib.blake2b(basis.encode(), digest_size=16).hexdigest()
 
 
 def check_text(text: Any) -> str:
@@ -198,9 +190,10 @@ def check_ids(ids: Any, *, field: str = "ids") -> list[str]:
     return result
 
 
-def _check_meta(meta: Any) -> dict[str, Any]:
+def _check_meta(meta: Any) -> tuple[dict[str, Any], str]:
+    """The meta object and its canonical JSON."""
     if meta is None:
-        return {}
+        return {}, "{}"
     if not isinstance(meta, Mapping) or not all(isinstance(k, str) for k in meta):
         raise InvalidInput("meta must be a JSON object with string keys", field="meta")
     try:
@@ -210,7 +203,7 @@ def _check_meta(meta: Any) -> dict[str, Any]:
     if len(encoded.encode()) > MAX_META_BYTES:
         raise InvalidInput(f"meta is larger than {MAX_META_BYTES} bytes of JSON", field="meta")
     decoded: dict[str, Any] = json.loads(encoded)
-    return decoded
+    return decoded, encoded
 
 
 def _check_number(value: Any, field: str, low: float, high: float) -> float:

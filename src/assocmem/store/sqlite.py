@@ -85,14 +85,12 @@ def _marks(count: int) -> str:
     return ",".join("?" * count)
 
 
-def _scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-    """The scope predicate for a table carrying agent/project/channel columns."""
-    projects, channels = scope.readable_projects, scope.readable_channels
-    sql = (
-        f"{alias}.agent_id = ? AND {alias}.project_id IN ({_marks(len(projects))})"
-        f" AND {alias}.channel IN ({_marks(len(channels))})"
-    )
-    return sql, [scope.agent_id, *projects, *channels]
+def _json_list(values: Sequence[str]) -> str:
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
+def _in(column: str, values: Sequence[Any]) -> str:
+    return f"{column} IN ({_marks(len(values))})"
 
 
 class SQLiteStore(Store):
@@ -112,6 +110,8 @@ class SQLiteStore(Store):
         self._lock = threading.RLock()
         self._depth = 0
         self._concept_cache: dict[str, int] = {}
+        # Scope layers found so far; layer ids never change once assigned.
+        self._layer_cache: dict[tuple[str, str, str], int] = {}
         # Concepts created inside the open transaction: cached only once it commits,
         # or a rolled-back id could be handed out again for another name.
         self._pending_concepts: dict[str, int] = {}
@@ -137,8 +137,9 @@ class SQLiteStore(Store):
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
         conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache
+        conn.execute("PRAGMA cache_size = -262144")  # 256 MiB page cache
         conn.execute("PRAGMA mmap_size = 268435456")  # 256 MiB of the file mapped
+        conn.execute("PRAGMA wal_autocheckpoint = 10000")
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -230,22 +231,54 @@ class SQLiteStore(Store):
 
     # -- writes ---------------------------------------------------------------
 
+    # -- scope layers -----------------------------------------------------------
+
+    def _layers(self, scope: Scope) -> list[int]:
+        """Ids of the existing layers a reader in ``scope`` sees."""
+        wanted = [
+            (scope.agent_id, p, c) for p in scope.readable_projects for c in scope.readable_channels
+        ]
+        missing = [key for key in wanted if key not in self._layer_cache]
+        for key in missing:
+            row = self._query(
+                "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?", key
+            )
+            if row:
+                self._layer_cache[key] = row[0][0]
+        return [self._layer_cache[key] for key in wanted if key in self._layer_cache]
+
+    def _own_layer(self, scope: Scope) -> int:
+        """The id of the layer ``scope`` writes to, created if new (inside a transaction)."""
+        key = (scope.agent_id, scope.project_id, scope.channel)
+        if key not in self._layer_cache:
+            self._conn.execute(
+                "INSERT OR IGNORE INTO scopes (agent_id, project_id, channel) VALUES (?,?,?)", key
+            )
+            (layer,) = self._conn.execute(
+                "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?", key
+            ).fetchone()
+            return int(layer)  # cached by _layers once the transaction has committed
+        return self._layer_cache[key]
+
+    # -- writes ---------------------------------------------------------------
+
     @_translated
     def write(self, scope: Scope, memories: Sequence[NewMemory]) -> list[WriteResult]:
         now = times.now()
         with self.transaction():
+            layer = self._own_layer(scope)
             results, stored = [], []
             for memory in memories:
-                result, seq = self._insert_memory(scope, memory, now)
+                result, seq = self._insert_memory(scope, layer, memory, now)
                 results.append(result)
                 if seq is not None:
                     stored.append((seq, memory))
             ids = self.intern_concepts([n for _, m in stored for n, _ in m.concepts])
             self._conn.executemany(
-                "INSERT INTO memory_concepts (agent_id, concept_id, memory_seq, project_id,"
-                " channel, position, form) VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
+                " VALUES (?,?,?,?,?)",
                 [
-                    (scope.agent_id, ids[name], seq, scope.project_id, scope.channel, pos, form)
+                    (layer, ids[name], seq, pos, form)
                     for seq, memory in stored
                     for pos, (name, form) in enumerate(memory.concepts)
                 ],
@@ -253,27 +286,27 @@ class SQLiteStore(Store):
             pairs: Counter[tuple[int, int]] = Counter()
             for _, memory in stored:
                 pairs.update(itertools.combinations(sorted(ids[n] for n, _ in memory.concepts), 2))
-            self._count_cooccurrence(scope, pairs, now)
+            self._count_cooccurrence(layer, pairs, now)
             return results
 
     def _insert_memory(
-        self, scope: Scope, memory: NewMemory, now: str
+        self, scope: Scope, layer: int, memory: NewMemory, now: str
     ) -> tuple[WriteResult, int | None]:
         memory_id = new_id()
         row = self._conn.execute(
-            "INSERT INTO memories (id, agent_id, project_id, channel, text, kind, tags, value,"
-            " meta, source, observed_at, version, verified_at, verification_scope, recheck_by,"
-            " confidence, access, key_subject, key_relation, derived_from, protected,"
+            "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
+            " value, meta, source, observed_at, version, verified_at, verification_scope,"
+            " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
             " fingerprint, dedupe_key, created_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (agent_id, project_id, channel, dedupe_key) DO NOTHING RETURNING seq",
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT (scope_id, dedupe_key) DO NOTHING RETURNING seq",
             (
-                memory_id, scope.agent_id, scope.project_id, scope.channel, memory.text,
-                memory.kind, json.dumps(memory.tags), memory.value, memory.meta_json,
+                memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
+                memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
                 memory.source, memory.observed_at, memory.version, memory.verified_at,
                 memory.verification_scope, memory.recheck_by, memory.confidence,
-                json.dumps(memory.access), memory.key[0] if memory.key else None,
-                memory.key[1] if memory.key else None, json.dumps(memory.derived_from),
+                _json_list(memory.access), memory.key[0] if memory.key else None,
+                memory.key[1] if memory.key else None, _json_list(memory.derived_from),
                 int(memory.protected), memory.fingerprint, memory.dedupe_key, now,
             ),
         ).fetchone()  # fmt: skip
@@ -281,24 +314,20 @@ class SQLiteStore(Store):
             names = tuple(n for n, _ in memory.concepts)
             return WriteResult(id=memory_id, stored=True, concepts=names), row[0]
         (existing,) = self._conn.execute(
-            "SELECT id FROM memories WHERE agent_id = ? AND project_id = ? AND channel = ?"
-            " AND dedupe_key = ?",
-            (scope.agent_id, scope.project_id, scope.channel, memory.dedupe_key),
+            "SELECT id FROM memories WHERE scope_id = ? AND dedupe_key = ?",
+            (layer, memory.dedupe_key),
         ).fetchone()
         return WriteResult(id=existing, stored=False, reason="duplicate"), None
 
-    def _count_cooccurrence(self, scope: Scope, pairs: Counter[tuple[int, int]], now: str) -> None:
+    def _count_cooccurrence(self, layer: int, pairs: Counter[tuple[int, int]], now: str) -> None:
         # One upsert per pair: the increment happens inside the statement, so two
-        # writers can never read the same count and both write count + 1.
+        # writers can never read the same count and both write count + 1. Key order
+        # keeps consecutive upserts on neighbouring B-tree pages.
         self._conn.executemany(
-            "INSERT INTO links (agent_id, project_id, channel, a, b, weight, count, updated_at)"
-            " VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (agent_id, project_id, channel, a, b)"
-            " DO UPDATE SET weight = weight + excluded.count, count = count + excluded.count,"
-            " updated_at = excluded.updated_at",
-            [
-                (scope.agent_id, scope.project_id, scope.channel, a, b, n, n, now)
-                for (a, b), n in pairs.items()
-            ],
+            "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = weight + excluded.count,"
+            " count = count + excluded.count, updated_at = excluded.updated_at",
+            [(layer, a, b, n, n, now) for (a, b), n in sorted(pairs.items())],
         )
 
     @_translated
@@ -328,17 +357,14 @@ class SQLiteStore(Store):
     ) -> None:
         now = times.now()
         with self.transaction():
+            layer = self._own_layer(scope)
             self._conn.executemany(
-                "INSERT INTO links (agent_id, project_id, channel, a, b, weight, count,"
-                " outcome_sum, feedback_count, updated_at) VALUES (?,?,?,?,?,?,0,?,1,?)"
-                " ON CONFLICT (agent_id, project_id, channel, a, b) DO UPDATE SET"
+                "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+                " updated_at) VALUES (?,?,?,?,0,?,1,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
                 " weight = weight + excluded.weight,"
                 " outcome_sum = outcome_sum + excluded.outcome_sum,"
                 " feedback_count = feedback_count + 1, updated_at = excluded.updated_at",
-                [
-                    (scope.agent_id, scope.project_id, scope.channel, a, b, delta, outcome, now)
-                    for a, b, delta in changes
-                ],
+                [(layer, a, b, delta, outcome, now) for a, b, delta in sorted(changes)],
             )
 
     @_translated
@@ -357,11 +383,11 @@ class SQLiteStore(Store):
     ) -> int:
         with self.transaction():
             cursor = self._conn.execute(
-                "INSERT INTO feedback (agent_id, project_id, channel, memory_ids, query_concepts,"
-                " outcome, created_at) VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO feedback (scope_id, memory_ids, query_concepts, outcome, created_at)"
+                " VALUES (?,?,?,?,?)",
                 (
-                    scope.agent_id, scope.project_id, scope.channel, json.dumps(list(ids)),
-                    json.dumps(list(concepts)), outcome, times.now(),
+                    self._own_layer(scope), json.dumps(list(ids)), json.dumps(list(concepts)),
+                    outcome, times.now(),
                 ),
             )  # fmt: skip
             return int(cursor.lastrowid or 0)
@@ -378,13 +404,13 @@ class SQLiteStore(Store):
 
     @_translated
     def visible_seqs(self, scope: Scope, ids: Sequence[str]) -> dict[str, int]:
-        where, params = _scope_sql(scope, "m")
+        layers = self._layers(scope)
         found: dict[str, int] = {}
-        for chunk in _chunks(list(ids)):
+        for chunk in _chunks(list(ids)) if layers else ():
             rows = self._query(
-                f"SELECT m.id, m.seq FROM memories m WHERE {where}"
-                f" AND m.status = 'active' AND m.id IN ({_marks(len(chunk))})",
-                [*params, *chunk],
+                f"SELECT id, seq FROM memories WHERE {_in('scope_id', layers)}"
+                f" AND status = 'active' AND {_in('id', chunk)}",
+                [*layers, *chunk],
             )
             found.update(dict(rows))
         return found
@@ -440,19 +466,20 @@ class SQLiteStore(Store):
     def neighbors(
         self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
     ) -> list[tuple[int, int, float]]:
-        layers = [(p, c) for p in scope.readable_projects for c in scope.readable_channels]
+        layers = self._layers(scope)
+        if not layers:
+            return []
         # If the summed weight over L layers reaches the threshold, one layer holds at
         # least threshold / L: scanning each layer from that floor loses no link.
         floor = min_weight / len(layers)
         found: dict[tuple[int, int], float] = {}
-        for project, channel in layers:
+        for layer in layers:
             for concept in concept_ids:
                 for near, far in (("a", "b"), ("b", "a")):
                     rows = self._query(
-                        f"SELECT {far}, weight FROM links WHERE agent_id = ? AND project_id = ?"
-                        f" AND channel = ? AND {near} = ? AND weight >= ?"
-                        " ORDER BY weight DESC LIMIT ?",
-                        [scope.agent_id, project, channel, concept, floor, limit],
+                        f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+                        " AND weight >= ? ORDER BY weight DESC LIMIT ?",
+                        [layer, concept, floor, limit],
                     )
                     for other, weight in rows:
                         found[(concept, other)] = found.get((concept, other), 0.0) + weight
@@ -475,32 +502,29 @@ class SQLiteStore(Store):
     def links_between(
         self, scope: Scope, pairs: Sequence[tuple[int, int]]
     ) -> dict[tuple[int, int], float]:
-        wanted = set(pairs)
-        if not wanted:
+        wanted, layers = set(pairs), self._layers(scope)
+        if not wanted or not layers:
             return {}
-        where, params = _scope_sql(scope, "l")
         firsts = sorted({a for a, _ in wanted})
         seconds = sorted({b for _, b in wanted})
         rows = self._query(
-            f"SELECT l.a, l.b, SUM(l.weight) FROM links l WHERE {where}"
-            f" AND l.a IN ({_marks(len(firsts))}) AND l.b IN ({_marks(len(seconds))})"
-            " GROUP BY l.a, l.b",
-            [*params, *firsts, *seconds],
+            f"SELECT a, b, SUM(weight) FROM links WHERE {_in('scope_id', layers)}"
+            f" AND {_in('a', firsts)} AND {_in('b', seconds)} GROUP BY a, b",
+            [*layers, *firsts, *seconds],
         )
         return {(a, b): float(w) for a, b, w in rows if (a, b) in wanted}
 
     @_translated
     def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
-        if not concept_ids:
+        layers = self._layers(scope)
+        if not concept_ids or not layers:
             return []
-        where, params = _scope_sql(scope, "l")
-        marks = _marks(len(concept_ids))
         rows = self._query(
-            "SELECT l.a, l.b, SUM(l.weight) AS w, SUM(l.count), SUM(l.outcome_sum),"
-            " SUM(l.feedback_count), MAX(l.updated_at) FROM links l"
-            f" WHERE {where} AND (l.a IN ({marks}) OR l.b IN ({marks}))"
-            " GROUP BY l.a, l.b ORDER BY w DESC, l.a, l.b LIMIT ?",
-            [*params, *concept_ids, *concept_ids, limit],
+            "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
+            f" MAX(updated_at) FROM links WHERE {_in('scope_id', layers)}"
+            f" AND ({_in('a', concept_ids)} OR {_in('b', concept_ids)})"
+            " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
+            [*layers, *concept_ids, *concept_ids, limit],
         )
         return [
             LinkRow(a, b, max(0.0, float(w)), int(c), float(o), int(f), u)
@@ -516,35 +540,40 @@ class SQLiteStore(Store):
         per_concept: int,
         without: Sequence[int] = (),
     ) -> list[tuple[int, int]]:
-        where, params = _scope_sql(scope, "mc")
-        exclude, exclude_params = "", []
+        exclude = ""
         if without:
             exclude = (
-                " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.agent_id = mc.agent_id"
-                f" AND x.concept_id IN ({_marks(len(without))}) AND x.memory_seq = mc.memory_seq)"
+                " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
+                f" AND {_in('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
             )
-            exclude_params = list(without)
         found: list[tuple[int, int]] = []
         for concept in concept_ids:
-            rows = self._query(
-                "SELECT mc.memory_seq FROM memory_concepts mc"
-                " JOIN memories m ON m.seq = mc.memory_seq AND m.status = 'active'"
-                f" WHERE {where} AND mc.concept_id = ?{exclude}"
-                " ORDER BY mc.memory_seq DESC LIMIT ?",
-                [*params, concept, *exclude_params, per_concept],
-            )
-            found += [(seq, concept) for (seq,) in rows]
+            newest: list[int] = []
+            for layer in self._layers(scope):
+                newest += [
+                    seq
+                    for (seq,) in self._query(
+                        "SELECT mc.memory_seq FROM memory_concepts mc"
+                        " JOIN memories m ON m.seq = mc.memory_seq AND m.status = 'active'"
+                        f" WHERE mc.scope_id = ? AND mc.concept_id = ?{exclude}"
+                        " ORDER BY mc.memory_seq DESC LIMIT ?",
+                        [layer, concept, *without, per_concept],
+                    )
+                ]
+            found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
         return found
 
     @_translated
     def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
-        where, params = _scope_sql(scope, "m")
+        layers = self._layers(scope)
+        if not layers:
+            return []
         seqs = [
             seq
             for (seq,) in self._query(
-                f"SELECT m.seq FROM memories m WHERE {where} AND m.status = 'active'"
-                " AND m.seq > ? ORDER BY m.seq LIMIT ?",
-                [*params, after, limit],
+                f"SELECT seq FROM memories WHERE {_in('scope_id', layers)} AND status = 'active'"
+                " AND seq > ? ORDER BY seq LIMIT ?",
+                [*layers, after, limit],
             )
         ]
         found = self.records_by_seq(seqs)
@@ -552,33 +581,27 @@ class SQLiteStore(Store):
 
     @_translated
     def stats(self, scope: Scope) -> Stats:
-        where, params = _scope_sql(scope, "m")
+        layers = self._layers(scope)
+        if not layers:
+            return Stats(0, 0, 0, 0, {}, {})
+        where = _in("scope_id", layers)
         by_kind: dict[str, int] = {}
         by_status: dict[str, int] = {}
         for kind, status, n in self._query(
-            f"SELECT m.kind, m.status, COUNT(*) FROM memories m WHERE {where}"
-            " GROUP BY m.kind, m.status",
-            params,
+            f"SELECT kind, status, COUNT(*) FROM memories WHERE {where} GROUP BY kind, status",
+            layers,
         ):
             by_kind[kind] = by_kind.get(kind, 0) + n
             by_status[status] = by_status.get(status, 0) + n
-        link_where, _ = _scope_sql(scope, "l")
-        (links,) = self._query(
-            f"SELECT COUNT(*) FROM (SELECT 1 FROM links l WHERE {link_where} GROUP BY l.a, l.b)",
-            params,
-        )[0]
-        mc_where, _ = _scope_sql(scope, "mc")
-        (concepts,) = self._query(
-            f"SELECT COUNT(DISTINCT mc.concept_id) FROM memory_concepts mc WHERE {mc_where}",
-            params,
-        )[0]
-        fb_where, _ = _scope_sql(scope, "f")
-        (feedback,) = self._query(f"SELECT COUNT(*) FROM feedback f WHERE {fb_where}", params)[0]
+
+        def count(sql: str) -> int:
+            return int(self._query(sql, layers)[0][0])
+
         return Stats(
             memories=sum(by_kind.values()),
-            concepts=concepts,
-            links=links,
-            feedback=feedback,
+            concepts=count(f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}"),
+            links=count(f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b)"),
+            feedback=count(f"SELECT COUNT(*) FROM feedback WHERE {where}"),
             by_kind=by_kind,
             by_status=by_status,
         )

@@ -1,10 +1,21 @@
--- The associative core: memories, concepts, learned links and the feedback log.
+-- The associative core: scopes, memories, concepts, learned links and the feedback log.
+
+-- Each (agent, project, channel) triple is one scope layer, interned as a small
+-- integer so every hot row and index carries 8 bytes instead of three strings.
+CREATE TABLE scopes (
+    id         INTEGER PRIMARY KEY,
+    agent_id   TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    channel    TEXT NOT NULL,
+    UNIQUE (agent_id, project_id, channel)
+);
 
 -- One row per memory. `seq` is internal (joins, order of arrival); `id` is the
 -- public, opaque identifier, so ids reveal nothing about other agents' writes.
 CREATE TABLE memories (
     seq                INTEGER PRIMARY KEY,
     id                 TEXT NOT NULL UNIQUE,
+    scope_id           INTEGER NOT NULL,
     agent_id           TEXT NOT NULL,
     project_id         TEXT NOT NULL DEFAULT '',
     channel            TEXT NOT NULL DEFAULT '',
@@ -33,9 +44,8 @@ CREATE TABLE memories (
     accessed_at        TEXT
 );
 -- A retried write of the same observation is refused, never stored twice.
-CREATE UNIQUE INDEX memories_dedupe ON memories (agent_id, project_id, channel, dedupe_key);
-CREATE INDEX memories_scope ON memories (agent_id, project_id, channel, seq);
-CREATE INDEX memories_fingerprint ON memories (agent_id, fingerprint);
+CREATE UNIQUE INDEX memories_dedupe ON memories (scope_id, dedupe_key);
+CREATE INDEX memories_by_scope ON memories (scope_id, seq);
 
 -- Normalised concept strings, interned. Ids never change once assigned.
 CREATE TABLE concepts (
@@ -43,17 +53,15 @@ CREATE TABLE concepts (
     name TEXT NOT NULL UNIQUE
 );
 
--- Which concepts each memory carries, clustered by (agent, concept, memory) so a
+-- Which concepts each memory carries, clustered by (scope, concept, memory) so a
 -- concept's newest memories are read from one index range, never a full scan.
 CREATE TABLE memory_concepts (
-    agent_id   TEXT NOT NULL,
+    scope_id   INTEGER NOT NULL,
     concept_id INTEGER NOT NULL,
     memory_seq INTEGER NOT NULL,
-    project_id TEXT NOT NULL,
-    channel    TEXT NOT NULL,
     position   INTEGER NOT NULL,
     form       TEXT NOT NULL,       -- the caller's original spelling
-    PRIMARY KEY (agent_id, concept_id, memory_seq)
+    PRIMARY KEY (scope_id, concept_id, memory_seq)
 ) WITHOUT ROWID;
 CREATE INDEX memory_concepts_by_memory ON memory_concepts (memory_seq);
 
@@ -62,9 +70,7 @@ CREATE INDEX memory_concepts_by_memory ON memory_concepts (memory_seq);
 -- `weight` starts as the co-occurrence `count` and moves with feedback; a layer's
 -- row may hold a negative correction so the summed weight never drops below 0.
 CREATE TABLE links (
-    agent_id       TEXT NOT NULL,
-    project_id     TEXT NOT NULL,
-    channel        TEXT NOT NULL,
+    scope_id       INTEGER NOT NULL,
     a              INTEGER NOT NULL,
     b              INTEGER NOT NULL,
     weight         REAL NOT NULL DEFAULT 0.0,
@@ -72,25 +78,24 @@ CREATE TABLE links (
     outcome_sum    REAL NOT NULL DEFAULT 0.0,
     feedback_count INTEGER NOT NULL DEFAULT 0,
     updated_at     TEXT NOT NULL,
-    PRIMARY KEY (agent_id, project_id, channel, a, b),
+    PRIMARY KEY (scope_id, a, b),
     CHECK (a < b)
 ) WITHOUT ROWID;
 -- Strongest links of a concept first, from either end: a read follows the top of
 -- these ranges and never aggregates a hub concept's thousands of weak links.
-CREATE INDEX links_by_a_weight ON links (agent_id, project_id, channel, a, weight);
-CREATE INDEX links_by_b_weight ON links (agent_id, project_id, channel, b, weight);
+CREATE INDEX links_by_a_weight ON links (scope_id, a, weight);
+CREATE INDEX links_by_b_weight ON links (scope_id, b, weight);
 
 -- Append-only log of every feedback call: who, when, which memories, which concepts.
 CREATE TABLE feedback (
     id             INTEGER PRIMARY KEY,
-    agent_id       TEXT NOT NULL,
-    project_id     TEXT NOT NULL,
-    channel        TEXT NOT NULL,
+    scope_id       INTEGER NOT NULL,
     memory_ids     TEXT NOT NULL,
     query_concepts TEXT NOT NULL,
     outcome        REAL NOT NULL,
     created_at     TEXT NOT NULL
 );
+CREATE INDEX feedback_by_scope ON feedback (scope_id);
 CREATE TRIGGER feedback_append_only BEFORE UPDATE ON feedback
 BEGIN
     SELECT RAISE(ABORT, 'the feedback log is append-only');
