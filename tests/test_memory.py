@@ -68,7 +68,9 @@ def test_read_by_question_extracts_concepts(mem: Memory) -> None:
 
 def test_concept_only_read_runs_only_concept_arms(mem: Memory) -> None:
     write_seed(mem)
-    assert set(mem.read(concepts=["timeout"]).arms) == {"concept_scoped", "hebbian_retrieval"}
+    arms = mem.read(concepts=["timeout"]).arms
+    assert {arm for arm, ran in arms.items() if ran} == {"concept_scoped", "hebbian_retrieval"}
+    assert arms["semantic"] is False and arms["lexical"] is False
 
 
 def test_order_is_deterministic_with_ties_broken_by_id(mem: Memory) -> None:

@@ -19,21 +19,13 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from .errors import DependencyMissing, EmbedderUnavailable, InvalidInput
+from .errors import EmbedderUnavailable, InvalidInput
+from .optional import require_numpy
 
 if TYPE_CHECKING:
     import numpy as np
 
 ENTRY_POINT_GROUP = "assocmem.embedders"
-
-
-def require_numpy() -> Any:
-    """numpy, or a `DependencyMissing` that says which extra installs it."""
-    try:
-        import numpy
-    except ImportError as exc:
-        raise DependencyMissing("vector search needs numpy: install `assocmem[embed]`") from exc
-    return numpy
 
 
 class Embedder(abc.ABC):
@@ -61,7 +53,8 @@ class Embedder(abc.ABC):
         """Unit float32 vectors for any number of texts, embedded in batches."""
         numpy = require_numpy()
         if not texts:
-            return numpy.zeros((0, self.dims), dtype=numpy.float32)
+            empty: np.ndarray = numpy.zeros((0, self.dims), dtype=numpy.float32)
+            return empty
         parts = [
             numpy.asarray(self.embed_batch(texts[i : i + self.batch_size]), dtype=numpy.float32)
             for i in range(0, len(texts), self.batch_size)

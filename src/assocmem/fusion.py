@@ -1,12 +1,15 @@
-"""Rank fusion: pure functions that turn each arm's ranking into one ordering.
+"""Rank fusion and the score folds after it: pure functions, no store access.
 
-Invariant: fusion sees only ranks, never raw arm scores, so arms with unrelated
-score scales (BM25, cosine, link weights) combine without calibration; ties
-break on the memory id, so the same inputs always give the same order.
+Invariants: fusion sees only ranks, never raw arm scores, so arms with unrelated
+score scales (BM25, cosine, link weights) combine without calibration; each fold
+after fusion (value, decay, valence, preference) is a bounded multiplier, so it
+reorders close candidates without burying what the arms agree on; ties break on
+the key, so the same inputs always give the same order.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -18,12 +21,97 @@ K = TypeVar("K", int, str)
 RRF_K = 60.0
 
 # Arm order: on equal rank, the earlier arm is named as an item's source.
-ARM_ORDER: tuple[str, ...] = ("concept_scoped", "hebbian_retrieval")
+ARM_ORDER: tuple[str, ...] = (
+    "episodic", "lexical", "semantic", "concept_scoped", "hebbian_retrieval", "thread",
+)  # fmt: skip
 
-# Weight of each arm's vote. An associative hit is one step removed from what was
-# asked, so its vote counts half: a memory reached through a link ranks below a
-# direct match of similar rank, yet above the long tail of weak direct matches.
-ARM_WEIGHTS: Mapping[str, float] = {"concept_scoped": 1.0, "hebbian_retrieval": 0.5}
+# Weight of each arm's vote. The three arms that match the question itself
+# (words, meaning, exact concepts) vote fully. A memory reached through a learned
+# link or because it sits next to a hit in its thread is one step removed from
+# what was asked, so its vote counts half: it ranks below direct matches of
+# similar rank, yet above the long tail of weak ones. An exact fingerprint match
+# is the question's own text stored as a memory: it votes double.
+ARM_WEIGHTS: dict[str, float] = {
+    "episodic": 2.0,
+    "lexical": 1.0,
+    "semantic": 1.0,
+    "concept_scoped": 1.0,
+    "hebbian_retrieval": 0.5,
+    "thread": 0.5,
+}
+# When a read's concepts were not given but pulled from the question's words, the
+# concept arms see the same words the lexical arm already weighs (with IDF, which
+# they lack): their votes are cut to a quarter so those words are not counted
+# twice, while a memory they alone reach can still surface.
+EXTRACTED_CONCEPT_WEIGHT = 0.25
+
+
+def arm_weights(concepts_given: bool) -> dict[str, float]:
+    """The arm weights for a read whose concepts were given, or extracted from its text."""
+    if concepts_given:
+        return dict(ARM_WEIGHTS)
+    return {
+        **ARM_WEIGHTS,
+        "concept_scoped": EXTRACTED_CONCEPT_WEIGHT,
+        "hebbian_retrieval": EXTRACTED_CONCEPT_WEIGHT,
+    }
+
+
+# Half-life of each kind, in days (seed 003, rule 3): episodic events fade in
+# days, semantic facts in months, procedural rules barely at all; working memory
+# belongs to the task at hand.
+HALF_LIFE_DAYS: Mapping[str, float] = {
+    "working": 1.0,
+    "episodic": 7.0,
+    "semantic": 180.0,
+    "procedural": 3650.0,
+}
+# Reading a memory restarts its clock only while it is younger than this many
+# half-lives: popularity can keep a fresh memory fresh, never revive a faded one.
+ACCESS_RESET_WINDOW = 1.0
+
+# Bounds of the folds. A fully faded memory keeps 90% of its fused score, and
+# valence moves a score by at most ±10%: under RRF (k = 60) that is the gap
+# between ranks about six places apart, so age and past outcomes reorder near
+# neighbours but never overturn a clear ranking.
+DECAY_WEIGHT = 0.1
+VALENCE_WEIGHT = 0.1
+# Importance: the score scales with ((1 + value) / 2) ** 0.25, so the default
+# value 1 is neutral, value 3 lifts a memory by 19% and value 0 lowers it by 16%.
+VALUE_EXPONENT = 0.25
+
+
+# Thread smoothing: a memory's arm score gains a share of its thread neighbours'
+# scores. In a conversation a reply follows what prompted it, and the reply often
+# shares no words with a question about it ("How long have you been married?" →
+# "5 years already!"), so the turn after a match gains more than the turn before.
+THREAD_FORWARD = 0.5
+THREAD_BACKWARD = 0.25
+
+
+def smooth_along_threads(
+    scores: Mapping[int, float],
+    adjacency: Mapping[int, tuple[int | None, int | None]],
+    *,
+    forward: float | None = None,
+    backward: float | None = None,
+) -> dict[int, float]:
+    """Each memory's score plus shares of the scores just before and after it in its thread.
+
+    ``scores`` holds non-negative arm scores (missing memories count as 0);
+    ``adjacency`` maps a memory to the ``(previous, next)`` memory of its thread.
+    """
+    forward = THREAD_FORWARD if forward is None else forward
+    backward = THREAD_BACKWARD if backward is None else backward
+    smoothed = {}
+    for seq in set(scores) | set(adjacency):
+        before, after = adjacency.get(seq, (None, None))
+        smoothed[seq] = (
+            scores.get(seq, 0.0)
+            + forward * (scores.get(before, 0.0) if before is not None else 0.0)
+            + backward * (scores.get(after, 0.0) if after is not None else 0.0)
+        )
+    return smoothed
 
 
 @dataclass(frozen=True)
@@ -40,8 +128,8 @@ class Fused(Generic[K]):
 def rrf(
     rankings: Mapping[str, Sequence[K]],
     *,
-    weights: Mapping[str, float] = ARM_WEIGHTS,
-    k: float = RRF_K,
+    weights: Mapping[str, float] | None = None,
+    k: float | None = None,
     order: Sequence[str] = ARM_ORDER,
 ) -> list[Fused[K]]:
     """Weighted Reciprocal Rank Fusion of ranked key lists, best first.
@@ -50,6 +138,8 @@ def rrf(
     is the sum over arms of ``weight / (k + rank)``; its source is the arm where
     it ranked best (earlier in ``order`` on ties). Equal scores order by key.
     """
+    weights = ARM_WEIGHTS if weights is None else weights
+    k = RRF_K if k is None else k
     ranks: dict[K, dict[str, int]] = {}
     for arm, keys in rankings.items():
         for rank, key in enumerate(keys, start=1):
@@ -62,3 +152,29 @@ def rrf(
         fused.append(Fused(key, sum(parts.values()), dict(by_arm), parts, source))
     fused.sort(key=lambda f: (-f.score, f.key))
     return fused
+
+
+def decay(kind: str, age_days: float) -> float:
+    """How much of a memory of ``kind`` remains after ``age_days``: 1 → 0 by half-lives."""
+    return float(0.5 ** (max(0.0, age_days) / HALF_LIFE_DAYS.get(kind, HALF_LIFE_DAYS["episodic"])))
+
+
+def decay_factor(remaining: float) -> float:
+    """The score multiplier for a memory with ``remaining`` freshness in [0, 1]."""
+    return 1.0 - DECAY_WEIGHT * (1.0 - remaining)
+
+
+def value_factor(value: float) -> float:
+    """The score multiplier for a memory's importance ``value`` (1 is neutral)."""
+    return float(((1.0 + max(0.0, value)) / 2.0) ** VALUE_EXPONENT)
+
+
+def valence_factor(valence: float) -> float:
+    """The score multiplier for a memory's valence in [-1, 1]."""
+    return 1.0 + VALENCE_WEIGHT * max(-1.0, min(1.0, valence))
+
+
+def resets_clock(kind: str, age_days: float) -> bool:
+    """Whether reading a memory of this age restarts its decay clock."""
+    window = ACCESS_RESET_WINDOW * HALF_LIFE_DAYS.get(kind, HALF_LIFE_DAYS["episodic"])
+    return age_days < window and math.isfinite(age_days)

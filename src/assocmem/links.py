@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import UnknownMemory
-from .store import LinkRow, Store
+from .store import LinkRow, Store, View
 from .types import Edge, FeedbackResult, Graph, Scope, Via
 
 # A link is followed once its weight reaches 2: one co-occurrence can be chance,
@@ -98,7 +98,7 @@ def expand(
 
 
 def associative_hits(
-    store: Store, scope: Scope, expansion: Expansion, query_ids: Sequence[int]
+    store: Store, view: View, expansion: Expansion, query_ids: Sequence[int]
 ) -> list[tuple[int, float, list[Reach]]]:
     """Memories reached only through expanded concepts, strongest first.
 
@@ -109,7 +109,7 @@ def associative_hits(
     if not expansion.reached:
         return []
     rows = store.memories_with_concepts(
-        scope,
+        view,
         list(expansion.reached),
         per_concept=CANDIDATES_PER_CONCEPT,
         without=list(query_ids),

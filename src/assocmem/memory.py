@@ -8,16 +8,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from . import links, recall, records
+from . import filters, links, recall, records, soft, times
 from .concepts import extract_concepts
+from .embedders import Embedder, load_embedder
 from .errors import AssocmemError, InvalidInput, UnknownMemory
 from .records import NewMemory
-from .store import Store, open_store
-from .types import FeedbackResult, Graph, ReadResult, Record, Scope, Stats, WriteResult
+from .store import Store, View, open_store
+from .types import (
+    KINDS,
+    FeedbackResult,
+    Graph,
+    ReadResult,
+    Record,
+    Scope,
+    SoftRead,
+    Stats,
+    WriteResult,
+)
+from .vectors import VectorSpace
 
 MAX_K = 1000
 MAX_QUERY_CHARS = 10_000
@@ -34,6 +47,9 @@ class Memory:
         agent_id: whose memory this is; an agent never sees another agent's records.
         project_id: the project bucket written to; reads also see the global pool ``""``.
         channel: the channel written to; reads also see the shared channel ``""``.
+        embedder: an `Embedder`, a registered embedder name (``"minilm"``), or None
+            (default) for no vector arm. A store remembers which model and width
+            filled it and refuses another (`EmbedderMismatch`).
         synchronous: SQLite durability, ``"normal"`` (default) or ``"full"``.
     """
 
@@ -44,6 +60,7 @@ class Memory:
         agent_id: str = "default",
         project_id: str = "",
         channel: str = "",
+        embedder: Embedder | str | None = None,
         synchronous: str = "normal",
     ) -> None:
         for name, value in (
@@ -57,6 +74,12 @@ class Memory:
             raise InvalidInput("agent_id must not be empty", field="agent_id")
         self.scope = Scope(agent_id=agent_id, project_id=project_id, channel=channel)
         self._store: Store = open_store(str(target), synchronous=synchronous)
+        try:
+            model = load_embedder(embedder) if isinstance(embedder, str) else embedder
+            self._space = VectorSpace(self._store, model) if model is not None else None
+        except BaseException:
+            self._store.close()
+            raise
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -97,6 +120,8 @@ class Memory:
         key: Sequence[str] | None = None,
         derived_from: Sequence[str] | None = None,
         protected: bool = False,
+        author: str | None = None,
+        thread: str | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
 
@@ -110,11 +135,12 @@ class Memory:
             "meta": meta, "source": source, "observed_at": observed_at, "version": version,
             "verified_at": verified_at, "verification_scope": verification_scope,
             "recheck_by": recheck_by, "confidence": confidence, "access": access, "key": key,
-            "derived_from": derived_from, "protected": protected,
+            "derived_from": derived_from, "protected": protected, "author": author,
+            "thread": thread,
         }  # fmt: skip
         memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
-        return self._store.write(self.scope, [memory])[0]
+        return self._store_memories([memory])[0]
 
     def write_many(self, items: Iterable[Mapping[str, Any]]) -> list[WriteResult]:
         """Store many memories in one transaction, one `WriteResult` per item, in order.
@@ -141,10 +167,15 @@ class Memory:
                 continue
             results.append(None)
             valid.append((position, memory))
-        stored = self._store.write(self.scope, [m for _, m in valid]) if valid else []
+        stored = self._store_memories([m for _, m in valid]) if valid else []
         for (position, _), result in zip(valid, stored, strict=True):
             results[position] = result
         return [r for r in results if r is not None]
+
+    def _store_memories(self, memories: Sequence[NewMemory]) -> list[WriteResult]:
+        # Embedding happens before the transaction: a model failure writes nothing.
+        vectors = self._space.embed([m.text for m in memories]) if self._space else None
+        return self._store.write(self.scope, memories, vectors)
 
     def _check_parents(self, memories: Sequence[NewMemory]) -> None:
         parents = sorted({p for m in memories for p in m.derived_from})
@@ -167,16 +198,56 @@ class Memory:
         k: int = 10,
         hops: int = 1,
         threshold: float = links.DEFAULT_THRESHOLD,
+        where: Mapping[str, Any] | None = None,
+        prefer: Mapping[str, Any] | Sequence[Any] | None = None,
+        prefer_trust: float | None = None,
+        prefer_max_boost: float | None = None,
+        kinds: Sequence[str] | None = None,
+        explain: bool = True,
+        as_of: str | datetime | None = None,
     ) -> ReadResult:
-        """Recall the memories that matter for a question, each with its path.
+        """Recall the memories that matter for a question, each with the path that found it.
 
-        Give a ``query`` text, ``concepts``, or both. Query concepts are the given
-        ones, else keywords of the query. They are expanded along learned links of
-        weight ≥ ``threshold`` for ``hops`` steps (0–3); memories reached only that
-        way come back with ``source="hebbian_retrieval"`` and their ``via`` links.
+        Give a ``query`` text, ``concepts``, or both. A query runs every arm:
+        lexical (BM25), semantic (when an embedder is attached), episodic (exact
+        text), and the concept arms on its keywords; concepts alone run only the
+        concept arms. Query concepts are expanded along learned links of weight ≥
+        ``threshold`` for ``hops`` steps (0–3); memories reached only that way come
+        back as ``hebbian_retrieval`` with their ``via`` links.
+
+        ``where`` is a hard filter (field → value, list, or ``$gte $lte $gt $lt
+        $in $nin $ne $contains``; columns first, then ``meta`` keys), applied
+        before anything is ranked. ``prefer`` is soft: one condition dict boosted
+        by ``prefer_trust``, or a list of ``(dict, trust)``; boosts multiply and
+        are capped by ``prefer_max_boost``. ``kinds`` limits the memory kinds.
+        ``as_of`` is the moment decay is measured at (default now).
         """
-        request = _read_request(query, concepts, k, hops, threshold)
-        return recall.read(self._store, self.scope, request)
+        request = _read_request(
+            self.scope, query, concepts, k, hops, threshold, where, kinds, explain, as_of
+        )
+        request = replace(
+            request,
+            cues=filters.parse_prefer(prefer, prefer_trust),
+            max_boost=filters.check_max_boost(prefer_max_boost),
+        )
+        return recall.read(self._store, request, self._space)
+
+    def soft_read(
+        self,
+        query_key: Sequence[float],
+        *,
+        temperature: float = 1.0,
+        where: Mapping[str, Any] | None = None,
+    ) -> SoftRead:
+        """An attention-style read over memories whose meta holds numeric ``key`` and ``value``.
+
+        Weights are ``softmax(query_key · key / temperature)`` over the visible
+        keyed memories; the result is their weighted ``value`` mixture, returned
+        as a mixture with its weights, never as a record. Lower temperatures
+        concentrate the weights; they do not verify the winner.
+        """
+        view = View(self.scope, conditions=filters.parse_where(where))
+        return soft.soft_read(self._store, view, query_key, temperature)
 
     def get(self, ids: Sequence[str]) -> list[Record]:
         """The records with these ids, in order. Ids not readable here raise `UnknownMemory`."""
@@ -247,11 +318,16 @@ def _refused(exc: AssocmemError) -> WriteResult:
 
 
 def _read_request(
+    scope: Scope,
     query: str | None,
     concepts: Sequence[str] | None,
     k: int,
     hops: int,
     threshold: float,
+    where: Mapping[str, Any] | None,
+    kinds: Sequence[str] | None,
+    explain: bool,
+    as_of: str | datetime | None,
 ) -> recall.ReadRequest:
     if query is not None and (not isinstance(query, str) or not query.strip()):
         raise InvalidInput("query must be a non-empty string", field="query")
@@ -263,10 +339,8 @@ def _read_request(
         names = [n for n, _ in records.check_concepts(concepts)]
     else:
         names = [n for n, _ in extract_concepts(query or "", limit=MAX_READ_CONCEPTS)]
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise InvalidInput(f"k must be an integer from 1 to {MAX_K}", field="k")
-    if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= links.MAX_HOPS:
-        raise InvalidInput(f"hops must be an integer from 0 to {links.MAX_HOPS}", field="hops")
+    _check_int(k, "k", 1, MAX_K)
+    _check_int(hops, "hops", 0, links.MAX_HOPS)
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, int | float)
@@ -274,4 +348,31 @@ def _read_request(
         or threshold <= 0
     ):
         raise InvalidInput("threshold must be a positive number", field="threshold")
-    return recall.ReadRequest(tuple(names), k, hops, float(threshold))
+    if not isinstance(explain, bool):
+        raise InvalidInput("explain must be true or false", field="explain")
+    view = View(scope, kinds=_check_kinds(kinds), conditions=filters.parse_where(where))
+    moment = times.parse_time(as_of, field="as_of") if as_of is not None else None
+    return recall.ReadRequest(
+        query=query,
+        concepts=tuple(names),
+        concepts_given=concepts is not None,
+        k=k,
+        hops=hops,
+        threshold=float(threshold),
+        view=view,
+        explain=explain,
+        as_of=moment,
+    )
+
+
+def _check_int(value: Any, field: str, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{field} must be an integer from {low} to {high}", field=field)
+
+
+def _check_kinds(kinds: Sequence[str] | None) -> tuple[str, ...] | None:
+    if kinds is None:
+        return None
+    if isinstance(kinds, str) or not all(kind in KINDS for kind in kinds):
+        raise InvalidInput(f"kinds must be a list drawn from {', '.join(KINDS)}", field="kinds")
+    return tuple(dict.fromkeys(kinds))

@@ -1,10 +1,14 @@
 """Recall: the stages of a read, run in order in this one place.
 
-1. scope filter: every store query below is restricted to the reader's scope
-   and to active records before any ranking happens;
-2. arms: each returns its own ranking (concept_scoped, hebbian_retrieval);
+1. filter: the read's `View` (scope layers, status, kinds, ``where``) is part of
+   every store query below, so nothing outside it is ever scored;
+2. arms: each returns its own ranking: lexical (BM25), semantic (vectors),
+   episodic (exact fingerprint), concept_scoped, hebbian_retrieval, and thread
+   (neighbours of the best hits in their session);
 3. fusion: weighted Reciprocal Rank Fusion of the rankings;
-4. explanation: each item names the arm that ranked it best, every arm that
+4. ranking: the fused score times bounded folds for value, per-kind decay,
+   valence and the soft ``prefer`` cues;
+5. explanation: each item names the arm that ranked it best, every arm that
    found it with its rank, its score parts, and the links that reached it.
 
 Invariant: the same store state and request give the same items in the same order.
@@ -13,49 +17,71 @@ Invariant: the same store state and request give the same items in the same orde
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
 
-from . import links
+from . import filters, fusion, links, times
+from .cues import read_question
+from .filters import Condition, Cue
 from .fusion import Fused, rrf
-from .store import Store
-from .types import Item, ReadResult, Scope
+from .records import content_hash
+from .store import Store, View
+from .types import Item, ReadResult, Record
+from .vectors import VectorSpace
 
 # Each arm hands fusion its best max(50, 5·k) candidates. Below that depth an RRF
 # vote (≤ 1/(60 + 50)) cannot lift an item past one the arms agree on, and a
 # shallow cut keeps fusion cheap when a hub concept reaches thousands of memories.
 FUSION_DEPTH_MIN = 50
 FUSION_DEPTH_PER_K = 5
+# The thread arm looks at the neighbours of this many best fused candidates, one
+# position either side: the turn before a hit often asks what the hit answers.
+THREAD_SEEDS = 10
+THREAD_WINDOW = 1
+
+ARMS: tuple[str, ...] = fusion.ARM_ORDER
 
 
 @dataclass(frozen=True)
 class ReadRequest:
-    """A validated read: normalised query concepts and the bounds to respect."""
+    """A validated read."""
 
+    query: str | None
     concepts: tuple[str, ...]
+    concepts_given: bool
     k: int
     hops: int
     threshold: float
+    view: View
+    cues: tuple[Cue, ...] = ()
+    max_boost: float = filters.DEFAULT_PREFER_MAX_BOOST
+    explain: bool = True
+    as_of: str | None = None
 
 
-def read(store: Store, scope: Scope, request: ReadRequest) -> ReadResult:
-    """Run every stage for ``request`` in ``scope``."""
+def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
+    """Run every stage for ``request``."""
+    depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
     with store.snapshot():
         query_ids = list(store.concept_ids(request.concepts).values())
         expansion = links.expand(
-            store, scope, query_ids, threshold=request.threshold, hops=request.hops
+            store, request.view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
-        direct = _concept_arm(store, scope, query_ids)
-        associative = links.associative_hits(store, scope, expansion, query_ids)
-        depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
-        rankings = {
-            "concept_scoped": direct[:depth],
-            "hebbian_retrieval": [seq for seq, _, _ in associative[:depth]],
-        }
-        fused = rrf(rankings)
-        reaches = {seq: r for seq, _, r in associative}
-        items = _explain(store, _top(fused, request.k), reaches, request.k)
-        names = store.concept_names(list(expansion.reached))
+        rankings, cues, reaches = _arms(store, request, space, query_ids, expansion, depth)
+        weights = fusion.arm_weights(request.concepts_given)
+        fused = rrf(rankings, weights=weights)
+        if fused and request.query is not None:
+            rankings["thread"] = _thread_arm(store, request.view, fused, depth)
+            fused = rrf(rankings, weights=weights)
+        pool = fused[:depth]
+        records = store.records_by_seq([f.key for f in pool])
+        boosts = _boosts(store, request, cues, [f.key for f in pool])
+        ranked = _rank(pool, records, boosts, request)
+        concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
+        names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
+    _touch(store, ranked, request.as_of)
+    items = [_explain(item, reaches.get(seq, []), names, request.explain) for seq, item in ranked]
     return ReadResult(
         items=tuple(items),
         query_concepts=request.concepts,
@@ -65,7 +91,7 @@ def read(store: Store, scope: Scope, request: ReadRequest) -> ReadResult:
                 expansion.reached.values(), key=lambda r: (-r.weight, names[r.concept_id])
             )
         },
-        arms={arm: True for arm in rankings},
+        arms={arm: arm in rankings for arm in ARMS},
         bounds={
             "expansion_capped": int(expansion.capped),
             "expanded_concepts_cut": expansion.cut,
@@ -73,38 +99,150 @@ def read(store: Store, scope: Scope, request: ReadRequest) -> ReadResult:
     )
 
 
-def _concept_arm(store: Store, scope: Scope, query_ids: Sequence[int]) -> list[int]:
+def _arms(
+    store: Store,
+    request: ReadRequest,
+    space: VectorSpace | None,
+    query_ids: Sequence[int],
+    expansion: links.Expansion,
+    depth: int,
+) -> tuple[dict[str, list[int]], list[Cue], dict[int, list[links.Reach]]]:
+    """Each arm's ranking, the cues the question implies, and associative paths."""
+    view, rankings, cues = request.view, {}, list(request.cues)
+    if request.query is not None:
+        read = read_question(request.query, store.authors(view.scope))
+        rankings["episodic"] = store.fingerprint_matches(view, content_hash(request.query), depth)
+        lexical = dict(store.lexical(view, read.terms, depth))
+        rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
+        if space is not None:
+            nearest, similarity = space.search(view, request.query, depth)
+            rankings["semantic"] = _thread_ranked(store, view, dict(nearest), similarity)
+        cues += [
+            Cue((Condition("author", "$eq", name, False),), trust, label="author")
+            for name, trust in read.authors
+        ]
+        cues += [
+            Cue(
+                (
+                    Condition("observed_at", "$gte", p.start, False),
+                    Condition("observed_at", "$lt", p.end, False),
+                ),
+                p.trust,
+                label="time",
+            )
+            for p in read.periods
+        ]
+    rankings["concept_scoped"] = _concept_arm(store, view, query_ids)[:depth]
+    associative = links.associative_hits(store, view, expansion, query_ids)
+    rankings["hebbian_retrieval"] = [seq for seq, _, _ in associative[:depth]]
+    return rankings, cues, {seq: reaches for seq, _, reaches in associative[:depth]}
+
+
+def _thread_ranked(
+    store: Store,
+    view: View,
+    scores: dict[int, float],
+    score_more: Callable[[list[int]], dict[int, float]],
+) -> list[int]:
+    """An arm's hits and their thread neighbours, ranked by thread-smoothed score."""
+    if not scores:
+        return []
+    adjacency = store.thread_adjacency(view, list(scores))
+    neighbours = {n for pair in adjacency.values() for n in pair if n is not None} - set(scores)
+    if neighbours:
+        adjacency.update(store.thread_adjacency(view, sorted(neighbours)))
+        scores = {**scores, **score_more(sorted(neighbours))}
+    positive = {seq: max(0.0, score) for seq, score in scores.items()}
+    smoothed = fusion.smooth_along_threads(positive, adjacency)
+    return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq))
+
+
+def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int]:
     """Memories carrying a query concept: most concepts matched first, then newest."""
-    rows = store.memories_with_concepts(scope, query_ids, per_concept=links.CANDIDATES_PER_CONCEPT)
+    rows = store.memories_with_concepts(view, query_ids, per_concept=links.CANDIDATES_PER_CONCEPT)
     matches = Counter(seq for seq, _ in rows)
     return sorted(matches, key=lambda seq: (-matches[seq], -seq))
 
 
-def _top(fused: list[Fused[int]], k: int) -> list[Fused[int]]:
-    """The best ``k``, plus any candidates tied with the k-th, so ties can break on id."""
-    if len(fused) <= k:
-        return fused
-    edge = fused[k - 1].score
-    return [f for f in fused if f.score >= edge]
+def _thread_arm(store: Store, view: View, fused: list[Fused[int]], depth: int) -> list[int]:
+    """Thread neighbours of the best candidates, in the order of the hit they border."""
+    seeds = [f.key for f in fused[:THREAD_SEEDS]]
+    around = store.thread_neighbors(view, seeds, THREAD_WINDOW)
+    ranked: dict[int, None] = {}
+    for seed in seeds:
+        for neighbor, _ in sorted(around.get(seed, []), key=lambda n: (n[1], n[0])):
+            ranked.setdefault(neighbor)
+    return list(ranked)[:depth]
+
+
+def _boosts(
+    store: Store, request: ReadRequest, cues: Sequence[Cue], pool: Sequence[int]
+) -> dict[int, float]:
+    """Each pooled memory's capped product of the cue boosts it earns."""
+    earned: dict[int, list[float]] = {}
+    for cue in cues:
+        matched = store.visible(replace(request.view, conditions=cue.conditions), pool)
+        for seq in matched:
+            earned.setdefault(seq, []).append(cue.trust)
+    return {seq: filters.boost(trusts, request.max_boost) for seq, trusts in earned.items()}
+
+
+def _rank(
+    pool: list[Fused[int]],
+    records: dict[int, Record],
+    boosts: dict[int, float],
+    request: ReadRequest,
+) -> list[tuple[int, Item]]:
+    """Fold value, decay, valence and preference into the fused scores; best k first."""
+    as_of = times.to_datetime(request.as_of or times.now())
+    ranked = []
+    for candidate in pool:
+        record = records.get(candidate.key)
+        if record is None:
+            continue
+        folds = {
+            "value": fusion.value_factor(record.value),
+            "decay": fusion.decay_factor(fusion.decay(record.kind, _age_days(record, as_of))),
+            "valence": fusion.valence_factor(record.valence),
+            "prefer": boosts.get(candidate.key, 1.0),
+        }
+        score = candidate.score
+        for factor in folds.values():
+            score *= factor
+        item = Item(
+            record=record,
+            score=score,
+            source=candidate.source,
+            sources=candidate.ranks,
+            parts={**candidate.parts, **folds},
+        )
+        ranked.append((candidate.key, item))
+    ranked.sort(key=lambda pair: (-pair[1].score, pair[1].id))
+    return ranked[: request.k]
+
+
+def _age_days(record: Record, as_of: datetime) -> float:
+    """Days since the memory's clock last started: observed, or last read in its window."""
+    started = max(record.observed_at, record.accessed_at or "")
+    return (as_of - times.to_datetime(started)).total_seconds() / 86_400
+
+
+def _touch(store: Store, ranked: Sequence[tuple[int, Item]], as_of: str | None) -> None:
+    """Restart the decay clock of returned memories still inside their kind's window."""
+    now = as_of or times.now()
+    moment = times.to_datetime(now)
+    fresh = [
+        seq
+        for seq, item in ranked
+        if fusion.resets_clock(item.record.kind, _age_days(item.record, moment))
+    ]
+    if fresh:
+        store.touch(fresh, now)
 
 
 def _explain(
-    store: Store, fused: list[Fused[int]], reaches: dict[int, list[links.Reach]], k: int
-) -> list[Item]:
-    records = store.records_by_seq([f.key for f in fused])
-    concept_ids = {c for f in fused for r in reaches.get(f.key, []) for c in r.path}
-    names = store.concept_names(sorted(concept_ids))
-    items = [
-        Item(
-            record=records[f.key],
-            score=f.score,
-            source=f.source,
-            sources=f.ranks,
-            via=links.via(reaches.get(f.key, []), names),
-            parts=f.parts,
-        )
-        for f in fused
-        if f.key in records
-    ]
-    items.sort(key=lambda item: (-item.score, item.id))
-    return items[:k]
+    item: Item, reaches: Sequence[links.Reach], names: dict[int, str], explain: bool
+) -> Item:
+    if not explain:
+        return replace(item, sources={}, parts={})
+    return replace(item, via=links.via(reaches, names))

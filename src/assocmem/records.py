@@ -44,7 +44,7 @@ WRITE_FIELDS = frozenset(
     {
         "text", "concepts", "kind", "tags", "value", "meta", "source", "observed_at",
         "version", "verified_at", "verification_scope", "recheck_by", "confidence",
-        "access", "key", "derived_from", "protected",
+        "access", "key", "derived_from", "protected", "author", "thread",
     }
 )  # fmt: skip
 
@@ -70,6 +70,8 @@ class NewMemory:
     key: tuple[str, str] | None
     derived_from: tuple[str, ...]
     protected: bool
+    author: str | None
+    thread: str | None
     fingerprint: str
     meta_json: str
     dedupe_key: str
@@ -114,6 +116,8 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         key=_check_key(fields.get("key")),
         derived_from=_str_list(fields.get("derived_from"), "derived_from", MAX_DERIVED_FROM),
         protected=_check_bool(fields.get("protected", False), "protected"),
+        author=_optional_str(fields.get("author"), "author"),
+        thread=_optional_str(fields.get("thread"), "thread"),
         fingerprint=content_hash(text),
         meta_json=meta_json,
         dedupe_key=_dedupe_key(text, kind, observed_at, source, meta_json),

@@ -62,7 +62,9 @@ class Record(_Plain):
     """One stored memory with every field of the model (SPEC C1).
 
     ``concepts`` are normalised; ``concept_forms`` keeps the caller's original
-    spelling of each, in the same order. Times are ISO 8601 UTC strings.
+    spelling of each, in the same order. ``author`` is who said or wrote it and
+    ``thread`` the session or conversation it belongs to. Times are ISO 8601 UTC
+    strings; ``accessed_at`` is when a read last restarted its decay clock.
     """
 
     id: str
@@ -90,6 +92,9 @@ class Record(_Plain):
     protected: bool
     valence: float
     created_at: str
+    author: str | None = None
+    thread: str | None = None
+    accessed_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +201,22 @@ class FeedbackResult(_Plain):
     id: int
     links_updated: int
     memories_updated: int
+
+
+@dataclass(frozen=True)
+class SoftRead(_Plain):
+    """An attention-style read: softmax weights over keyed records and their value mixture.
+
+    This is a blend of the records' ``value`` vectors, not a record and not an
+    answer: a mixture of incompatible values means nothing on its own.
+    ``weights`` pairs each record id with its weight, largest first; records
+    whose key or value width differs from the query's are counted in ``skipped``.
+    """
+
+    weights: tuple[tuple[str, float], ...]
+    mixture: tuple[float, ...]
+    temperature: float
+    skipped: int = 0
 
 
 @dataclass(frozen=True)

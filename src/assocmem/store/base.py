@@ -8,9 +8,14 @@ import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ..filters import Condition
 from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -23,6 +28,29 @@ def new_id() -> str:
     """
     value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+@dataclass(frozen=True)
+class View:
+    """What a read may see: its scope's layers, these statuses and kinds, these conditions.
+
+    Every read query of the store applies the whole view in SQL before any
+    ranking, so no arm ever scores a record the reader may not see.
+    """
+
+    scope: Scope
+    statuses: tuple[str, ...] = ("active",)
+    kinds: tuple[str, ...] | None = None
+    conditions: tuple[Condition, ...] = ()
+
+
+@dataclass(frozen=True)
+class VectorRows:
+    """Stored vectors after some sequence number: row i is memory ``seqs[i]``."""
+
+    seqs: list[int]
+    layers: list[int]
+    matrix: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -50,8 +78,72 @@ class Store(abc.ABC):
         """A read transaction: the queries inside see one consistent state."""
 
     @abc.abstractmethod
-    def write(self, scope: Scope, memories: Sequence[NewMemory]) -> list[WriteResult]:
-        """Store memories in one transaction, adding co-occurrence to their links."""
+    def write(
+        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]:
+        """Store memories in one transaction, adding co-occurrence to their links;
+        ``vectors`` (row i for memory i) are stored with them when given."""
+
+    @abc.abstractmethod
+    def layers(self, scope: Scope) -> list[int]:
+        """Ids of the existing scope layers a reader in ``scope`` sees."""
+
+    @abc.abstractmethod
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
+        """The memories among ``seqs`` that ``view`` may see."""
+
+    @abc.abstractmethod
+    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """``(seq, BM25 score)`` of visible memories matching any of ``terms``, best first."""
+
+    @abc.abstractmethod
+    def thread_adjacency(
+        self, view: View, seqs: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        """For each memory with a thread, the visible memories just before and after it."""
+
+    @abc.abstractmethod
+    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
+        """Visible memories whose text has this fingerprint, newest first."""
+
+    @abc.abstractmethod
+    def authors(self, scope: Scope) -> list[str]:
+        """Distinct authors of the memories a reader in ``scope`` sees."""
+
+    @abc.abstractmethod
+    def thread_neighbors(
+        self, view: View, seqs: Sequence[int], window: int
+    ) -> dict[int, list[tuple[int, int]]]:
+        """For each memory, the visible memories of its thread within ``window``
+        positions, as ``(neighbor seq, distance)``."""
+
+    @abc.abstractmethod
+    def touch(self, seqs: Sequence[int], when: str) -> None:
+        """Record a read: restart these memories' decay clocks at ``when``."""
+
+    @abc.abstractmethod
+    def vector_rows(self, after: int) -> VectorRows:
+        """Every stored vector of a memory with sequence number above ``after``."""
+
+    @abc.abstractmethod
+    def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:
+        """``(seq, scope layer, text)`` of memories stored without a vector."""
+
+    @abc.abstractmethod
+    def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
+        """Store vectors for existing memories: ``rows[i] = (seq, layer)`` gets row i."""
+
+    @abc.abstractmethod
+    def info(self, key: str) -> str | None:
+        """A fact recorded about the store, such as the embedder that filled it."""
+
+    @abc.abstractmethod
+    def set_info(self, key: str, value: str) -> None:
+        """Record a fact about the store."""
+
+    @abc.abstractmethod
+    def keyed_records(self, view: View, limit: int) -> list[Record]:
+        """Visible records whose meta carries numeric ``key`` and ``value`` lists."""
 
     @abc.abstractmethod
     def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]:
@@ -107,7 +199,7 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def memories_with_concepts(
         self,
-        scope: Scope,
+        view: View,
         concept_ids: Sequence[int],
         *,
         per_concept: int,

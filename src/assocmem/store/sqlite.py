@@ -18,7 +18,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .. import times
 from ..errors import (
@@ -29,10 +29,15 @@ from ..errors import (
     StoreError,
     StoreUnavailable,
 )
+from ..optional import require_numpy
 from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
-from .base import LinkRow, Store, new_id
+from .base import LinkRow, Store, VectorRows, View, new_id
 from .migrations import migrations
+from .sqlite_where import view_sql
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # How long a writer waits for another process's transaction before StoreBusy.
 # Generous: a busy store should slow writers down, not drop their writes.
@@ -44,7 +49,8 @@ _SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
 _MEMORY_COLUMNS = (
     "seq, id, agent_id, project_id, channel, text, kind, tags, value, meta, source, "
     "observed_at, version, verified_at, verification_scope, recheck_by, confidence, access, "
-    "key_subject, key_relation, derived_from, status, protected, valence, created_at"
+    "key_subject, key_relation, derived_from, status, protected, valence, created_at, "
+    "author, thread, accessed_at"
 )
 
 P = ParamSpec("P")
@@ -229,9 +235,10 @@ class SQLiteStore(Store):
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
-    # -- writes ---------------------------------------------------------------
-
     # -- scope layers -----------------------------------------------------------
+
+    def layers(self, scope: Scope) -> list[int]:
+        return self._layers(scope)
 
     def _layers(self, scope: Scope) -> list[int]:
         """Ids of the existing layers a reader in ``scope`` sees."""
@@ -263,16 +270,23 @@ class SQLiteStore(Store):
     # -- writes ---------------------------------------------------------------
 
     @_translated
-    def write(self, scope: Scope, memories: Sequence[NewMemory]) -> list[WriteResult]:
+    def write(
+        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]:
         now = times.now()
         with self.transaction():
             layer = self._own_layer(scope)
-            results, stored = [], []
-            for memory in memories:
+            results, stored, embedded = [], [], []
+            for i, memory in enumerate(memories):
                 result, seq = self._insert_memory(scope, layer, memory, now)
                 results.append(result)
                 if seq is not None:
                     stored.append((seq, memory))
+                    if vectors is not None:
+                        embedded.append((seq, layer, vectors[i].tobytes()))
+            self._conn.executemany(
+                "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)", embedded
+            )
             ids = self.intern_concepts([n for _, m in stored for n, _ in m.concepts])
             self._conn.executemany(
                 "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
@@ -297,8 +311,8 @@ class SQLiteStore(Store):
             "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
             " value, meta, source, observed_at, version, verified_at, verification_scope,"
             " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
-            " fingerprint, dedupe_key, created_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " author, thread, fingerprint, dedupe_key, created_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (scope_id, dedupe_key) DO NOTHING RETURNING seq",
             (
                 memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
@@ -307,7 +321,8 @@ class SQLiteStore(Store):
                 memory.verification_scope, memory.recheck_by, memory.confidence,
                 _json_list(memory.access), memory.key[0] if memory.key else None,
                 memory.key[1] if memory.key else None, _json_list(memory.derived_from),
-                int(memory.protected), memory.fingerprint, memory.dedupe_key, now,
+                int(memory.protected), memory.author, memory.thread, memory.fingerprint,
+                memory.dedupe_key, now,
             ),
         ).fetchone()  # fmt: skip
         if row is not None:
@@ -534,7 +549,7 @@ class SQLiteStore(Store):
     @_translated
     def memories_with_concepts(
         self,
-        scope: Scope,
+        view: View,
         concept_ids: Sequence[int],
         *,
         per_concept: int,
@@ -546,22 +561,180 @@ class SQLiteStore(Store):
                 " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
                 f" AND {_in('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
             )
+        visible, params = view_sql(view, self._layers(view.scope), "m")
         found: list[tuple[int, int]] = []
         for concept in concept_ids:
             newest: list[int] = []
-            for layer in self._layers(scope):
+            for layer in self._layers(view.scope):
                 newest += [
                     seq
                     for (seq,) in self._query(
                         "SELECT mc.memory_seq FROM memory_concepts mc"
-                        " JOIN memories m ON m.seq = mc.memory_seq AND m.status = 'active'"
+                        f" JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
                         f" WHERE mc.scope_id = ? AND mc.concept_id = ?{exclude}"
                         " ORDER BY mc.memory_seq DESC LIMIT ?",
-                        [layer, concept, *without, per_concept],
+                        [*params, layer, concept, *without, per_concept],
                     )
                 ]
             found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
         return found
+
+    @_translated
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
+        where, params = view_sql(view, self._layers(view.scope), "m")
+        found: set[int] = set()
+        for chunk in _chunks(list(seqs)):
+            found.update(
+                seq
+                for (seq,) in self._query(
+                    f"SELECT m.seq FROM memories m WHERE {where} AND {_in('m.seq', chunk)}",
+                    [*params, *chunk],
+                )
+            )
+        return found
+
+    @_translated
+    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        if not terms:
+            return []
+        where, params = view_sql(view, self._layers(view.scope), "m")
+        # Each term is quoted as an FTS5 string, so no caller text is read as syntax.
+        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        rows = self._query(
+            "SELECT m.seq, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
+            f" WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank, m.seq LIMIT ?",
+            [match, *params, limit],
+        )
+        return [(seq, float(score)) for seq, score in rows]
+
+    @_translated
+    def thread_adjacency(
+        self, view: View, seqs: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        layers = self._layers(view.scope)
+        near, params = view_sql(view, layers, "n")
+        found: dict[int, tuple[int | None, int | None]] = {}
+        for chunk in _chunks(list(seqs)):
+            rows = self._query(
+                "SELECT m.seq,"
+                f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+                f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
+                f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+                f"  AND n.thread = m.thread AND n.seq > m.seq AND {near})"
+                f" FROM memories m WHERE m.thread IS NOT NULL AND {_in('m.seq', chunk)}",
+                [*params, *params, *chunk],
+            )
+            found.update({seq: (before, after) for seq, before, after in rows})
+        return found
+
+    @_translated
+    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
+        layers = self._layers(view.scope)
+        where, params = view_sql(view, layers, "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE m.fingerprint = ? AND {where}"
+            " ORDER BY m.seq DESC LIMIT ?",
+            [fingerprint, *params, limit],
+        )
+        return [seq for (seq,) in rows]
+
+    @_translated
+    def authors(self, scope: Scope) -> list[str]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT DISTINCT author FROM memories WHERE {_in('scope_id', layers)}"
+            " AND author IS NOT NULL AND status = 'active'",
+            layers,
+        )
+        return sorted(author for (author,) in rows)
+
+    @_translated
+    def thread_neighbors(
+        self, view: View, seqs: Sequence[int], window: int
+    ) -> dict[int, list[tuple[int, int]]]:
+        where, params = view_sql(view, self._layers(view.scope), "n")
+        found: dict[int, list[tuple[int, int]]] = {}
+        for seq in seqs:
+            for direction, order in ((">", "ASC"), ("<", "DESC")):
+                rows = self._query(
+                    "SELECT n.seq FROM memories m JOIN memories n"
+                    " ON n.scope_id = m.scope_id AND n.thread = m.thread"
+                    f" WHERE m.seq = ? AND n.seq {direction} m.seq AND {where}"
+                    f" ORDER BY n.seq {order} LIMIT ?",
+                    [seq, *params, window],
+                )
+                found.setdefault(seq, []).extend((n, d) for d, (n,) in enumerate(rows, start=1))
+        return found
+
+    @_translated
+    def touch(self, seqs: Sequence[int], when: str) -> None:
+        with self.transaction():
+            for chunk in _chunks(list(seqs)):
+                self._conn.execute(
+                    f"UPDATE memories SET accessed_at = ? WHERE {_in('seq', chunk)}", [when, *chunk]
+                )
+
+    @_translated
+    def vector_rows(self, after: int) -> VectorRows:
+        numpy = require_numpy()
+        rows = self._query(
+            "SELECT memory_seq, scope_id, vector FROM vectors WHERE memory_seq > ?"
+            " ORDER BY memory_seq",
+            [after],
+        )
+        dims = int(self.info("embedder_dims") or 0)
+        matrix = numpy.frombuffer(b"".join(r[2] for r in rows), dtype=numpy.float32)
+        return VectorRows(
+            seqs=[r[0] for r in rows],
+            layers=[r[1] for r in rows],
+            matrix=matrix.reshape(len(rows), dims) if dims else matrix.reshape(len(rows), -1),
+        )
+
+    @_translated
+    def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:
+        rows = self._query(
+            "SELECT m.seq, m.scope_id, m.text FROM memories m"
+            " WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_seq = m.seq)"
+            " ORDER BY m.seq LIMIT ?",
+            [limit],
+        )
+        return [(seq, layer, text) for seq, layer, text in rows]
+
+    @_translated
+    def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
+        with self.transaction():
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)",
+                [(seq, layer, matrix[i].tobytes()) for i, (seq, layer) in enumerate(rows)],
+            )
+
+    @_translated
+    def info(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM store_info WHERE key = ?", [key])
+        return str(rows[0][0]) if rows else None
+
+    @_translated
+    def set_info(self, key: str, value: str) -> None:
+        with self.transaction():
+            self._conn.execute(
+                "INSERT INTO store_info (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+
+    @_translated
+    def keyed_records(self, view: View, limit: int) -> list[Record]:
+        where, params = view_sql(view, self._layers(view.scope), "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE {where}"
+            " AND json_type(m.meta, '$.key') = 'array' AND json_type(m.meta, '$.value') = 'array'"
+            " ORDER BY m.seq LIMIT ?",
+            [*params, limit],
+        )
+        found = self.records_by_seq([seq for (seq,) in rows])
+        return [found[seq] for (seq,) in rows]
 
     @_translated
     def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
@@ -633,7 +806,7 @@ def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
     (
         _seq, id_, agent, project, channel, text, kind, tags, value, meta, source, observed,
         version, verified, vscope, recheck, confidence, access, key_s, key_r, derived, status,
-        protected, valence, created,
+        protected, valence, created, author, thread, accessed,
     ) = row  # fmt: skip
     return Record(
         id=id_,
@@ -661,4 +834,7 @@ def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
         protected=bool(protected),
         valence=valence,
         created_at=created,
+        author=author,
+        thread=thread,
+        accessed_at=accessed,
     )

@@ -1,0 +1,16 @@
+"""Optional dependencies: imported when a feature needs them, with directions when missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import DependencyMissing
+
+
+def require_numpy() -> Any:
+    """numpy, or a `DependencyMissing` that says which extra installs it."""
+    try:
+        import numpy
+    except ImportError as exc:
+        raise DependencyMissing("vector search needs numpy: install `assocmem[embed]`") from exc
+    return numpy

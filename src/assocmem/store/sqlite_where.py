@@ -1,0 +1,110 @@
+"""SQLite compilation of a read's view: scope layers, statuses, kinds, `where` conditions.
+
+Invariant: every value is a bound parameter; a column name reaches SQL only
+from `filters.COLUMNS`, a meta key only inside a bound JSON path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..filters import COLUMNS, LIST_COLUMNS, Condition
+from .base import View
+
+_COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+
+
+def view_sql(view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
+    """A predicate on memories aliased ``alias`` that admits exactly what ``view`` may see."""
+    if not layers:
+        return "0", []
+    parts = [
+        f"{alias}.scope_id IN ({_marks(len(layers))})",
+        f"{alias}.status IN ({_marks(len(view.statuses))})",
+    ]
+    params: list[Any] = [*layers, *view.statuses]
+    if view.kinds is not None:
+        parts.append(f"{alias}.kind IN ({_marks(len(view.kinds))})" if view.kinds else "0")
+        params += view.kinds
+    for condition in view.conditions:
+        sql, values = condition_sql(condition, alias)
+        parts.append(sql)
+        params += values
+    return " AND ".join(parts), params
+
+
+def conditions_sql(conditions: Sequence[Condition], alias: str) -> tuple[str, list[Any]]:
+    """All ``conditions`` AND-ed (``1`` when there are none)."""
+    parts, params = [], []
+    for condition in conditions:
+        sql, values = condition_sql(condition, alias)
+        parts.append(sql)
+        params += values
+    return (" AND ".join(parts) or "1"), params
+
+
+def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:
+    """One condition as SQL with its parameters."""
+    expr, expr_params = _expression(condition, alias)
+    value, op = _bindable(condition.value), condition.op
+    if op == "$contains":
+        return _contains(condition, alias, expr, expr_params, value)
+    if op == "$eq":
+        if value is None:
+            return f"{expr} IS NULL", expr_params
+        return f"{expr} = ?", [*expr_params, value]
+    if op == "$ne":
+        if value is None:
+            return f"{expr} IS NOT NULL", expr_params
+        return f"({expr} IS NULL OR {expr} <> ?)", [*expr_params, *expr_params, value]
+    if op in _COMPARE:
+        return f"{expr} {_COMPARE[op]} ?", [*expr_params, value]
+    marks = _marks(len(value)) if value else ""
+    if op == "$in":
+        return (f"{expr} IN ({marks})", [*expr_params, *value]) if value else ("0", [])
+    if not value:  # $nin of nothing excludes nothing
+        return "1", []
+    return f"({expr} IS NULL OR {expr} NOT IN ({marks}))", [*expr_params, *expr_params, *value]
+
+
+def _expression(condition: Condition, alias: str) -> tuple[str, list[Any]]:
+    if condition.meta:
+        return f"json_extract({alias}.meta, ?)", [_json_path(condition.field)]
+    if condition.field not in COLUMNS:  # unreachable: parse_where routes these to meta
+        raise ValueError(f"not a column: {condition.field}")
+    return f"{alias}.{condition.field}", []
+
+
+def _contains(
+    condition: Condition, alias: str, expr: str, expr_params: list[Any], value: Any
+) -> tuple[str, list[Any]]:
+    if not condition.meta and condition.field in LIST_COLUMNS:
+        sql = f"EXISTS (SELECT 1 FROM json_each({alias}.{condition.field}) j WHERE j.value = ?)"
+        return sql, [value]
+    if condition.meta:
+        path = _json_path(condition.field)
+        sql = (
+            f"(CASE json_type({alias}.meta, ?) WHEN 'array' THEN"
+            f" EXISTS (SELECT 1 FROM json_each({alias}.meta, ?) j WHERE j.value = ?)"
+            f" ELSE instr({expr}, ?) > 0 END)"
+        )
+        return sql, [path, path, value, *expr_params, value]
+    return f"instr({expr}, ?) > 0", [value]
+
+
+def _json_path(key: str) -> str:
+    # Keys with quotes or control characters are refused by filters.parse_where.
+    return '$."' + key + '"'
+
+
+def _bindable(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, tuple):
+        return tuple(_bindable(v) for v in value)
+    return value
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
