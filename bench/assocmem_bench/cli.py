@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from . import core
+from . import core, embed_speed, locomo
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,8 +21,50 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", default="bench-core.json", help="where to write the JSON")
     p.set_defaults(handler=_core)
 
+    doc = "recall@5/10/20 of evidence turns on a LoCoMo-format file, with baselines"
+    p = benches.add_parser("locomo", help=doc, description=doc)
+    p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
+    p.add_argument("--out", default="bench-locomo.json", help="where to write the JSON")
+    p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
+    p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
+    p.add_argument("--model-dir", help="folder of a built embedder form")
+    p.add_argument("--no-baselines", action="store_true", help="skip BM25/dense/hybrid")
+    p.set_defaults(handler=_locomo)
+
+    doc = "load time, sentences/s and query latency of the local embedder forms"
+    p = benches.add_parser("embed", help=doc, description=doc)
+    p.add_argument("--out", default="bench-embed.json", help="where to write the JSON")
+    p.add_argument("--models-dir", help="where the built forms live (built if missing)")
+    p.set_defaults(handler=_embed)
+
 
 def _core(args: argparse.Namespace) -> int:
     report = core.run([int(s) for s in args.sizes.split(",")], args.out)
     print(json.dumps(report["sizes"], indent=2))
+    return 0
+
+
+def _locomo(args: argparse.Namespace) -> int:
+    options = {"model_dir": args.model_dir} if args.model_dir else {}
+    report = locomo.run(
+        args.data,
+        args.out,
+        conversations=args.conversations.split(",") if args.conversations else None,
+        embedder_name=None if args.embedder == "none" else args.embedder,
+        embedder_options=options,
+        baselines=not args.no_baselines,
+    )
+    systems = [s for s in ("assocmem", "bm25", "dense", "hybrid") if s in report]
+    for name in systems:
+        row = {cat: block["recall@10"] for cat, block in report[name].items()}
+        print(f"{name:9s} recall@10 " + "  ".join(f"{c}={v:.3f}" for c, v in row.items()))
+    return 0
+
+
+def _embed(args: argparse.Namespace) -> int:
+    from assocmem.local_embedders import default_models_dir
+
+    models = Path(args.models_dir) if args.models_dir else default_models_dir()
+    report = embed_speed.run(args.out, models)
+    print(json.dumps(report, indent=2))
     return 0

@@ -5,6 +5,13 @@ memory learned from the outcomes of earlier answers; every result says which
 path brought it back. One SQLite file by default.
 """
 
+from .embedders import (
+    Embedder,
+    embedder_names,
+    load_embedder,
+    register_embedder,
+    unregister_embedder,
+)
 from .errors import (
     AccessDenied,
     AssocmemError,
@@ -35,6 +42,7 @@ from .types import (
     ReadResult,
     Record,
     Scope,
+    SoftRead,
     Stats,
     Via,
     WriteResult,
@@ -47,6 +55,7 @@ __all__ = [
     "AssocmemError",
     "DependencyMissing",
     "Edge",
+    "Embedder",
     "EmbedderError",
     "EmbedderMismatch",
     "EmbedderUnavailable",
@@ -64,6 +73,7 @@ __all__ = [
     "Record",
     "SchemaTooNew",
     "Scope",
+    "SoftRead",
     "Stats",
     "StoreBusy",
     "StoreCorrupt",
@@ -73,4 +83,8 @@ __all__ = [
     "UnknownMemory",
     "Via",
     "WriteResult",
+    "embedder_names",
+    "load_embedder",
+    "register_embedder",
+    "unregister_embedder",
 ]

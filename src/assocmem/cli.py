@@ -19,7 +19,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, local_embedders
+from .embedders import embedder_names
 from .errors import AssocmemError, InvalidInput, NotFound, StoreBusy, StoreError
 from .memory import Memory
 from .types import ReadResult
@@ -50,6 +51,7 @@ def _open(args: argparse.Namespace) -> Memory:
         agent_id=args.agent,
         project_id=args.project,
         channel=args.channel,
+        embedder=args.embedder or None,
     )
 
 
@@ -128,6 +130,27 @@ def cmd_stats(args: argparse.Namespace) -> int:
         f"{stats.feedback} feedback"
     )
     _emit(args, stats.to_dict(), text)
+    return 0
+
+
+def cmd_embedders_list(args: argparse.Namespace) -> int:
+    names = embedder_names()
+    _emit(args, names, "\n".join(names))
+    return 0
+
+
+def cmd_embedders_build(args: argparse.Namespace) -> int:
+    builders = {
+        "minilm-onnx": local_embedders.build_onnx,
+        "minilm-static": local_embedders.build_static,
+    }
+    if args.name not in builders:
+        raise InvalidInput(f"only {', '.join(builders)} need building", field="name")
+    folder = (
+        Path(args.model_dir) if args.model_dir else local_embedders.default_models_dir() / args.name
+    )
+    built = builders[args.name](folder)
+    _emit(args, {"name": args.name, "model_dir": str(built)}, f"built {args.name} in {built}")
     return 0
 
 
@@ -228,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--project", default="", help="project id ('' is the global pool)")
     parser.add_argument("--channel", default="", help="channel ('' is shared)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--embedder",
+        default=os.environ.get("ASSOCMEM_EMBEDDER", ""),
+        help="embedder name for the vector arm (default: $ASSOCMEM_EMBEDDER, else none)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def command(
@@ -270,6 +298,17 @@ def build_parser() -> argparse.ArgumentParser:
     command("export", cmd_export, "print every memory in scope as JSON lines")
     command("stats", cmd_stats, "count memories, concepts, links and feedback")
     command("demo", cmd_demo, "run the restart control in three processes")
+
+    doc = "list or build embedders"
+    embedders = sub.add_parser("embedders", help=doc, description=doc)
+    which = embedders.add_subparsers(dest="embedders", required=True)
+    p = which.add_parser("list", help="list embedder names", description="list embedder names")
+    p.set_defaults(handler=cmd_embedders_list)
+    doc = "build the ONNX or static form of the packaged MiniLM (offline)"
+    p = which.add_parser("build", help=doc, description=doc)
+    p.add_argument("name", help="minilm-onnx or minilm-static")
+    p.add_argument("--model-dir", help="where to write it (default: user data dir)")
+    p.set_defaults(handler=cmd_embedders_build)
 
     for plugin in entry_points(group="assocmem.cli"):
         plugin.load()(sub)

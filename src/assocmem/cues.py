@@ -67,17 +67,31 @@ class Period:
     trust: float
 
 
+# Pseudo-relevance feedback: at most this many words are added, each shared by at
+# least two of the best hits (one hit's word may be its own topic, two is a theme).
+FEEDBACK_TERMS = 10
+FEEDBACK_MIN_DOCS = 2
+
+
 @dataclass(frozen=True)
 class QueryCues:
-    """The lexical terms of a question, the authors and periods it names, with cue trust."""
+    """What a question says, split by use.
+
+    ``terms`` go to the lexical arm; ``probe`` (the question without the authors
+    it names) goes to the semantic arm; ``authors`` and ``periods`` become soft
+    preferences. Once a named author is a preference on who wrote a memory, the
+    name is taken out of both probes so they describe what was said.
+    """
 
     terms: tuple[str, ...]
+    probe: str
     authors: tuple[tuple[str, float], ...]
     periods: tuple[Period, ...] = ()
+    author_words: frozenset[str] = frozenset()
 
 
 def read_question(question: str, authors: Sequence[str]) -> QueryCues:
-    """Split a question into lexical terms, author cues and time cues."""
+    """Split a question into lexical terms, a semantic probe, author cues and time cues."""
     tokens = [_strip_possessive(t) for t in tokenize(question)]
     named, consumed = _named_authors(tokens, authors)
     terms = [
@@ -86,8 +100,40 @@ def read_question(question: str, authors: Sequence[str]) -> QueryCues:
         if i not in consumed and t not in STOP_WORDS and t not in QUESTION_WORDS and len(t) > 1
     ]
     return QueryCues(
-        terms=tuple(dict.fromkeys(terms)), authors=tuple(named), periods=named_periods(question)
+        terms=tuple(dict.fromkeys(terms)),
+        probe=_without(question, [name for name, _ in named]),
+        authors=tuple(named),
+        periods=named_periods(question),
+        author_words=frozenset(w for a in authors for w in normalize_text(a).split(" ")),
     )
+
+
+def feedback_terms(texts: Sequence[str], question: QueryCues) -> list[str]:
+    """Words the best hits share that the question lacks: the expansion of its terms."""
+    # Author names are skipped too: a name matches everything its author wrote.
+    skip = set(question.terms) | question.author_words
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in {_strip_possessive(t) for t in tokenize(text)}:
+            if (
+                len(word) > 1
+                and word not in skip
+                and word not in STOP_WORDS
+                and word not in QUESTION_WORDS
+            ):
+                counts[word] = counts.get(word, 0) + 1
+    shared = [w for w, n in counts.items() if n >= FEEDBACK_MIN_DOCS and not w.isdigit()]
+    shared.sort(key=lambda w: (-counts[w], w))
+    return shared[:FEEDBACK_TERMS]
+
+
+def _without(question: str, names: Sequence[str]) -> str:
+    """The question with each name (and its possessive) removed; unchanged if nothing is left."""
+    text = question
+    for name in names:
+        text = re.sub(rf"\b{re.escape(name)}(?:['’]s)?\b", " ", text, flags=re.IGNORECASE)
+    stripped = " ".join(text.split())
+    return stripped if stripped.strip(" ?.!,") else question
 
 
 def named_periods(question: str) -> tuple[Period, ...]:

@@ -10,6 +10,7 @@ the key, so the same inputs always give the same order.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -23,13 +24,16 @@ RRF_K = 60.0
 # Arm order: on equal rank, the earlier arm is named as an item's source.
 ARM_ORDER: tuple[str, ...] = (
     "episodic", "lexical", "semantic", "concept_scoped", "hebbian_retrieval", "thread",
+    "expansion",
 )  # fmt: skip
 
 # Weight of each arm's vote. The three arms that match the question itself
 # (words, meaning, exact concepts) vote fully. A memory reached through a learned
 # link or because it sits next to a hit in its thread is one step removed from
 # what was asked, so its vote counts half: it ranks below direct matches of
-# similar rank, yet above the long tail of weak ones. An exact fingerprint match
+# similar rank, yet above the long tail of weak ones. The expansion arm (lexical
+# search widened by words the best hits share) is a guess built on a guess: half
+# too. An exact fingerprint match
 # is the question's own text stored as a memory: it votes double.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
@@ -38,6 +42,7 @@ ARM_WEIGHTS: dict[str, float] = {
     "concept_scoped": 1.0,
     "hebbian_retrieval": 0.5,
     "thread": 0.5,
+    "expansion": 0.5,
 }
 # When a read's concepts were not given but pulled from the question's words, the
 # concept arms see the same words the lexical arm already weighs (with IDF, which
@@ -98,11 +103,16 @@ def smooth_along_threads(
 ) -> dict[int, float]:
     """Each memory's score plus shares of the scores just before and after it in its thread.
 
-    ``scores`` holds non-negative arm scores (missing memories count as 0);
-    ``adjacency`` maps a memory to the ``(previous, next)`` memory of its thread.
+    ``scores`` holds one arm's scores; ``adjacency`` maps a memory to the
+    ``(previous, next)`` memory of its thread. What spreads is how far a score
+    stands above the background, the median of the scores given: cosine
+    similarity is well above zero even between unrelated texts, and a neighbour
+    should inherit evidence, not that shared floor. Missing memories count as 0.
     """
     forward = THREAD_FORWARD if forward is None else forward
     backward = THREAD_BACKWARD if backward is None else backward
+    background = statistics.median(scores.values()) if scores else 0.0
+    scores = {seq: max(0.0, score - background) for seq, score in scores.items()}
     smoothed = {}
     for seq in set(scores) | set(adjacency):
         before, after = adjacency.get(seq, (None, None))

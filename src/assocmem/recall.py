@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from . import filters, fusion, links, times
-from .cues import read_question
+from .cues import QueryCues, feedback_terms, read_question
 from .filters import Condition, Cue
 from .fusion import Fused, rrf
 from .records import content_hash
@@ -39,6 +39,10 @@ FUSION_DEPTH_PER_K = 5
 # position either side: the turn before a hit often asks what the hit answers.
 THREAD_SEEDS = 10
 THREAD_WINDOW = 1
+# Pseudo-relevance feedback (Rocchio; RM3 in Abdul-Jaleel et al., TREC 2004) reads
+# the best few fused memories for words they share. Memories are short, so three
+# of them: more would pull in the topic's neighbours rather than the topic.
+FEEDBACK_DOCS = 3
 
 ARMS: tuple[str, ...] = fusion.ARM_ORDER
 
@@ -63,21 +67,35 @@ class ReadRequest:
 def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
     """Run every stage for ``request``."""
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
+    view = request.view
     with store.snapshot():
+        question = (
+            read_question(request.query, store.authors(view.scope))
+            if request.query is not None
+            else None
+        )
         query_ids = list(store.concept_ids(request.concepts).values())
         expansion = links.expand(
-            store, request.view.scope, query_ids, threshold=request.threshold, hops=request.hops
+            store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
-        rankings, cues, reaches = _arms(store, request, space, query_ids, expansion, depth)
+        associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
+        rankings = {
+            **(_question_arms(store, view, request.query, question, space, depth)
+               if request.query is not None and question is not None else {}),
+            "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
+            "hebbian_retrieval": [seq for seq, _, _ in associative],
+        }  # fmt: skip
         weights = fusion.arm_weights(request.concepts_given)
         fused = rrf(rankings, weights=weights)
-        if fused and request.query is not None:
-            rankings["thread"] = _thread_arm(store, request.view, fused, depth)
+        if fused and question is not None:
+            rankings["thread"] = _thread_arm(store, view, fused, depth)
+            rankings["expansion"] = _expansion_arm(store, view, question, fused, depth)
             fused = rrf(rankings, weights=weights)
         pool = fused[:depth]
         records = store.records_by_seq([f.key for f in pool])
-        boosts = _boosts(store, request, cues, [f.key for f in pool])
-        ranked = _rank(pool, records, boosts, request)
+        cues = [*request.cues, *(_question_cues(question) if question else [])]
+        ranked = _rank(pool, records, _boosts(store, request, cues, [f.key for f in pool]), request)
+        reaches = {seq: r for seq, _, r in associative}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
     _touch(store, ranked, request.as_of)
@@ -99,43 +117,42 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     )
 
 
-def _arms(
+def _question_arms(
     store: Store,
-    request: ReadRequest,
+    view: View,
+    query: str,
+    question: QueryCues,
     space: VectorSpace | None,
-    query_ids: Sequence[int],
-    expansion: links.Expansion,
     depth: int,
-) -> tuple[dict[str, list[int]], list[Cue], dict[int, list[links.Reach]]]:
-    """Each arm's ranking, the cues the question implies, and associative paths."""
-    view, rankings, cues = request.view, {}, list(request.cues)
-    if request.query is not None:
-        read = read_question(request.query, store.authors(view.scope))
-        rankings["episodic"] = store.fingerprint_matches(view, content_hash(request.query), depth)
-        lexical = dict(store.lexical(view, read.terms, depth))
-        rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
-        if space is not None:
-            nearest, similarity = space.search(view, request.query, depth)
-            rankings["semantic"] = _thread_ranked(store, view, dict(nearest), similarity)
-        cues += [
-            Cue((Condition("author", "$eq", name, False),), trust, label="author")
-            for name, trust in read.authors
-        ]
-        cues += [
-            Cue(
-                (
-                    Condition("observed_at", "$gte", p.start, False),
-                    Condition("observed_at", "$lt", p.end, False),
-                ),
-                p.trust,
-                label="time",
-            )
-            for p in read.periods
-        ]
-    rankings["concept_scoped"] = _concept_arm(store, view, query_ids)[:depth]
-    associative = links.associative_hits(store, view, expansion, query_ids)
-    rankings["hebbian_retrieval"] = [seq for seq, _, _ in associative[:depth]]
-    return rankings, cues, {seq: reaches for seq, _, reaches in associative[:depth]}
+) -> dict[str, list[int]]:
+    """The arms a question text runs: exact fingerprint, lexical and semantic."""
+    rankings = {"episodic": store.fingerprint_matches(view, content_hash(query), depth)}
+    lexical = dict(store.lexical(view, question.terms, depth))
+    rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
+    if space is not None:
+        nearest, similarity = space.search(view, question.probe, depth)
+        rankings["semantic"] = _thread_ranked(store, view, dict(nearest), similarity)
+    return rankings
+
+
+def _question_cues(question: QueryCues) -> list[Cue]:
+    """Soft preferences a question implies: the authors and the dates it names."""
+    by_author = [
+        Cue((Condition("author", "$eq", name, False),), trust, label="author")
+        for name, trust in question.authors
+    ]
+    by_time = [
+        Cue(
+            (
+                Condition("observed_at", "$gte", period.start, False),
+                Condition("observed_at", "$lt", period.end, False),
+            ),
+            period.trust,
+            label="time",
+        )
+        for period in question.periods
+    ]
+    return by_author + by_time
 
 
 def _thread_ranked(
@@ -144,7 +161,11 @@ def _thread_ranked(
     scores: dict[int, float],
     score_more: Callable[[list[int]], dict[int, float]],
 ) -> list[int]:
-    """An arm's hits and their thread neighbours, ranked by thread-smoothed score."""
+    """An arm's hits and their thread neighbours, ranked by thread-smoothed score.
+
+    ``score_more`` gives the arm's score for neighbours it did not return
+    (the semantic arm can; the lexical arm's unmatched memories score nothing).
+    """
     if not scores:
         return []
     adjacency = store.thread_adjacency(view, list(scores))
@@ -152,8 +173,7 @@ def _thread_ranked(
     if neighbours:
         adjacency.update(store.thread_adjacency(view, sorted(neighbours)))
         scores = {**scores, **score_more(sorted(neighbours))}
-    positive = {seq: max(0.0, score) for seq, score in scores.items()}
-    smoothed = fusion.smooth_along_threads(positive, adjacency)
+    smoothed = fusion.smooth_along_threads(scores, adjacency)
     return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq))
 
 
@@ -162,6 +182,17 @@ def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int
     rows = store.memories_with_concepts(view, query_ids, per_concept=links.CANDIDATES_PER_CONCEPT)
     matches = Counter(seq for seq, _ in rows)
     return sorted(matches, key=lambda seq: (-matches[seq], -seq))
+
+
+def _expansion_arm(
+    store: Store, view: View, question: QueryCues, fused: list[Fused[int]], depth: int
+) -> list[int]:
+    """Lexical search again, the question's terms joined by words its best hits share."""
+    top = store.records_by_seq([f.key for f in fused[:FEEDBACK_DOCS]])
+    extra = feedback_terms([r.text for r in top.values()], question)
+    if not extra:
+        return []
+    return [seq for seq, _ in store.lexical(view, [*question.terms, *extra], depth)]
 
 
 def _thread_arm(store: Store, view: View, fused: list[Fused[int]], depth: int) -> list[int]:

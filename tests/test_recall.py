@@ -1,0 +1,275 @@
+"""Hybrid recall: each arm alone, the folds, filters, cues and the embedder guard."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assocmem import EmbedderMismatch, InvalidInput, Memory
+from assocmem.embedders import load_embedder, register_embedder, unregister_embedder
+from assocmem.testing import ToyEmbedder
+
+pytest.importorskip("numpy")
+
+
+@pytest.fixture(autouse=True)
+def toy_embedder() -> Iterator[None]:
+    """The toy model, registered and removed through the real plugin path."""
+    register_embedder("toy", ToyEmbedder)
+    yield
+    unregister_embedder("toy")
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Iterator[Memory]:
+    with Memory(str(tmp_path / "recall.db"), agent_id="ops", embedder="toy") as memory:
+        yield memory
+
+
+def sources_of(result: object) -> dict[str, str]:
+    return {item.text: item.source for item in result.items}  # type: ignore[attr-defined]
+
+
+def test_lexical_arm_ranks_by_bm25_with_stemming(tmp_path: Path) -> None:
+    with Memory(str(tmp_path / "lex.db"), agent_id="ops") as mem:
+        mem.write("The runners were running a marathon in the rain.")
+        mem.write("Rain again today, a lot of rain, rain all day.")
+        mem.write("Quarterly revenue grew by four percent.")
+        result = mem.read("Who ran marathons?")
+        assert result.arms["lexical"] and not result.arms["semantic"]
+        assert result.items[0].text.startswith("The runners")
+        assert "lexical" in result.items[0].sources
+        assert all("revenue" not in i.text for i in result.items)
+
+
+def test_full_text_index_is_written_in_the_same_transaction(tmp_path: Path) -> None:
+    path = str(tmp_path / "fts.db")
+    with Memory(path, agent_id="ops") as mem:
+        mem.write_many([{"text": f"note number {i} about zebras"} for i in range(20)])
+    conn = sqlite3.connect(path)
+    (indexed,) = conn.execute(
+        "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'zebra'"
+    ).fetchone()
+    assert indexed == 20
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        conn.execute("UPDATE memories SET text = 'changed'")
+    conn.close()
+
+
+def test_semantic_arm_finds_meaning_without_shared_stems(mem: Memory) -> None:
+    # The toy model hashes whole words, so "zebra stripes" and "stripes zebra"
+    # embed identically while sharing no lexical stem with the query's filler.
+    mem.write("zebra stripes")
+    mem.write("completely unrelated sentence here")
+    result = mem.read("stripes zebra")
+    assert result.arms["semantic"] is True
+    assert result.items[0].text == "zebra stripes"
+    assert result.items[0].sources.get("semantic") == 1
+
+
+def test_episodic_arm_matches_the_exact_text(mem: Memory) -> None:
+    mem.write("Deploy failed: exit code 137 on worker-3")
+    mem.write("Deploy failed again on worker-4 with a different code")
+    result = mem.read("deploy failed:   EXIT code 137 on worker-3")
+    assert result.items[0].source == "episodic"
+    assert result.items[0].sources["episodic"] == 1
+
+
+def test_without_an_embedder_everything_but_the_vector_arm_runs(tmp_path: Path) -> None:
+    with Memory(str(tmp_path / "plain.db"), agent_id="ops") as mem:
+        mem.write("The backup job timed out at midnight.")
+        result = mem.read("backup timed out")
+        assert result.arms == {
+            "episodic": True, "lexical": True, "semantic": False, "concept_scoped": True,
+            "hebbian_retrieval": True, "thread": True, "expansion": True,
+        }  # fmt: skip
+        assert result.items[0].text.startswith("The backup")
+
+
+def test_writes_embed_in_batches(tmp_path: Path) -> None:
+    model = ToyEmbedder()
+    with Memory(str(tmp_path / "batch.db"), agent_id="ops", embedder=model) as mem:
+        mem.write_many([{"text": f"memory {i}"} for i in range(40)])
+    assert model.calls == [16, 16, 8]
+
+
+def test_store_refuses_a_second_vector_space(tmp_path: Path) -> None:
+    path = str(tmp_path / "space.db")
+    Memory(path, agent_id="ops", embedder="toy").close()
+    with pytest.raises(EmbedderMismatch, match="toy-hash-64"):
+        Memory(path, agent_id="ops", embedder=ToyEmbedder(dims=32))
+    with pytest.raises(EmbedderMismatch):
+        Memory(path, agent_id="ops", embedder=ToyEmbedder(variant="other"))
+    Memory(path, agent_id="ops").close()  # no embedder: fine, the vector arm is off
+
+
+def test_memories_written_without_an_embedder_are_embedded_later(tmp_path: Path) -> None:
+    path = str(tmp_path / "later.db")
+    with Memory(path, agent_id="ops") as mem:
+        mem.write("zebra stripes")
+    with Memory(path, agent_id="ops", embedder="toy") as mem:
+        assert mem.read("stripes zebra").items[0].sources.get("semantic") == 1
+
+
+def test_unknown_embedder_name_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="unknown embedder"):
+        Memory(str(tmp_path / "x.db"), embedder="no-such-model")
+    assert load_embedder("toy").dims == 64
+
+
+def test_decay_prefers_the_fresher_of_equal_matches(mem: Memory) -> None:
+    mem.write("Cache node c1 restarted", observed_at="2024-01-01T00:00:00Z")
+    mem.write("Cache node c1 restarted!", observed_at="2024-03-01T00:00:00Z")
+    result = mem.read("cache node restarted", as_of="2024-03-02T00:00:00Z")
+    assert result.items[0].text.endswith("!")
+    old = result.items[1].parts
+    assert old["decay"] == pytest.approx(0.9, abs=0.001)  # faded: keeps 90%
+
+
+def test_semantic_kinds_fade_slower_than_episodic(mem: Memory) -> None:
+    mem.write("The API limit is 100 calls", kind="episodic", observed_at="2024-01-01T00:00:00Z")
+    mem.write("The API limit is 100 calls.", kind="semantic", observed_at="2024-01-01T00:00:00Z")
+    result = mem.read("API limit", as_of="2024-02-01T00:00:00Z")
+    assert result.items[0].record.kind == "semantic"
+
+
+def test_reading_restarts_the_clock_only_inside_the_window(tmp_path: Path) -> None:
+    path = str(tmp_path / "clock.db")
+    with Memory(path, agent_id="ops") as mem:
+        fresh = mem.write("fresh note about kettles", observed_at="2024-01-10T00:00:00Z")
+        stale = mem.write("stale note about kettles", observed_at="2023-01-01T00:00:00Z")
+        mem.read("kettles", as_of="2024-01-12T00:00:00Z")
+        assert mem.get([fresh.id or ""])[0].accessed_at == "2024-01-12T00:00:00.000000Z"
+        assert mem.get([stale.id or ""])[0].accessed_at is None
+
+
+def test_value_and_valence_fold_into_the_score(mem: Memory) -> None:
+    low = mem.write("printer jam in room four", value=0)
+    high = mem.write("printer jam in room four.", value=10)
+    result = mem.read("printer jam")
+    scores = {i.id: i for i in result.items}
+    assert scores[high.id].parts["value"] > 1 > scores[low.id].parts["value"]  # type: ignore[index]
+    assert result.items[0].id == high.id
+
+
+def test_where_filters_columns_and_meta_before_ranking(mem: Memory) -> None:
+    mem.write("alpha release notes", tags=["release"], meta={"env": "prod", "n": 3})
+    mem.write("alpha release draft", tags=["draft"], meta={"env": "dev", "n": 7})
+    mem.write("alpha release archive", meta={"env": "prod", "labels": ["old", "x"]})
+    texts = lambda **w: {i.text for i in mem.read("alpha release", where=w).items}  # noqa: E731
+    assert texts(env="prod") == {"alpha release notes", "alpha release archive"}
+    assert texts(n={"$gte": 5}) == {"alpha release draft"}
+    assert texts(n={"$gt": 3, "$lte": 7}) == {"alpha release draft"}
+    assert texts(n={"$lt": 5}) == {"alpha release notes"}
+    assert texts(env={"$in": ["dev"]}) == {"alpha release draft"}
+    assert texts(env={"$nin": ["dev"]}) == {"alpha release notes", "alpha release archive"}
+    assert texts(env={"$ne": "prod"}) == {"alpha release draft"}
+    assert texts(tags={"$contains": "release"}) == {"alpha release notes"}
+    assert texts(labels={"$contains": "old"}) == {"alpha release archive"}
+    assert texts(env={"$contains": "ro"}) == {"alpha release notes", "alpha release archive"}
+    assert texts(kind="episodic", env=["dev", "prod"], n={"$ne": None}) == {
+        "alpha release notes", "alpha release draft",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"source": "x' OR '1'='1"},
+        {"env": {"$in": ["prod') OR 1=1 --"]}},
+        {"x') OR 1=1 --": 1},
+        {"text; DROP TABLE memories": "a"},
+    ],
+)
+def test_where_keys_and_values_never_reach_sql_as_code(mem: Memory, where: dict) -> None:  # type: ignore[type-arg]
+    mem.write("alpha release notes", meta={"env": "prod"})
+    assert mem.read("alpha release", where=where).items == ()
+    assert mem.stats().memories == 1
+
+
+@pytest.mark.parametrize(
+    "where",
+    [{"n": {"$regex": "x"}}, {"n": {}}, {'bad"key': 1}, {"n": {"$in": "notalist"}},
+     {"n": {"$gt": None}}, {"n": {"$eq": [1, 2]}}, {}],
+)  # fmt: skip
+def test_bad_where_is_an_input_error(mem: Memory, where: dict) -> None:  # type: ignore[type-arg]
+    with pytest.raises(InvalidInput) as caught:
+        mem.read("x", where=where)
+    assert caught.value.field == "where"
+
+
+def test_prefer_boosts_compose_as_a_capped_product(mem: Memory) -> None:
+    plain = mem.write("disk usage report for db-1", meta={"team": "a"})
+    preferred = mem.write("disk usage report for db-2", meta={"team": "b", "tier": 1})
+    one = mem.read("disk usage report", prefer={"team": "b"}, prefer_trust=0.5)
+    assert one.items[0].id == preferred.id
+    assert one.items[0].parts["prefer"] == pytest.approx(1.5)
+    both = mem.read("disk usage report", prefer=[({"team": "b"}, 1.0), ({"tier": 1}, 1.0)])
+    assert both.items[0].parts["prefer"] == pytest.approx(2.0)  # 2 × 2, capped at 2
+    uncapped = mem.read(
+        "disk usage report", prefer=[({"team": "b"}, 1.0), ({"tier": 1}, 1.0)], prefer_max_boost=5
+    )
+    assert uncapped.items[0].parts["prefer"] == pytest.approx(4.0)
+    assert {i.id: i.parts["prefer"] for i in uncapped.items}[plain.id] == 1.0
+    with pytest.raises(InvalidInput):
+        mem.read("x", prefer=[({"team": "b"}, 1.0)], prefer_trust=0.3)
+    with pytest.raises(InvalidInput):
+        mem.read("x", prefer={"team": "b"}, prefer_max_boost=0.5)
+
+
+def test_kinds_limit_what_is_read(mem: Memory) -> None:
+    mem.write("restart the pod with kubectl", kind="procedural")
+    mem.write("restart the pod happened at noon", kind="episodic")
+    assert {i.record.kind for i in mem.read("restart pod", kinds=["procedural"]).items} == {
+        "procedural"
+    }
+    with pytest.raises(InvalidInput):
+        mem.read("restart pod", kinds=["dreams"])
+
+
+def test_a_named_author_is_a_preference_not_a_search_term(mem: Memory) -> None:
+    mem.write("Alice: the garden needs water", author="Alice")
+    mem.write("Bob: the garden needs water too", author="Bob")
+    mem.write("Alice: my cat sleeps all day", author="Alice")
+    result = mem.read("What did Bob say about the garden?")
+    assert result.items[0].record.author == "Bob"
+    assert result.items[0].parts["prefer"] == pytest.approx(1.5)
+    # "Alice" is no lexical term: her unrelated note is not pulled in by the name.
+    assert "Alice: my cat sleeps all day" not in [
+        i.text for i in mem.read("Alice garden").items[:2]
+    ]
+
+
+def test_a_named_date_prefers_memories_observed_then(mem: Memory) -> None:
+    mem.write("We shipped the new invoice page", observed_at="2023-05-10T12:00:00Z")
+    mem.write("We shipped the new invoice page!", observed_at="2023-09-20T12:00:00Z")
+    result = mem.read("What did we ship on 10 May, 2023?")
+    assert result.items[0].record.observed_at.startswith("2023-05-10")
+
+
+def test_a_reply_is_found_through_the_turn_that_prompted_it(mem: Memory) -> None:
+    turns = [
+        ("Carol", "Morning! How was the weekend?"),
+        ("Dave", "How long have you been married?"),
+        ("Carol", "Five years already, time flies!"),
+        ("Dave", "Nice, congrats."),
+    ]
+    mem.write_many([{"text": f"{a}: {t}", "author": a, "thread": "s1"} for a, t in turns])
+    mem.write_many(
+        [{"text": f"Carol: unrelated chatter {i}", "author": "Carol", "thread": "s2"}
+         for i in range(20)]
+    )  # fmt: skip
+    top = [i.text for i in mem.read("How long has Carol been married?", k=3).items]
+    assert "Carol: Five years already, time flies!" in top
+
+
+def test_read_validation(mem: Memory) -> None:
+    with pytest.raises(InvalidInput):
+        mem.read("x", explain="yes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput):
+        mem.read("x", as_of="yesterday")
+    bare = mem.read("anything", explain=False)
+    assert all(i.parts == {} and i.sources == {} for i in bare.items)
