@@ -24,16 +24,16 @@ RRF_K = 60.0
 # Arm order: on equal rank, the earlier arm is named as an item's source.
 ARM_ORDER: tuple[str, ...] = (
     "episodic", "lexical", "semantic", "concept_scoped", "hebbian_retrieval", "thread",
-    "expansion",
+    "lexical_expansion", "semantic_expansion",
 )  # fmt: skip
 
 # Weight of each arm's vote. The three arms that match the question itself
 # (words, meaning, exact concepts) vote fully. A memory reached through a learned
 # link or because it sits next to a hit in its thread is one step removed from
 # what was asked, so its vote counts half: it ranks below direct matches of
-# similar rank, yet above the long tail of weak ones. The expansion arm (lexical
-# search widened by words the best hits share) is a guess built on a guess: half
-# too. An exact fingerprint match
+# similar rank, yet above the long tail of weak ones. The expansion arms (the
+# searches again, widened by what the best hits share) are guesses built on a
+# guess: half too. An exact fingerprint match
 # is the question's own text stored as a memory: it votes double.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
@@ -42,7 +42,8 @@ ARM_WEIGHTS: dict[str, float] = {
     "concept_scoped": 1.0,
     "hebbian_retrieval": 0.5,
     "thread": 0.5,
-    "expansion": 0.5,
+    "lexical_expansion": 0.5,
+    "semantic_expansion": 0.5,
 }
 # When a read's concepts were not given but pulled from the question's words, the
 # concept arms see the same words the lexical arm already weighs (with IDF, which

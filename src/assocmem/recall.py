@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from . import filters, fusion, links, times
 from .cues import QueryCues, feedback_terms, read_question
@@ -29,6 +30,9 @@ from .records import content_hash
 from .store import Store, View
 from .types import Item, ReadResult, Record
 from .vectors import VectorSpace
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Each arm hands fusion its best max(50, 5·k) candidates. Below that depth an RRF
 # vote (≤ 1/(60 + 50)) cannot lift an item past one the arms agree on, and a
@@ -79,8 +83,9 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
         associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
+        probe = space.embed_query(question.probe) if space and question else None
         rankings = {
-            **(_question_arms(store, view, request.query, question, space, depth)
+            **(_question_arms(store, view, request.query, question, space, probe, depth)
                if request.query is not None and question is not None else {}),
             "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
             "hebbian_retrieval": [seq for seq, _, _ in associative],
@@ -89,7 +94,11 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         fused = rrf(rankings, weights=weights)
         if fused and question is not None:
             rankings["thread"] = _thread_arm(store, view, fused, depth)
-            rankings["expansion"] = _expansion_arm(store, view, question, fused, depth)
+            best = [f.key for f in fused[:FEEDBACK_DOCS]]
+            rankings["lexical_expansion"] = _lexical_expansion(store, view, question, best, depth)
+            if space is not None and probe is not None:
+                vector = space.feedback_probe(probe, best)
+                rankings["semantic_expansion"] = [s for s, _ in space.search(view, vector, depth)]
             fused = rrf(rankings, weights=weights)
         pool = fused[:depth]
         records = store.records_by_seq([f.key for f in pool])
@@ -123,15 +132,18 @@ def _question_arms(
     query: str,
     question: QueryCues,
     space: VectorSpace | None,
+    probe: np.ndarray | None,
     depth: int,
 ) -> dict[str, list[int]]:
     """The arms a question text runs: exact fingerprint, lexical and semantic."""
     rankings = {"episodic": store.fingerprint_matches(view, content_hash(query), depth)}
     lexical = dict(store.lexical(view, question.terms, depth))
     rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
-    if space is not None:
-        nearest, similarity = space.search(view, question.probe, depth)
-        rankings["semantic"] = _thread_ranked(store, view, dict(nearest), similarity)
+    if space is not None and probe is not None:
+        nearest = dict(space.search(view, probe, depth))
+        rankings["semantic"] = _thread_ranked(
+            store, view, nearest, lambda seqs: space.similarities(probe, seqs)
+        )
     return rankings
 
 
@@ -184,11 +196,11 @@ def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int
     return sorted(matches, key=lambda seq: (-matches[seq], -seq))
 
 
-def _expansion_arm(
-    store: Store, view: View, question: QueryCues, fused: list[Fused[int]], depth: int
+def _lexical_expansion(
+    store: Store, view: View, question: QueryCues, best: list[int], depth: int
 ) -> list[int]:
     """Lexical search again, the question's terms joined by words its best hits share."""
-    top = store.records_by_seq([f.key for f in fused[:FEEDBACK_DOCS]])
+    top = store.records_by_seq(best)
     extra = feedback_terms([r.text for r in top.values()], question)
     if not extra:
         return []

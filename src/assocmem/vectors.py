@@ -72,13 +72,31 @@ class VectorSpace:
             done += len(rows)
         return done
 
-    def search(self, view: View, query: str, limit: int) -> tuple[list[tuple[int, float]], Any]:
-        """``(seq, cosine)`` of visible memories nearest in meaning to ``query``, best
-        first, and a function giving the cosine of any other visible memory."""
-        vector = self.embedder.embed_one(query)
-        return self.index.search(view, vector, limit), lambda seqs: self.index.similarities(
-            vector, seqs
-        )
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector of a question."""
+        return self.embedder.embed_one(text)
+
+    def search(self, view: View, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of visible memories nearest to ``vector``, best first."""
+        return self.index.search(view, vector, limit)
+
+    def similarities(self, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
+        """Cosine of ``vector`` to each of these visible memories."""
+        return self.index.similarities(vector, seqs)
+
+    def feedback_probe(self, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
+        """Rocchio's probe: the question's vector plus the centroid of its best hits.
+
+        The two weigh equally, then the sum is normalised. A question and the
+        statements that answer it sit apart in embedding space; the centroid of
+        the best hits moves the probe toward how answers are worded.
+        """
+        rows = self.index.rows_of(seqs)
+        if rows.shape[0] == 0:
+            return vector
+        probe = vector + rows.mean(axis=0)
+        norm = float(self.index.norm(probe))
+        return probe / norm if norm > 0 else vector
 
 
 class VectorIndex:
@@ -107,6 +125,14 @@ class VectorIndex:
             start = len(self._row_of)
             self._row_of.update((seq, start + i) for i, seq in enumerate(rows.seqs))
             self._last = int(rows.seqs[-1])
+
+    def rows_of(self, seqs: list[int]) -> np.ndarray:
+        """The stored vectors of these memories (those that have one)."""
+        rows: np.ndarray = self._matrix[[self._row_of[s] for s in seqs if s in self._row_of]]
+        return rows
+
+    def norm(self, vector: np.ndarray) -> float:
+        return float(self._np.linalg.norm(vector))
 
     def similarities(self, query: np.ndarray, seqs: list[int]) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of these (already visible) memories."""
