@@ -55,6 +55,7 @@ def test_access_resets_only_within_the_window() -> None:
     assert fusion.resets_clock("episodic", 3)
     assert not fusion.resets_clock("episodic", 8)
     assert fusion.resets_clock("semantic", 100)
+    assert not fusion.resets_clock("episodic", 0.01)  # the clock has barely moved
 
 
 def test_thread_smoothing_spreads_what_stands_out() -> None:

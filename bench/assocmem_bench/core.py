@@ -1,9 +1,10 @@
 """Core benchmark: write throughput and concept-arm read latency at scale.
 
 For each size N: fill a fresh store to N memories with `write_many` (fill
-writes/s), then alternate rounds of one 1,000-memory `write_many` (batched
-writes/s at N) and 500 single `write` calls (single writes/s at N), rate some
-answers so learned links exist, and time reads on Zipf-drawn query concepts.
+writes/s), then five 1,000-memory `write_many` batches back to back (batched
+writes/s at N, the median batch), two 10,000-memory batches, and five rounds of 500 single `write` calls
+(single writes/s at N, the median round), rate some answers so learned links
+exist, and time concept reads and question reads (no embedder).
 Concepts come from a synthetic vocabulary of pronounceable words with Zipf
 frequencies (s = 1.07, the classic fit for English word frequencies), so a few
 concepts are in a large share of memories and the associative fan-out is
@@ -82,11 +83,15 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _timed_reads(mem: Memory, queries: list[list[str]], hops: int) -> dict[str, float]:
+def _timed_reads(mem: Memory, queries: list[list[str]], hops: int | None) -> dict[str, float]:
+    """Concept reads (``hops`` given) or question reads (``hops`` None) of the queries."""
     latencies, returned = [], []
     for query in queries:
         start = time.perf_counter()
-        result = mem.read(concepts=query, k=10, hops=hops)
+        if hops is None:
+            result = mem.read("what about " + " and ".join(query) + "?", k=10)
+        else:
+            result = mem.read(concepts=query, k=10, hops=hops)
         latencies.append((time.perf_counter() - start) * 1000)
         returned.append(len(result.items))
     return {
@@ -108,12 +113,20 @@ def run_size(size: int, folder: Path) -> dict[str, Any]:
         fill = size / (time.perf_counter() - start)
 
         batched, single, index = [], [], size
-        for _ in range(ROUNDS):
+        for _ in range(ROUNDS):  # sustained batched ingest: batches back to back
             batch = [corpus.memory(index + i) for i in range(BATCH)]
             index += BATCH
             start = time.perf_counter()
             mem.write_many(batch)
             batched.append(BATCH / (time.perf_counter() - start))
+        large = []
+        for _ in range(2):  # and batches ten times larger: fewer, larger commits
+            batch = [corpus.memory(index + i) for i in range(10 * BATCH)]
+            index += 10 * BATCH
+            start = time.perf_counter()
+            mem.write_many(batch)
+            large.append(10 * BATCH / (time.perf_counter() - start))
+        for _ in range(ROUNDS):  # then single writes, one transaction each
             singles = [corpus.memory(index + i) for i in range(SINGLE_WRITES)]
             index += SINGLE_WRITES
             start = time.perf_counter()
@@ -127,6 +140,7 @@ def run_size(size: int, folder: Path) -> dict[str, Any]:
             if items:
                 mem.feedback([items[0].id], 1.0, query_concepts=query)
         reads = {f"hops_{h}": _timed_reads(mem, queries, h) for h in (1, 2)}
+        text_reads = _timed_reads(mem, queries, None)
         stats = mem.stats()
     file_mb = (folder / f"bench-{size}.db").stat().st_size / 1e6
     return {
@@ -135,8 +149,10 @@ def run_size(size: int, folder: Path) -> dict[str, Any]:
         "links": stats.links,
         "writes_per_s_fill": round(fill),
         "writes_per_s_batched": round(statistics.median(batched)),
+        "writes_per_s_batched_10000": round(statistics.mean(large)),
         "writes_per_s_single": round(statistics.median(single)),
         "read_concepts": reads,
+        "read_text_no_embedder": text_reads,
         "file_mb": round(file_mb, 1),
     }
 

@@ -27,7 +27,7 @@ from .cues import QueryCues, feedback_terms, read_question
 from .filters import Condition, Cue
 from .fusion import Fused, rrf
 from .records import content_hash
-from .store import Store, View
+from .store import RankFields, Store, View
 from .types import Item, ReadResult, Record
 from .vectors import VectorSpace
 
@@ -47,6 +47,16 @@ THREAD_WINDOW = 1
 # the best few fused memories for words they share. Memories are short, so three
 # of them: more would pull in the topic's neighbours rather than the topic.
 FEEDBACK_DOCS = 3
+# A word found in more than a tenth of the store says little about where to look
+# (BM25 gives it an IDF under ln 10, against 6-9 for words that name a topic), and
+# ranking its long posting list is the costliest thing a search does: as an
+# expansion term it is skipped.
+FEEDBACK_MAX_SHARE = 0.1
+# A question word found in half the store or more has a BM25 IDF of zero or less
+# (Robertson and Spärck Jones): it cannot rank anything. In stores big enough for
+# its posting list to cost real time it is left out of the lexical query.
+COMMON_SHARE = 0.5
+COMMON_MIN_MATCHES = 1000
 
 ARMS: tuple[str, ...] = fusion.ARM_ORDER
 
@@ -101,9 +111,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
                 rankings["semantic_expansion"] = [s for s, _ in space.search(view, vector, depth)]
             fused = rrf(rankings, weights=weights)
         pool = fused[:depth]
-        records = store.records_by_seq([f.key for f in pool])
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        ranked = _rank(pool, records, _boosts(store, request, cues, [f.key for f in pool]), request)
+        ranked = _rank(store, pool, _boosts(store, request, cues, [f.key for f in pool]), request)
         reaches = {seq: r for seq, _, r in associative}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
@@ -137,7 +146,7 @@ def _question_arms(
 ) -> dict[str, list[int]]:
     """The arms a question text runs: exact fingerprint, lexical and semantic."""
     rankings = {"episodic": store.fingerprint_matches(view, content_hash(query), depth)}
-    lexical = dict(store.lexical(view, question.terms, depth))
+    lexical = dict(store.lexical(view, _informative(store, question.terms), depth))
     rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
     if space is not None and probe is not None:
         nearest = dict(space.search(view, probe, depth))
@@ -202,9 +211,25 @@ def _lexical_expansion(
     """Lexical search again, the question's terms joined by words its best hits share."""
     top = store.records_by_seq(best)
     extra = feedback_terms([r.text for r in top.values()], question)
+    if extra:
+        cap = max(1, int(FEEDBACK_MAX_SHARE * store.size()))
+        counts = store.match_counts(extra, cap)
+        extra = [term for term in extra if counts[term] < cap]
     if not extra:
         return []
     return [seq for seq, _ in store.lexical(view, [*question.terms, *extra], depth)]
+
+
+def _informative(store: Store, terms: Sequence[str]) -> list[str]:
+    """The terms worth a lexical search: all of them, unless a large store holds a
+    term in half its memories or more (then that term is dropped, never all)."""
+    size = store.size()
+    cap = int(COMMON_SHARE * size)
+    if cap < COMMON_MIN_MATCHES or not terms:
+        return list(terms)
+    counts = store.match_counts(terms, cap)
+    kept = [term for term in terms if counts[term] < cap]
+    return kept or [min(terms, key=lambda term: (counts[term], term))]
 
 
 def _thread_arm(store: Store, view: View, fused: list[Fused[int]], depth: int) -> list[int]:
@@ -231,42 +256,47 @@ def _boosts(
 
 
 def _rank(
-    pool: list[Fused[int]],
-    records: dict[int, Record],
-    boosts: dict[int, float],
-    request: ReadRequest,
+    store: Store, pool: list[Fused[int]], boosts: dict[int, float], request: ReadRequest
 ) -> list[tuple[int, Item]]:
     """Fold value, decay, valence and preference into the fused scores; best k first."""
     as_of = times.to_datetime(request.as_of or times.now())
-    ranked = []
+    fields = store.rank_fields([f.key for f in pool])
+    scored = []
     for candidate in pool:
-        record = records.get(candidate.key)
-        if record is None:
+        row = fields.get(candidate.key)
+        if row is None:
             continue
         folds = {
-            "value": fusion.value_factor(record.value),
-            "decay": fusion.decay_factor(fusion.decay(record.kind, _age_days(record, as_of))),
-            "valence": fusion.valence_factor(record.valence),
+            "value": fusion.value_factor(row.value),
+            "decay": fusion.decay_factor(fusion.decay(row.kind, _age_days(row, as_of))),
+            "valence": fusion.valence_factor(row.valence),
             "prefer": boosts.get(candidate.key, 1.0),
         }
         score = candidate.score
         for factor in folds.values():
             score *= factor
-        item = Item(
-            record=record,
-            score=score,
-            source=candidate.source,
-            sources=candidate.ranks,
-            parts={**candidate.parts, **folds},
+        scored.append((score, row.id, candidate, folds))
+    scored.sort(key=lambda entry: (-entry[0], entry[1]))
+    best = scored[: request.k]
+    records = store.records_by_seq([candidate.key for _, _, candidate, _ in best])
+    return [
+        (
+            candidate.key,
+            Item(
+                record=records[candidate.key],
+                score=score,
+                source=candidate.source,
+                sources=candidate.ranks,
+                parts={**candidate.parts, **folds},
+            ),
         )
-        ranked.append((candidate.key, item))
-    ranked.sort(key=lambda pair: (-pair[1].score, pair[1].id))
-    return ranked[: request.k]
+        for score, _, candidate, folds in best
+    ]
 
 
-def _age_days(record: Record, as_of: datetime) -> float:
+def _age_days(row: RankFields | Record, as_of: datetime) -> float:
     """Days since the memory's clock last started: observed, or last read in its window."""
-    started = max(record.observed_at, record.accessed_at or "")
+    started = max(row.observed_at, row.accessed_at or "")
     return (as_of - times.to_datetime(started)).total_seconds() / 86_400
 
 

@@ -51,4 +51,4 @@ def parse_time(value: str | datetime, *, field: str) -> str:
 
 def to_datetime(stored: str) -> datetime:
     """A stored time back as an aware datetime."""
-    return datetime.strptime(stored, _FORMAT).replace(tzinfo=UTC)
+    return datetime.fromisoformat(stored)  # the stored form ends in Z: aware, UTC

@@ -54,6 +54,18 @@ class VectorRows:
 
 
 @dataclass(frozen=True)
+class RankFields:
+    """The few fields ranking folds into a score, read without the whole record."""
+
+    id: str
+    kind: str
+    value: float
+    valence: float
+    observed_at: str
+    accessed_at: str | None
+
+
+@dataclass(frozen=True)
 class LinkRow:
     """One learned link summed over the scope layers a reader can see."""
 
@@ -103,12 +115,22 @@ class Store(abc.ABC):
         """For each memory with a thread, the visible memories just before and after it."""
 
     @abc.abstractmethod
+    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+        """How many memories (of any reader) the full-text index matches for each
+        term, counted up to ``cap``: a statistic, like BM25's document frequency."""
+
+    @abc.abstractmethod
+    def size(self) -> int:
+        """An upper bound on how many memories the store holds (cheap)."""
+
+    @abc.abstractmethod
     def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
         """Visible memories whose text has this fingerprint, newest first."""
 
     @abc.abstractmethod
     def authors(self, scope: Scope) -> list[str]:
-        """Distinct authors of the memories a reader in ``scope`` sees."""
+        """Distinct authors of memories written in the reader's layers (a name stays
+        listed after its memories are gone; a cue on it then matches nothing)."""
 
     @abc.abstractmethod
     def thread_neighbors(
@@ -152,6 +174,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         """Records by internal sequence number (callers got the seqs from a scoped query)."""
+
+    @abc.abstractmethod
+    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
+        """The ranking fields of memories by sequence number."""
 
     @abc.abstractmethod
     def visible_seqs(self, scope: Scope, ids: Sequence[str]) -> dict[str, int]:

@@ -32,7 +32,7 @@ from ..errors import (
 from ..optional import require_numpy
 from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
-from .base import LinkRow, Store, VectorRows, View, new_id
+from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
 from .migrations import migrations
 from .sqlite_where import view_sql
 
@@ -431,6 +431,18 @@ class SQLiteStore(Store):
         return found
 
     @_translated
+    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
+        found: dict[int, RankFields] = {}
+        for chunk in _chunks(list(seqs)):
+            for seq, *fields in self._query(
+                "SELECT seq, id, kind, value, valence, observed_at, accessed_at FROM memories"
+                f" WHERE {_in('seq', chunk)}",
+                chunk,
+            ):
+                found[seq] = RankFields(*fields)
+        return found
+
+    @_translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         rows: list[Any] = []
         concepts: dict[int, list[tuple[str, str]]] = {}
@@ -628,6 +640,22 @@ class SQLiteStore(Store):
         return found
 
     @_translated
+    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+        counts = {}
+        for term in dict.fromkeys(terms):
+            (count,) = self._query(
+                "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts"
+                " WHERE memories_fts MATCH ? LIMIT ?)",
+                ['"' + term.replace('"', '""') + '"', cap],
+            )[0]
+            counts[term] = int(count)
+        return counts
+
+    @_translated
+    def size(self) -> int:
+        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM memories")[0][0])
+
+    @_translated
     def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
         layers = self._layers(view.scope)
         where, params = view_sql(view, layers, "m")
@@ -644,9 +672,7 @@ class SQLiteStore(Store):
         if not layers:
             return []
         rows = self._query(
-            f"SELECT DISTINCT author FROM memories WHERE {_in('scope_id', layers)}"
-            " AND author IS NOT NULL AND status = 'active'",
-            layers,
+            f"SELECT DISTINCT author FROM authors WHERE {_in('scope_id', layers)}", layers
         )
         return sorted(author for (author,) in rows)
 

@@ -4,7 +4,21 @@
 ALTER TABLE memories ADD COLUMN author TEXT;   -- who said or wrote it
 ALTER TABLE memories ADD COLUMN thread TEXT;   -- the session, conversation or thread it belongs to
 CREATE INDEX memories_by_thread ON memories (scope_id, thread, seq);
-CREATE INDEX memories_by_author ON memories (scope_id, author);
+
+-- The authors each layer has seen, kept by the write: a question is checked for
+-- the names in it without scanning the memories.
+CREATE TABLE authors (
+    scope_id INTEGER NOT NULL,
+    author   TEXT NOT NULL,
+    PRIMARY KEY (scope_id, author)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO authors (scope_id, author)
+    SELECT scope_id, author FROM memories WHERE author IS NOT NULL;
+CREATE TRIGGER memories_author_insert AFTER INSERT ON memories
+WHEN new.author IS NOT NULL
+BEGIN
+    INSERT OR IGNORE INTO authors (scope_id, author) VALUES (new.scope_id, new.author);
+END;
 CREATE INDEX memories_by_fingerprint ON memories (scope_id, fingerprint);
 
 -- Raw text is immutable after write (SPEC C1); the full-text index relies on it.
