@@ -2,9 +2,10 @@
 
 For each size N: fill a fresh store to N memories with `write_many` (fill
 writes/s), then five 1,000-memory `write_many` batches back to back (batched
-writes/s at N, the median batch), two 10,000-memory batches, and five rounds of 500 single `write` calls
-(single writes/s at N, the median round), rate some answers so learned links
-exist, and time concept reads and question reads (no embedder).
+writes/s at N, the median batch), two 10,000-memory batches, and five rounds
+of 500 single `write` calls (single writes/s at N, the median round); rate some
+answers so learned links exist, and time concept reads and question reads (no
+embedder).
 Concepts come from a synthetic vocabulary of pronounceable words with Zipf
 frequencies (s = 1.07, the classic fit for English word frequencies), so a few
 concepts are in a large share of memories and the associative fan-out is
