@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
     p.add_argument("--model-dir", help="folder of a built embedder form")
     p.add_argument("--no-baselines", action="store_true", help="skip BM25/dense/hybrid")
+    p.add_argument(
+        "--declare", choices=["oracle"], help="declare the oracle graph; score reconstruct too"
+    )
     p.set_defaults(handler=_locomo)
 
     doc = "load time, sentences/s and query latency of the local embedder forms"
@@ -53,8 +56,9 @@ def _locomo(args: argparse.Namespace) -> int:
         embedder_name=None if args.embedder == "none" else args.embedder,
         embedder_options=options,
         baselines=not args.no_baselines,
+        declare=args.declare,
     )
-    systems = [s for s in ("assocmem", "bm25", "dense", "hybrid") if s in report]
+    systems = [s for s in ("assocmem", "reconstruct", "bm25", "dense", "hybrid") if s in report]
     for name in systems:
         row = {cat: block["recall@10"] for cat, block in report[name].items()}
         print(f"{name:9s} recall@10 " + "  ".join(f"{c}={v:.3f}" for c, v in row.items()))

@@ -34,6 +34,8 @@ from typing import Any
 from assocmem import Memory
 from assocmem.embedders import Embedder, load_embedder
 
+from . import oracle
+
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SCORED = (1, 2, 3, 4)
@@ -77,6 +79,14 @@ class Scores:
         for k in KS:
             found = len(wanted & set(ranked[:k])) / len(wanted)
             self.hits.setdefault(category, {}).setdefault(k, []).append(found)
+
+    def add_found(self, category: int, found: dict[int, set[str]], evidence: Sequence[str]) -> None:
+        """Score what a system found at each k (a set, not a ranking)."""
+        wanted = set(evidence)
+        for k in KS:
+            self.hits.setdefault(category, {}).setdefault(k, []).append(
+                len(wanted & found[k]) / len(wanted)
+            )
 
     def merge(self, other: Scores) -> None:
         for category, by_k in other.hits.items():
@@ -258,11 +268,21 @@ def run(
     baselines: bool = True,
     read_options: dict[str, Any] | None = None,
     prepare: Callable[[Memory, Conversation], None] | None = None,
+    declare: str | None = None,
 ) -> dict[str, Any]:
-    """Run the benchmark and write the JSON report to ``out``; returns the report."""
+    """Run the benchmark and write the JSON report to ``out``; returns the report.
+
+    ``declare="oracle"`` also declares the oracle graph (see `oracle`) and scores
+    `Memory.reconstruct` next to the plain read as ``reconstruct``.
+    """
     loaded = load(data, conversations)
     embedder = load_embedder(embedder_name, **(embedder_options or {})) if embedder_name else None
-    systems = ["assocmem", *(("bm25", "dense", "hybrid") if baselines else ())]
+    systems = [
+        "assocmem",
+        *(("reconstruct",) if declare == "oracle" else ()),
+        *(("bm25", "dense", "hybrid") if baselines else ()),
+    ]
+    declared: dict[str, Any] = {}
     totals = {name: Scores() for name in systems}
     per_conversation: dict[str, Any] = {}
     latencies: list[float] = []
@@ -274,6 +294,9 @@ def run(
             mem, dia_of = index_assocmem(conversation, Path(folder), embedder)
             if prepare is not None:
                 prepare(mem, conversation)
+            if declare == "oracle":
+                by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
+                declared[conversation.sample_id] = oracle.declare(mem, conversation, by_dia)
             index_seconds[conversation.sample_id] = round(time.perf_counter() - start, 2)
             base = Baselines(conversation.turns, embedder) if baselines else None
             scores = {name: Scores() for name in systems}
@@ -283,6 +306,11 @@ def run(
                 latencies.append((time.perf_counter() - start) * 1000)
                 ranked = [dia_of[item.id] for item in result.items]
                 scores["assocmem"].add(question.category, ranked, question.evidence)
+                if declare == "oracle":
+                    scores["reconstruct"].add_found(
+                        question.category, _reconstructed(mem, question.text, dia_of),
+                        question.evidence,
+                    )  # fmt: skip
                 if base is not None:
                     for name, rank in (("bm25", base.rank_bm25), ("dense", base.rank_dense),
                                        ("hybrid", base.rank_hybrid)):  # fmt: skip
@@ -307,10 +335,23 @@ def run(
             "query_p95_ms": round(_percentile(latencies, 0.95), 2) if latencies else None,
         },
         environment=environment(embedder),
+        declared=declared or None,
         data=str(Path(data).name),
     )
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def _reconstructed(mem: Memory, question: str, dia_of: dict[str, str]) -> dict[int, set[str]]:
+    """dia_ids a reconstruction surfaces within its top k items (heads and evidence)."""
+    result = mem.reconstruct(question, count=max(KS), max_hops=1)
+    found: dict[int, set[str]] = {}
+    for k in KS:
+        refs = {i.ref for i in result.items[:k]} | {
+            e.ref for i in result.items[:k] for e in i.evidence
+        }
+        found[k] = {dia_of[ref.removeprefix("mem:")] for ref in refs}
+    return found
 
 
 def _percentile(values: Sequence[float], q: float) -> float:

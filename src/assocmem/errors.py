@@ -10,9 +10,11 @@ reach a caller untranslated.
     │   ├── TextTooLong
     │   ├── InvalidConcept
     │   ├── InvalidOutcome
-    │   └── InvalidTime
+    │   ├── InvalidTime
+    │   └── AliasClash                          an alias already names another entity
     ├── NotFound (also LookupError)
-    │   └── UnknownMemory                       an id the caller cannot see
+    │   ├── UnknownMemory                       an id the caller cannot see
+    │   └── UnknownEntity                       a name no readable entity answers to
     ├── AccessDenied                            identity or role may not do this
     ├── EmbedderError
     │   ├── EmbedderUnavailable                 extra not installed / model missing
@@ -64,6 +66,10 @@ class InvalidTime(InvalidInput):
     """A timestamp is not absolute (timezone-aware) or cannot be parsed."""
 
 
+class AliasClash(InvalidInput):
+    """A declared alias already resolves to another entity in the same scope layer."""
+
+
 class NotFound(AssocmemError, LookupError):
     """Something named by the caller does not exist in the caller's view."""
 
@@ -74,6 +80,10 @@ class UnknownMemory(NotFound):
     def __init__(self, message: str, *, record_id: str | None = None) -> None:
         super().__init__(message)
         self.record_id = record_id
+
+
+class UnknownEntity(NotFound):
+    """No entity the caller can read answers to this name or alias."""
 
 
 class AccessDenied(AssocmemError):

@@ -13,7 +13,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from . import filters, links, recall, records, soft, times
+from . import filters, graph, links, recall, records, soft, times
 from .concepts import extract_concepts
 from .embedders import Embedder, load_embedder
 from .errors import AssocmemError, InvalidInput, UnknownMemory
@@ -21,13 +21,16 @@ from .records import NewMemory
 from .store import Store, View, open_store
 from .types import (
     KINDS,
+    Declared,
     FeedbackResult,
     Graph,
     ReadResult,
+    Reconstruction,
     Record,
     Scope,
     SoftRead,
     Stats,
+    Traversal,
     WriteResult,
 )
 from .vectors import VectorSpace
@@ -122,6 +125,7 @@ class Memory:
         protected: bool = False,
         author: str | None = None,
         thread: str | None = None,
+        associations: Mapping[str, Any] | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
 
@@ -129,6 +133,12 @@ class Memory:
         observation already stored (same text, kind, time, source and meta) is
         refused: ``stored`` is False, ``reason`` is ``"duplicate"`` and ``id`` names
         the existing record. Invalid arguments raise `InvalidInput`.
+
+        ``associations`` declares entities (``{"name", "aliases"}``) the memory
+        mentions and relations (``{"subject", "predicate", "object"}``, endpoints
+        by entity name or ``mem:<id>``) it evidences. A malformed or clashing
+        declaration is dropped and reported in ``result.associations``; the memory
+        is stored either way.
         """
         fields = {
             "text": text, "concepts": concepts, "kind": kind, "tags": tags, "value": value,
@@ -140,7 +150,8 @@ class Memory:
         }  # fmt: skip
         memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
-        return self._store_memories([memory])[0]
+        (result,) = self._store_memories([memory])
+        return self._with_associations(result, associations)
 
     def write_many(self, items: Iterable[Mapping[str, Any]]) -> list[WriteResult]:
         """Store many memories in one transaction, one `WriteResult` per item, in order.
@@ -154,13 +165,17 @@ class Memory:
             raise InvalidInput("write_many takes a list of write dicts", field="items")
         results: list[WriteResult | None] = []
         valid: list[tuple[int, NewMemory]] = []
+        declared: dict[int, Any] = {}
         for position, item in enumerate(items):
             if position >= MAX_BATCH:
                 raise InvalidInput(f"a batch holds at most {MAX_BATCH} items", field="items")
             try:
                 if not isinstance(item, Mapping):
                     raise InvalidInput("each item must be a dict of write fields", field="items")
-                memory = records.new_memory({k: v for k, v in item.items() if v is not None})
+                fields = {k: v for k, v in item.items() if v is not None}
+                if "associations" in fields:
+                    declared[position] = fields.pop("associations")
+                memory = records.new_memory(fields)
                 self._check_parents([memory])
             except AssocmemError as exc:
                 results.append(_refused(exc))
@@ -169,8 +184,18 @@ class Memory:
             valid.append((position, memory))
         stored = self._store_memories([m for _, m in valid]) if valid else []
         for (position, _), result in zip(valid, stored, strict=True):
-            results[position] = result
+            results[position] = self._with_associations(result, declared.get(position))
         return [r for r in results if r is not None]
+
+    def _with_associations(self, result: WriteResult, associations: Any) -> WriteResult:
+        """Declare a stored memory's associations (it is their anchor); report them."""
+        if associations is None or not result.stored or result.id is None:
+            return result
+        anchor = self._store.visible_seqs(self.scope, [result.id])[result.id]
+        declared = graph.declare(
+            self._store, View(self.scope), associations, anchor=anchor, declared_by="agent"
+        )
+        return replace(result, associations=declared)
 
     def _store_memories(self, memories: Sequence[NewMemory]) -> list[WriteResult]:
         # Embedding happens before the transaction: a model failure writes nothing.
@@ -264,6 +289,97 @@ class Memory:
         while page := self._store.scan(self.scope, after=after, limit=EXPORT_PAGE):
             yield from (record for _, record in page)
             after = page[-1][0]
+
+    # -- the declared graph ----------------------------------------------------
+
+    def declare(
+        self,
+        associations: Mapping[str, Any],
+        anchor_ref: str | None = None,
+        declared_by: str = "agent",
+    ) -> Declared:
+        """Declare entities, aliases and relations after the fact.
+
+        ``anchor_ref`` (``mem:<id>``) names the memory that mentions the entities and
+        evidences the relations. ``declared_by`` is ``"agent"`` or ``"operator"``.
+        Malformed or clashing declarations are dropped and reported.
+        """
+        if not isinstance(associations, Mapping):
+            raise InvalidInput("associations must be a dict", field="associations")
+        view = View(self.scope)
+        anchor = graph.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
+        return graph.declare(
+            self._store, view, associations, anchor=anchor,
+            declared_by=graph.check_declarer(declared_by),
+        )  # fmt: skip
+
+    def retract(
+        self,
+        relation_ids: Sequence[int] = (),
+        mentions: Sequence[tuple[str, str]] = (),
+    ) -> dict[str, int]:
+        """Remove declared relations (by id) and mentions (``(entity, "mem:<id>")``).
+
+        Retraction is the only way a declaration leaves; returns how many went.
+        """
+        if isinstance(relation_ids, str) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in relation_ids
+        ):
+            raise InvalidInput("relation_ids must be a list of integers", field="relation_ids")
+        view = View(self.scope)
+        pairs = []
+        for pair in mentions:
+            if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2:
+                raise InvalidInput("mentions must be (entity, mem:<id>) pairs", field="mentions")
+            seq = graph.memory_seq(self._store, view, pair[1])
+            pairs += [(e.id, seq) for e in graph.entities_named(self._store, view, pair[0])]
+        removed, unmentioned = self._store.retract(self.scope, list(relation_ids), pairs)
+        return {"relations": removed, "mentions": unmentioned}
+
+    def delete_entity(self, entity: str) -> int:
+        """Delete every readable entity answering to ``entity`` with its aliases,
+        mentions and relations; returns how many entities went."""
+        found = graph.entities_named(self._store, View(self.scope), entity)
+        return self._store.delete_entities(self.scope, [e.id for e in found])
+
+    def forget(self, ids: Sequence[str]) -> int:
+        """Delete memories for good: their rows, full-text and vector entries, mentions,
+        the relations they anchor or join, and the co-occurrence their writes added to
+        links (what feedback taught a link stays). Ids not readable here raise
+        `UnknownMemory`; returns how many were deleted."""
+        wanted = records.check_ids(ids)
+        seqs = self._store.visible_seqs(self.scope, wanted)
+        missing = [i for i in wanted if i not in seqs]
+        if missing:
+            raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
+        return self._store.delete_memories(self.scope, list(seqs.values()))
+
+    def traverse(self, entity: str, max_hops: int = 1, limit: int = 20) -> Traversal:
+        """An entity's neighbourhood: the entities related to it (either direction) out to
+        ``max_hops`` (≤ 5), the relations between them and the readable records mentioning
+        each, bounded by ``limit`` (≤ 100); what the bounds cut is counted."""
+        graph.check_bounds(max_hops, limit)
+        return graph.traverse(self._store, View(self.scope), entity, max_hops, limit)
+
+    def reconstruct(
+        self,
+        query: str,
+        *,
+        count: int = 10,
+        max_hops: int = 1,
+        max_evidence: int = graph.DEFAULT_MAX_EVIDENCE,
+    ) -> Reconstruction:
+        """Reconstructive recall: the items of a read, each with evidence reached through
+        declared relations (``why="relation:<predicate>"``, ``hops``), bundles of records
+        a declared record relation joins, and role-vocabulary relations as roles. With
+        nothing declared it returns exactly the read's items."""
+        graph.check_bounds(max_hops, max_evidence, "max_evidence", graph.MAX_EVIDENCE)
+        request = _read_request(
+            self.scope, query, None, count, 1, links.DEFAULT_THRESHOLD, None, None, True, None
+        )
+        return graph.reconstruct(
+            self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
+        )
 
     # -- learning -------------------------------------------------------------
 

@@ -76,6 +76,9 @@ class ReadRequest:
     max_boost: float = filters.DEFAULT_PREFER_MAX_BOOST
     explain: bool = True
     as_of: str | None = None
+    # Extra lexical terms, given only by reconstructive recall (declared aliases of
+    # entities the question names); a plain read never has any.
+    extra_terms: tuple[str, ...] = ()
 
 
 def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
@@ -95,7 +98,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
-            **(_question_arms(store, view, request.query, question, space, probe, depth)
+            **(_question_arms(store, view, request, question, space, probe, depth)
                if request.query is not None and question is not None else {}),
             "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
             "hebbian_retrieval": [seq for seq, _, _ in associative],
@@ -138,15 +141,17 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
 def _question_arms(
     store: Store,
     view: View,
-    query: str,
+    request: ReadRequest,
     question: QueryCues,
     space: VectorSpace | None,
     probe: np.ndarray | None,
     depth: int,
 ) -> dict[str, list[int]]:
     """The arms a question text runs: exact fingerprint, lexical and semantic."""
-    rankings = {"episodic": store.fingerprint_matches(view, content_hash(query), depth)}
-    lexical = dict(store.lexical(view, _informative(store, question.terms), depth))
+    fingerprint = content_hash(request.query or "")
+    rankings = {"episodic": store.fingerprint_matches(view, fingerprint, depth)}
+    terms = _informative(store, [*question.terms, *request.extra_terms])
+    lexical = dict(store.lexical(view, terms, depth))
     rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
     if space is not None and probe is not None:
         nearest = dict(space.search(view, probe, depth))

@@ -98,6 +98,25 @@ class Record(_Plain):
 
 
 @dataclass(frozen=True)
+class Dropped(_Plain):
+    """A declaration that was not kept, where it was in the request, and why."""
+
+    item: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Declared(_Plain):
+    """What a declaration registered: entity names, mention count, relation ids, and
+    every malformed or clashing declaration that was dropped."""
+
+    entities: tuple[str, ...] = ()
+    mentions: int = 0
+    relations: tuple[int, ...] = ()
+    dropped: tuple[Dropped, ...] = ()
+
+
+@dataclass(frozen=True)
 class WriteResult(_Plain):
     """Outcome of one write: ``stored`` is False when the write was refused.
 
@@ -112,6 +131,7 @@ class WriteResult(_Plain):
     concepts: tuple[str, ...] = ()
     error: str | None = None
     field: str | None = None
+    associations: Declared | None = None
 
 
 @dataclass(frozen=True)
@@ -229,3 +249,86 @@ class Stats(_Plain):
     feedback: int
     by_kind: dict[str, int]
     by_status: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Relation(_Plain):
+    """A declared relation. Endpoints read as an entity's canonical name or ``mem:<id>``;
+    ``anchor`` is the record that evidences it (``mem:<id>``) or None."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    declared_by: str
+    declared_at: str
+    anchor: str | None = None
+
+
+@dataclass(frozen=True)
+class Entity(_Plain):
+    """An entity in a traversal: how many hops from the start, through which relation,
+    and the readable records that mention it (``refs_cut`` counts those left out)."""
+
+    id: int
+    name: str
+    aliases: tuple[str, ...]
+    declared_by: str
+    hops: int
+    via: int | None
+    refs: tuple[str, ...]
+    refs_cut: int = 0
+
+
+@dataclass(frozen=True)
+class Traversal(_Plain):
+    """An entity's neighbourhood: entities in walk order, the relations between them,
+    and what the bounds cut."""
+
+    entities: tuple[Entity, ...]
+    relations: tuple[Relation, ...]
+    cut: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Evidence(_Plain):
+    """A record a reconstruction attached to an item: reached by a relation walk (``hops``
+    ≥ 1) or bundled by a record-to-record relation (``hops`` None)."""
+
+    ref: str
+    text: str
+    why: str
+    hops: int | None = None
+    independence_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Role(_Plain):
+    """A role-vocabulary relation between two records, subject first as declared."""
+
+    role: str
+    subject: str
+    object: str
+    relation: int
+
+
+@dataclass(frozen=True)
+class Reconstructed(_Plain):
+    """One reconstructed item: a directly retrieved record with its evidence and roles."""
+
+    ref: str
+    text: str
+    score: float
+    source: str
+    evidence: tuple[Evidence, ...] = ()
+    roles: tuple[Role, ...] = ()
+    bundled_into: str | None = None
+
+
+@dataclass(frozen=True)
+class Reconstruction(_Plain):
+    """The items of a reconstructive recall and the bounds it met (``omitted`` counts
+    records the walk reached but did not keep; ``reached`` names limits that were hit)."""
+
+    items: tuple[Reconstructed, ...]
+    bounds: dict[str, Any]

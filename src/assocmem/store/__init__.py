@@ -7,7 +7,7 @@ not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
 
 from __future__ import annotations
 
-from .base import LinkRow, RankFields, Store, VectorRows, View
+from .base import EntityRow, LinkRow, RankFields, RelationRow, Store, VectorRows, View
 from .sqlite import SQLiteStore
 
 
@@ -16,4 +16,14 @@ def open_store(target: str, *, synchronous: str = "normal") -> Store:
     return SQLiteStore(target, synchronous=synchronous)
 
 
-__all__ = ["LinkRow", "RankFields", "SQLiteStore", "Store", "VectorRows", "View", "open_store"]
+__all__ = [
+    "EntityRow",
+    "LinkRow",
+    "RankFields",
+    "RelationRow",
+    "SQLiteStore",
+    "Store",
+    "VectorRows",
+    "View",
+    "open_store",
+]

@@ -66,6 +66,33 @@ class RankFields:
 
 
 @dataclass(frozen=True)
+class EntityRow:
+    """A declared entity with every alias it answers to (its name included)."""
+
+    id: int
+    scope_id: int
+    name: str
+    declared_by: str
+    created_at: str
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RelationRow:
+    """A declared relation as stored: endpoints are entity ids or memory seqs."""
+
+    id: int
+    subject_kind: str
+    subject_id: int
+    predicate: str
+    object_kind: str
+    object_id: int
+    anchor_seq: int
+    declared_by: str
+    declared_at: str
+
+
+@dataclass(frozen=True)
 class LinkRow:
     """One learned link summed over the scope layers a reader can see."""
 
@@ -252,6 +279,77 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def stats(self, scope: Scope) -> Stats:
         """Counts in the reader's view."""
+
+    # -- the declared graph ------------------------------------------------------
+
+    @abc.abstractmethod
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
+        """Entities answering to this normalized name or alias in the reader's layers,
+        the nearest layer first (own, then wider), then by id."""
+
+    @abc.abstractmethod
+    def create_entity(self, scope: Scope, name: str, normalized: str, declared_by: str) -> int:
+        """A new entity in the scope's own layer; its name is its first alias."""
+
+    @abc.abstractmethod
+    def add_alias(self, scope: Scope, entity_id: int, alias: str, normalized: str) -> None:
+        """Give an entity another alias; `AliasClash` when the layer already has it."""
+
+    @abc.abstractmethod
+    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
+        """Record that a memory mentions an entity; False when it already did."""
+
+    @abc.abstractmethod
+    def add_relation(
+        self,
+        scope: Scope,
+        subject: tuple[str, int],
+        predicate: str,
+        predicate_normalized: str,
+        object_: tuple[str, int],
+        anchor_seq: int,
+        declared_by: str,
+    ) -> int:
+        """Store a relation in the scope's own layer (or find the same one); its id."""
+
+    @abc.abstractmethod
+    def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
+        """Entities by id."""
+
+    @abc.abstractmethod
+    def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]:
+        """``(normalized alias, entity id)`` of every entity in the reader's layers."""
+
+    @abc.abstractmethod
+    def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
+        """The readable entities each memory is recorded as mentioning."""
+
+    @abc.abstractmethod
+    def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
+        """Visible memories that mention an entity, lowest sequence first, at most ``limit``."""
+
+    @abc.abstractmethod
+    def entity_relations(self, scope: Scope, entity_ids: Sequence[int]) -> list[RelationRow]:
+        """Entity-to-entity relations in the reader's layers touching these entities."""
+
+    @abc.abstractmethod
+    def memory_relations(self, scope: Scope, seqs: Sequence[int]) -> list[RelationRow]:
+        """Record-to-record relations in the reader's layers between these memories."""
+
+    @abc.abstractmethod
+    def retract(
+        self, scope: Scope, relation_ids: Sequence[int], mentions: Sequence[tuple[int, int]]
+    ) -> tuple[int, int]:
+        """Remove relations and ``(entity, memory)`` mentions from the reader's layers."""
+
+    @abc.abstractmethod
+    def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int:
+        """Delete entities of the reader's layers; their aliases, mentions and relations go too."""
+
+    @abc.abstractmethod
+    def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
+        """Delete memories for good, with everything that points at them, and subtract
+        the co-occurrence they added to their layer's links."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -34,6 +34,7 @@ from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
 from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
 from .migrations import migrations
+from .sqlite_graph import GraphQueries
 from .sqlite_where import view_sql
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def _in(column: str, values: Sequence[Any]) -> str:
     return f"{column} IN ({_marks(len(values))})"
 
 
-class SQLiteStore(Store):
+class SQLiteStore(GraphQueries, Store):
     """A store in one SQLite file.
 
     Parameters:

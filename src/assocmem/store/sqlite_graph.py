@@ -1,0 +1,282 @@
+"""SQLite queries of the declared graph: entities, aliases, mentions, relations, deletion.
+
+A mixin of `SQLiteStore`, split off along the seam between the memory store and
+the graph declared on it. Invariants: every row is read only in the reader's
+layers; one normalized alias names at most one entity per layer (a unique
+index); triggers remove every alias, mention and relation whose endpoint or
+anchor is deleted, so no declaration outlives what it names.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from itertools import combinations
+from typing import Any
+
+from .. import times
+from ..errors import AliasClash
+from ..types import Scope
+from .base import EntityRow, RelationRow, View
+from .sqlite_where import view_sql
+
+_RELATION_COLUMNS = (
+    "id, subject_kind, subject_id, predicate, object_kind, object_id, anchor_seq, declared_by,"
+    " declared_at"
+)
+
+
+def _in(column: str, values: Sequence[Any]) -> str:
+    return f"{column} IN ({','.join('?' * len(values))})"
+
+
+def _chunks(values: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+class GraphQueries:
+    """The graph half of the SQLite store (mixed into `SQLiteStore`)."""
+
+    _conn: sqlite3.Connection
+    _query: Callable[..., list[Any]]
+    _layers: Callable[[Scope], list[int]]
+    _own_layer: Callable[[Scope], int]
+    transaction: Callable[[], AbstractContextManager[None]]
+
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            "SELECT DISTINCT e.id FROM entity_aliases a JOIN entities e ON e.id = a.entity_id"
+            f" WHERE {_in('a.scope_id', layers)} AND a.normalized = ?",
+            [*layers, normalized],
+        )
+        found = self.entities_by_id([r[0] for r in rows])
+        order = {layer: i for i, layer in enumerate(layers)}
+        return sorted(found.values(), key=lambda e: (order[e.scope_id], e.id))
+
+    def create_entity(self, scope: Scope, name: str, normalized: str, declared_by: str) -> int:
+        with self.transaction():
+            layer = self._own_layer(scope)
+            cursor = self._conn.execute(
+                "INSERT INTO entities (scope_id, name, normalized, declared_by, created_at)"
+                " VALUES (?,?,?,?,?)",
+                [layer, name, normalized, declared_by, times.now()],
+            )
+            entity = int(cursor.lastrowid or 0)
+            self.add_alias(scope, entity, name, normalized)
+            return entity
+
+    def add_alias(self, scope: Scope, entity_id: int, alias: str, normalized: str) -> None:
+        with self.transaction():
+            layer = self._own_layer(scope)
+            clash = self._conn.execute(
+                "SELECT e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id"
+                " WHERE a.scope_id = ? AND a.normalized = ? AND a.entity_id != ?",
+                [layer, normalized, entity_id],
+            ).fetchone()
+            if clash:
+                raise AliasClash(
+                    f"alias {alias!r} already names the entity {clash[0]!r} in this scope",
+                    field="associations",
+                )
+            self._conn.execute(
+                "INSERT OR IGNORE INTO entity_aliases (entity_id, scope_id, alias, normalized)"
+                " VALUES (?,?,?,?)",
+                [entity_id, layer, alias, normalized],
+            )
+
+    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
+        with self.transaction():
+            cursor = self._conn.execute(
+                "INSERT OR IGNORE INTO entity_mentions (entity_id, memory_seq, declared_by,"
+                " created_at) VALUES (?,?,?,?)",
+                [entity_id, seq, declared_by, times.now()],
+            )
+            return cursor.rowcount > 0
+
+    def add_relation(
+        self,
+        scope: Scope,
+        subject: tuple[str, int],
+        predicate: str,
+        predicate_normalized: str,
+        object_: tuple[str, int],
+        anchor_seq: int,
+        declared_by: str,
+    ) -> int:
+        with self.transaction():
+            layer = self._own_layer(scope)
+            key = [layer, subject[0], subject[1], predicate_normalized, object_[0], object_[1],
+                   anchor_seq]  # fmt: skip
+            self._conn.execute(
+                "INSERT OR IGNORE INTO relations (scope_id, subject_kind, subject_id, predicate,"
+                " predicate_normalized, object_kind, object_id, anchor_seq, declared_by,"
+                " declared_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [layer, subject[0], subject[1], predicate, predicate_normalized, object_[0],
+                 object_[1], anchor_seq, declared_by, times.now()],
+            )  # fmt: skip
+            (relation,) = self._conn.execute(
+                "SELECT id FROM relations WHERE scope_id = ? AND subject_kind = ?"
+                " AND subject_id = ? AND predicate_normalized = ? AND object_kind = ?"
+                " AND object_id = ? AND anchor_seq = ?",
+                key,
+            ).fetchone()
+            return int(relation)
+
+    def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
+        found: dict[int, EntityRow] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            aliases: dict[int, list[str]] = {}
+            for entity, alias in self._query(
+                f"SELECT entity_id, alias FROM entity_aliases WHERE {_in('entity_id', chunk)}"
+                " ORDER BY entity_id, rowid",
+                chunk,
+            ):
+                aliases.setdefault(entity, []).append(alias)
+            for entity, layer, name, by, created in self._query(
+                "SELECT id, scope_id, name, declared_by, created_at FROM entities"
+                f" WHERE {_in('id', chunk)}",
+                chunk,
+            ):
+                found[entity] = EntityRow(
+                    entity, layer, name, by, created, tuple(aliases.get(entity, []))
+                )
+        return found
+
+    def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT normalized, entity_id FROM entity_aliases WHERE {_in('scope_id', layers)}",
+            layers,
+        )
+        return [(alias, int(entity)) for alias, entity in rows]
+
+    def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
+        layers = self._layers(scope)
+        found: dict[int, list[int]] = {}
+        for chunk in _chunks(list(seqs)) if layers else ():
+            for seq, entity in self._query(
+                "SELECT m.memory_seq, m.entity_id FROM entity_mentions m"
+                " JOIN entities e ON e.id = m.entity_id"
+                f" WHERE {_in('m.memory_seq', chunk)} AND {_in('e.scope_id', layers)}"
+                " ORDER BY m.memory_seq, m.entity_id",
+                [*chunk, *layers],
+            ):
+                found.setdefault(seq, []).append(entity)
+        return found
+
+    def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
+        where, params = view_sql(view, self._layers(view.scope), "m")
+        rows = self._query(
+            "SELECT m.seq FROM entity_mentions x JOIN memories m ON m.seq = x.memory_seq"
+            f" WHERE x.entity_id = ? AND {where} ORDER BY m.seq LIMIT ?",
+            [entity_id, *params, limit],
+        )
+        return [seq for (seq,) in rows]
+
+    def entity_relations(self, scope: Scope, entity_ids: Sequence[int]) -> list[RelationRow]:
+        layers = self._layers(scope)
+        if not layers or not entity_ids:
+            return []
+        ids = list(entity_ids)
+        rows = self._query(
+            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {_in('scope_id', layers)}"
+            " AND subject_kind = 'entity' AND object_kind = 'entity'"
+            f" AND ({_in('subject_id', ids)} OR {_in('object_id', ids)}) ORDER BY id",
+            [*layers, *ids, *ids],
+        )
+        return [RelationRow(*row) for row in rows]
+
+    def memory_relations(self, scope: Scope, seqs: Sequence[int]) -> list[RelationRow]:
+        layers = self._layers(scope)
+        if not layers or len(seqs) < 2:
+            return []
+        ids = list(seqs)
+        rows = self._query(
+            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {_in('scope_id', layers)}"
+            " AND subject_kind = 'mem' AND object_kind = 'mem'"
+            f" AND {_in('subject_id', ids)} AND {_in('object_id', ids)} ORDER BY id",
+            [*layers, *ids, *ids],
+        )
+        return [RelationRow(*row) for row in rows]
+
+    def retract(
+        self, scope: Scope, relation_ids: Sequence[int], mentions: Sequence[tuple[int, int]]
+    ) -> tuple[int, int]:
+        layers = self._layers(scope)
+        if not layers:
+            return 0, 0
+        with self.transaction():
+            removed = 0
+            for chunk in _chunks(list(relation_ids)):
+                removed += self._conn.execute(
+                    f"DELETE FROM relations WHERE {_in('id', chunk)} AND {_in('scope_id', layers)}",
+                    [*chunk, *layers],
+                ).rowcount
+            unmentioned = 0
+            for entity, seq in mentions:
+                unmentioned += self._conn.execute(
+                    "DELETE FROM entity_mentions WHERE entity_id = ? AND memory_seq = ?"
+                    f" AND entity_id IN (SELECT id FROM entities WHERE {_in('scope_id', layers)})",
+                    [entity, seq, *layers],
+                ).rowcount
+            return removed, unmentioned
+
+    def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int:
+        layers = self._layers(scope)
+        if not layers:
+            return 0
+        with self.transaction():
+            deleted = 0
+            for chunk in _chunks(list(entity_ids)):
+                deleted += self._conn.execute(
+                    f"DELETE FROM entities WHERE {_in('id', chunk)} AND {_in('scope_id', layers)}",
+                    [*chunk, *layers],
+                ).rowcount
+            return deleted
+
+    def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
+        layers = self._layers(scope)
+        if not layers or not seqs:
+            return 0
+        with self.transaction():
+            found = self._query(
+                f"SELECT seq, scope_id FROM memories WHERE {_in('seq', list(seqs))}"
+                f" AND {_in('scope_id', layers)}",
+                [*seqs, *layers],
+            )
+            for seq, layer in found:
+                self._uncount_cooccurrence(seq, layer)
+                self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
+                self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
+            return len(found)
+
+    def _uncount_cooccurrence(self, seq: int, layer: int) -> None:
+        # What a memory's write added to its layer's links (1 per pair, to count and
+        # weight) is taken back; what feedback added stays: it was learned from answers.
+        concepts = sorted(
+            c for (c,) in self._query(
+                "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
+            )
+        )  # fmt: skip
+        pairs = Counter(combinations(concepts, 2))
+        rows = [(n, n, layer, a, b) for (a, b), n in sorted(pairs.items())]
+        self._conn.executemany(
+            "UPDATE links SET count = count - ?, weight = weight - ? WHERE scope_id = ?"
+            " AND a = ? AND b = ?",
+            rows,
+        )
+        # A link nothing but this memory made leaves no row behind: its mere
+        # existence would say the two concepts were once written together.
+        self._conn.executemany(
+            "DELETE FROM links WHERE scope_id = ? AND a = ? AND b = ? AND count <= 0"
+            " AND feedback_count = 0",
+            [(layer, a, b) for _, _, layer, a, b in rows],
+        )
