@@ -93,3 +93,28 @@ def test_demo_runs_as_a_real_command() -> None:
     assert done.returncode == 0, done.stderr
     assert "2: new process, links loaded" in done.stdout
     assert "Only the saved weights hold" in done.stdout and "backoff(2)" in done.stdout
+
+
+def test_graph_commands(capsys: pytest.CaptureFixture[str], db_path: str) -> None:
+    code, out, _ = run(capsys, db_path, "write", "Kirari keeps MizEye running")
+    memory_id = out.strip()
+    associations = json.dumps({"entities": ["MizEye"], "relations": [
+        {"subject": "Kirari", "predicate": "maintains", "object": "MizEye"}]})  # fmt: skip
+    code, out, _ = run(
+        capsys, db_path, "--json", "declare", associations, "--anchor", f"mem:{memory_id}"
+    )
+    assert code == 0 and json.loads(out)["relations"] == [1]
+    code, out, _ = run(capsys, db_path, "--json", "traverse", "mizeye")
+    assert [e["name"] for e in json.loads(out)["entities"]] == ["MizEye", "Kirari"]
+    code, out, _ = run(capsys, db_path, "reconstruct", "who maintains MizEye")
+    assert memory_id in out
+    code, out, _ = run(capsys, db_path, "retract", "--mention", "MizEye", f"mem:{memory_id}")
+    assert "1 mentions" in out
+    code, out, _ = run(capsys, db_path, "delete-entity", "Kirari")
+    assert "deleted 1" in out
+    code, out, _ = run(capsys, db_path, "forget", memory_id)
+    assert "forgot 1" in out
+    code, _, err = run(capsys, db_path, "traverse", "Kirari")
+    assert code == 3 and "no entity" in err
+    code, _, err = run(capsys, db_path, "declare", "{not json")
+    assert code == 2

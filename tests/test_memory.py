@@ -412,3 +412,27 @@ def test_export_lists_records_oldest_first(mem: Memory) -> None:
 def test_bad_scope_arguments(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput):
         Memory(str(tmp_path / "x.db"), agent_id="")
+
+
+def test_forget_removes_the_memory_and_what_its_write_added(db_path: str) -> None:
+    with Memory(db_path, agent_id="ops") as mem:
+        ids = write_seed(mem)
+        secret = mem.write("zanzibarquux token in the runbook", concepts=["timeout", "zanzibar"])
+        mem.feedback([ids["Backoff of two seconds fixed the flaky call."]], 1.0, ["timeout"])
+        assert mem.forget([secret.id or ""]) == 1
+        assert mem.read("zanzibarquux token").items == ()
+        assert mem.read(concepts=["zanzibar"]).items == ()
+        assert all("zanzibar" not in (e.source, e.target) for e in mem.graph(["timeout"], 2).edges)
+        edges = {(e.source, e.target): e for e in mem.graph(["timeout"]).edges}
+        assert edges[("timeout", "backoff")].weight == 1.0  # feedback's lesson stays
+        with pytest.raises(UnknownMemory):
+            mem.forget([secret.id or ""])
+        assert mem.stats().memories == 6
+    conn = sqlite3.connect(db_path)
+    assert (
+        conn.execute(
+            "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'zanzibarquux'"
+        ).fetchone()[0]
+        == 0
+    )
+    conn.close()

@@ -133,6 +133,59 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        count = mem.forget(args.ids)
+    _emit(args, {"forgotten": count}, f"forgot {count} memories")
+    return 0
+
+
+def cmd_declare(args: argparse.Namespace) -> int:
+    associations = _json_arg(args.associations, "associations")
+    with _open(args) as mem:
+        result = mem.declare(associations, anchor_ref=args.anchor, declared_by=args.declared_by)
+    dropped = "".join(f"\ndropped {d.item}: {d.reason}" for d in result.dropped)
+    text = f"{len(result.entities)} entities, {len(result.relations)} relations{dropped}"
+    _emit(args, result.to_dict(), text)
+    return 0
+
+
+def cmd_retract(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.retract(args.relation or [], [tuple(m) for m in args.mention or []])
+    _emit(args, result, f"retracted {result['relations']} relations, {result['mentions']} mentions")
+    return 0
+
+
+def cmd_delete_entity(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        count = mem.delete_entity(args.entity)
+    _emit(args, {"deleted": count}, f"deleted {count} entities")
+    return 0
+
+
+def cmd_traverse(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.traverse(args.entity, max_hops=args.max_hops, limit=args.limit)
+    lines = [f"{'  ' * e.hops}{e.name} ({len(e.refs)} refs)" for e in result.entities]
+    lines += [f"{r.subject} —{r.predicate}→ {r.object}" for r in result.relations]
+    _emit(args, result.to_dict(), "\n".join(lines))
+    return 0
+
+
+def cmd_reconstruct(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.reconstruct(
+            args.query, count=args.count, max_hops=args.max_hops, max_evidence=args.max_evidence
+        )
+    lines = []
+    for item in result.items:
+        lines.append(f"{item.ref}  {item.text}")
+        lines += [f"    + {e.ref} [{e.why}]  {e.text}" for e in item.evidence]
+    _emit(args, result.to_dict(), "\n".join(lines))
+    return 0
+
+
 def cmd_embedders_list(args: argparse.Namespace) -> int:
     names = embedder_names()
     _emit(args, names, "\n".join(names))
@@ -296,6 +349,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("get", cmd_get, "show memories by id")
     p.add_argument("ids", nargs="+")
     command("export", cmd_export, "print every memory in scope as JSON lines")
+    p = command("forget", cmd_forget, "delete memories for good")
+    p.add_argument("ids", nargs="+")
+
+    p = command("declare", cmd_declare, "declare entities, aliases and relations (JSON)")
+    p.add_argument("associations", help='{"entities": [...], "relations": [...]}')
+    p.add_argument("--anchor", help="mem:<id> of the memory that evidences them")
+    p.add_argument("--declared-by", default="agent", choices=["agent", "operator"])
+    p = command("retract", cmd_retract, "retract declared relations and mentions")
+    p.add_argument("--relation", type=int, action="append", help="a relation id (repeat)")
+    p.add_argument("--mention", nargs=2, action="append", metavar=("ENTITY", "MEMREF"))
+    p = command("delete-entity", cmd_delete_entity, "delete an entity and what names it")
+    p.add_argument("entity")
+    p = command("traverse", cmd_traverse, "show an entity's declared neighbourhood")
+    p.add_argument("entity")
+    p.add_argument("--max-hops", type=int, default=1)
+    p.add_argument("--limit", type=int, default=20)
+    p = command("reconstruct", cmd_reconstruct, "recall with declared-graph evidence")
+    p.add_argument("query")
+    p.add_argument("--count", type=int, default=10)
+    p.add_argument("--max-hops", type=int, default=1)
+    p.add_argument("--max-evidence", type=int, default=5)
     command("stats", cmd_stats, "count memories, concepts, links and feedback")
     command("demo", cmd_demo, "run the restart control in three processes")
 
