@@ -81,7 +81,9 @@ def test_order_is_deterministic_with_ties_broken_by_id(mem: Memory) -> None:
     assert keys == sorted(keys)
 
 
-def test_write_returns_result_and_keeps_every_c1_field(mem: Memory) -> None:
+def test_write_returns_result_and_keeps_every_c1_field(db_path: str) -> None:
+    mem = Memory(db_path, agent_id="ops")
+    maintainer = Memory(db_path, agent_id="ops", role="maintainer")
     result = mem.write(
         "Store v2 takes an object argument.",
         concepts=["Store", "Arguments"],
@@ -102,6 +104,9 @@ def test_write_returns_result_and_keeps_every_c1_field(mem: Memory) -> None:
     )
     assert result.stored and result.reason is None
     assert result.concepts == ("store", "argument")
+    assert mem.read(concepts=["store"]).items == ()  # restricted: not for a reader without role
+    mem.close()
+    mem = maintainer
     child = mem.write("Summary of the store note.", derived_from=[result.id])
     (record,) = mem.get([result.id])
     assert record.concepts == ("store", "argument")
@@ -116,6 +121,7 @@ def test_write_returns_result_and_keeps_every_c1_field(mem: Memory) -> None:
     assert record.key == ("store", "argument-type") and record.protected is True
     assert record.status == "active" and record.valence == 0.0
     assert mem.get([child.id])[0].derived_from == (result.id,)
+    mem.close()
 
 
 def test_retried_write_is_refused_as_duplicate(mem: Memory) -> None:

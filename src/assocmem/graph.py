@@ -167,78 +167,84 @@ def declare(
     declared_by: str,
 ) -> Declared:
     """Store what ``associations`` declares; the ``anchor`` memory (a seq) mentions each
-    declared entity and evidences each relation. Each declaration stands or falls alone."""
+    declared entity and evidences each relation. Each declaration stands or falls alone.
+
+    Declarations live in the access class of their anchor: what is declared about a
+    restricted memory is as restricted as the memory."""
+    access = store.access_of([anchor])[anchor] if anchor is not None else ""
     entities, relations, dropped = parse(associations)
     outcome = _Outcome(dropped=dropped)
+    context = _Context(store, view, access, anchor, declared_by)
     for decl in entities:
         try:
             with store.transaction():
-                _register(store, view, outcome, decl, anchor, declared_by)
+                _register(context, outcome, decl)
         except (InvalidInput, UnknownMemory) as exc:
             outcome.dropped.append(Dropped(decl.item, exc.message))
     for rel in relations:
         try:
             with store.transaction():
-                _relate(store, view, outcome, rel, anchor, declared_by)
+                _relate(context, outcome, rel)
         except (InvalidInput, UnknownMemory) as exc:
             outcome.dropped.append(Dropped(rel.item, exc.message))
     return outcome.frozen()
 
 
-def _register(
-    store: Store,
-    view: View,
-    outcome: _Outcome,
-    decl: EntityDecl,
-    anchor: int | None,
-    declared_by: str,
-) -> None:
-    entity = _resolve_or_create(store, view, decl.name, declared_by)
+@dataclass(frozen=True)
+class _Context:
+    """Where declarations go: the store, the declarer's view, the anchor's access class."""
+
+    store: Store
+    view: View
+    access: str
+    anchor: int | None
+    declared_by: str
+
+
+def _register(context: _Context, outcome: _Outcome, decl: EntityDecl) -> None:
+    entity = _resolve_or_create(context, decl.name)
     for alias in decl.aliases:
         # An alias lives in the declarer's layer, whichever layer its entity is in.
-        store.add_alias(view.scope, entity.id, alias, normalize_text(alias))
+        context.store.add_alias(
+            context.view.scope, entity.id, alias, normalize_text(alias), context.access
+        )
     outcome.entities.append(entity.name)
-    if anchor is not None and store.add_mention(entity.id, anchor, declared_by):
+    anchor = context.anchor
+    if anchor is not None and context.store.add_mention(entity.id, anchor, context.declared_by):
         outcome.mentions += 1
 
 
-def _resolve_or_create(store: Store, view: View, name: str, declared_by: str) -> EntityRow:
-    """The entity answering to ``name`` in the reader's layers (own layer first), else a
-    new one in the own layer."""
-    normalized = normalize_text(name)
-    found = store.find_entities(view.scope, normalized)
+def _resolve_or_create(context: _Context, name: str) -> EntityRow:
+    """The entity answering to ``name`` in the reader's layers (nearest first), else a
+    new one in the declarer's layer."""
+    store, normalized = context.store, normalize_text(name)
+    found = store.find_entities(context.view.scope, normalized)
     if found:
         return found[0]
-    entity = store.create_entity(view.scope, name, normalized, declared_by)
+    entity = store.create_entity(
+        context.view.scope, name, normalized, context.declared_by, context.access
+    )
     return store.entities_by_id([entity])[entity]
 
 
-def _relate(
-    store: Store,
-    view: View,
-    outcome: _Outcome,
-    decl: RelationDecl,
-    anchor: int | None,
-    declared_by: str,
-) -> None:
-    subject = _endpoint(store, view, decl.subject, declared_by)
-    object_ = _endpoint(store, view, decl.object, declared_by)
-    relation = store.add_relation(
-        view.scope,
-        subject,
+def _relate(context: _Context, outcome: _Outcome, decl: RelationDecl) -> None:
+    relation = context.store.add_relation(
+        context.view.scope,
+        _endpoint(context, decl.subject),
         decl.predicate,
         normalize_text(decl.predicate),
-        object_,
-        anchor or 0,
-        declared_by,
+        _endpoint(context, decl.object),
+        context.anchor or 0,
+        context.declared_by,
+        context.access,
     )
     outcome.relations.append(relation)
 
 
-def _endpoint(store: Store, view: View, name: str, declared_by: str) -> tuple[str, int]:
+def _endpoint(context: _Context, name: str) -> tuple[str, int]:
     if name.startswith(MEM_PREFIX):
-        return ("mem", memory_seq(store, view, name))
-    return ("entity", _resolve_or_create(store, view, name, declared_by).id)
+        return ("mem", memory_seq(context.store, context.view, name))
+    return ("entity", _resolve_or_create(context, name).id)
 
 
 def memory_seq(store: Store, view: View, ref: str) -> int:

@@ -150,15 +150,28 @@ def apply_feedback(
                     f"no memory {memory_id!r} is readable in this scope", record_id=memory_id
                 )
         query_ids = set(store.intern_concepts(query_concepts).values())
-        memory_concepts = {c for cs in store.concepts_of(list(seqs.values())).values() for c in cs}
-        pairs = sorted(
-            {(min(q, c), max(q, c)) for q in query_ids for c in memory_concepts if q != c}
-        )
+        classes = store.access_of(list(seqs.values()))
+        concepts = store.concepts_of(list(seqs.values()))
+        # A pair learned from a restricted memory stays in that memory's access class,
+        # so what a role may not read cannot surface as a link; a pair any public
+        # memory supports is learned publicly.
+        pair_class: dict[tuple[int, int], str] = {}
+        for seq, memory_concepts in concepts.items():
+            for q in query_ids:
+                for c in memory_concepts:
+                    if q != c:
+                        pair = (min(q, c), max(q, c))
+                        pair_class[pair] = min(pair_class.get(pair, classes[seq]), classes[seq])
+        pairs = sorted(pair_class)
         current = store.links_between(scope, pairs)
-        changes = [(a, b, feedback_delta(current.get((a, b), 0.0), outcome)) for a, b in pairs]
+        changes = [
+            (pair_class[(a, b)], a, b, feedback_delta(current.get((a, b), 0.0), outcome))
+            for a, b in pairs
+        ]
         store.adjust_links(scope, changes, outcome)
         store.move_valence(list(seqs.values()), outcome, VALENCE_RATE)
-        feedback_id = store.log_feedback(scope, ids, query_concepts, outcome)
+        log_class = max(classes.values(), default="")
+        feedback_id = store.log_feedback(scope, log_class, ids, query_concepts, outcome)
     return FeedbackResult(id=feedback_id, links_updated=len(changes), memories_updated=len(seqs))
 
 

@@ -53,6 +53,9 @@ class Memory:
         embedder: an `Embedder`, a registered embedder name (``"minilm"``), or None
             (default) for no vector arm. A store remembers which model and width
             filled it and refuses another (`EmbedderMismatch`).
+        role: the reader's role. A record written with ``access=[roles]`` is readable
+            only in one of those roles, in every path (read, get, graph, traverse,
+            feedback, soft_read); None reads only unrestricted records.
         synchronous: SQLite durability, ``"normal"`` (default) or ``"full"``.
     """
 
@@ -64,6 +67,7 @@ class Memory:
         project_id: str = "",
         channel: str = "",
         embedder: Embedder | str | None = None,
+        role: str | None = None,
         synchronous: str = "normal",
     ) -> None:
         for name, value in (
@@ -75,7 +79,9 @@ class Memory:
                 raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
         if not agent_id.strip():
             raise InvalidInput("agent_id must not be empty", field="agent_id")
-        self.scope = Scope(agent_id=agent_id, project_id=project_id, channel=channel)
+        if role is not None and (not isinstance(role, str) or not role.strip() or "\n" in role):
+            raise InvalidInput("role must be a non-empty single-line string", field="role")
+        self.scope = Scope(agent_id=agent_id, project_id=project_id, channel=channel, role=role)
         self._store: Store = open_store(str(target), synchronous=synchronous)
         try:
             model = load_embedder(embedder) if isinstance(embedder, str) else embedder

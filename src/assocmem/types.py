@@ -39,12 +39,14 @@ class Scope(_Plain):
 
     A read sees its own agent's records whose ``project_id`` is its project or the
     agent's global pool (``''``), and whose ``channel`` is its channel or ``''``.
-    An agent never sees another agent's records, links or graph.
+    An agent never sees another agent's records, links or graph. ``role`` is the
+    reader's role: a record with an ``access`` list is readable only by those roles.
     """
 
     agent_id: str
     project_id: str = ""
     channel: str = ""
+    role: str | None = None
 
     @property
     def readable_projects(self) -> tuple[str, ...]:

@@ -245,9 +245,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def adjust_links(
-        self, scope: Scope, changes: Sequence[tuple[int, int, float]], outcome: float
+        self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
     ) -> None:
-        """Add each ``(a, b, delta)`` to the scope's own layer and record ``outcome``."""
+        """Add each ``(access key, a, b, delta)`` to the scope's own layer of that access
+        class, and record ``outcome``."""
+
+    @abc.abstractmethod
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
+        """The access key (roles joined by newlines, '' for all) of each memory."""
 
     @abc.abstractmethod
     def memories_with_concepts(
@@ -268,9 +273,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def log_feedback(
-        self, scope: Scope, ids: Sequence[str], concepts: Sequence[str], outcome: float
+        self,
+        scope: Scope,
+        access: str,
+        ids: Sequence[str],
+        concepts: Sequence[str],
+        outcome: float,
     ) -> int:
-        """Append one row to the feedback log; returns its id."""
+        """Append one row to the feedback log in the scope's layer of ``access``; its id."""
 
     @abc.abstractmethod
     def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
@@ -288,12 +298,17 @@ class Store(abc.ABC):
         the nearest layer first (own, then wider), then by id."""
 
     @abc.abstractmethod
-    def create_entity(self, scope: Scope, name: str, normalized: str, declared_by: str) -> int:
-        """A new entity in the scope's own layer; its name is its first alias."""
+    def create_entity(
+        self, scope: Scope, name: str, normalized: str, declared_by: str, access: str = ""
+    ) -> int:
+        """A new entity in the scope's own layer of ``access``; its name is its first alias."""
 
     @abc.abstractmethod
-    def add_alias(self, scope: Scope, entity_id: int, alias: str, normalized: str) -> None:
-        """Give an entity another alias; `AliasClash` when the layer already has it."""
+    def add_alias(
+        self, scope: Scope, entity_id: int, alias: str, normalized: str, access: str = ""
+    ) -> None:
+        """Give an entity another alias in the scope's layer of ``access``; `AliasClash`
+        when that layer already has it for another entity."""
 
     @abc.abstractmethod
     def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
@@ -309,8 +324,9 @@ class Store(abc.ABC):
         object_: tuple[str, int],
         anchor_seq: int,
         declared_by: str,
+        access: str = "",
     ) -> int:
-        """Store a relation in the scope's own layer (or find the same one); its id."""
+        """Store a relation in the scope's own layer of ``access`` (or find the same one)."""
 
     @abc.abstractmethod
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:

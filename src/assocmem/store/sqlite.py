@@ -34,7 +34,7 @@ from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
 from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
 from .migrations import migrations
-from .sqlite_graph import GraphQueries
+from .sqlite_graph import GraphQueries, roles_of
 from .sqlite_where import view_sql
 
 if TYPE_CHECKING:
@@ -92,6 +92,16 @@ def _marks(count: int) -> str:
     return ",".join("?" * count)
 
 
+def access_key(roles: Sequence[str]) -> str:
+    """The canonical form of an access list: sorted, unique, newline-joined ('' = all)."""
+    return "\n".join(sorted(set(roles)))
+
+
+def readable_by(access: str, role: str | None) -> bool:
+    """Whether a layer of this access key is readable in ``role``."""
+    return access == "" or (role is not None and role in access.split("\n"))
+
+
 def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
 
@@ -117,8 +127,9 @@ class SQLiteStore(GraphQueries, Store):
         self._lock = threading.RLock()
         self._depth = 0
         self._concept_cache: dict[str, int] = {}
-        # Scope layers found so far; layer ids never change once assigned.
-        self._layer_cache: dict[tuple[str, str, str], int] = {}
+        # Readable layers per (agent, projects, channels), valid while no other
+        # connection has committed (PRAGMA data_version unchanged).
+        self._layer_cache: dict[tuple[Any, ...], tuple[int, list[tuple[int, str]]]] = {}
         # Concepts created inside the open transaction: cached only once it commits,
         # or a rolled-back id could be handed out again for another name.
         self._pending_concepts: dict[str, int] = {}
@@ -242,31 +253,39 @@ class SQLiteStore(GraphQueries, Store):
         return self._layers(scope)
 
     def _layers(self, scope: Scope) -> list[int]:
-        """Ids of the existing layers a reader in ``scope`` sees."""
-        wanted = [
-            (scope.agent_id, p, c) for p in scope.readable_projects for c in scope.readable_channels
-        ]
-        missing = [key for key in wanted if key not in self._layer_cache]
-        for key in missing:
-            row = self._query(
-                "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?", key
+        """Ids of the existing layers a reader in ``scope`` sees, in its role."""
+        key = (scope.agent_id, scope.readable_projects, scope.readable_channels)
+        (version,) = self._query("PRAGMA data_version")[0]
+        cached = self._layer_cache.get(key)
+        if cached is None or cached[0] != version:
+            projects, channels = scope.readable_projects, scope.readable_channels
+            rows = self._query(
+                "SELECT id, project_id, channel, access FROM scopes WHERE agent_id = ?"
+                f" AND {_in('project_id', projects)} AND {_in('channel', channels)}",
+                [scope.agent_id, *projects, *channels],
             )
-            if row:
-                self._layer_cache[key] = row[0][0]
-        return [self._layer_cache[key] for key in wanted if key in self._layer_cache]
+            nearness = {(p, c): i for i, (p, c) in enumerate(
+                (p, c) for p in projects for c in channels)}  # fmt: skip
+            rows.sort(key=lambda r: (nearness[(r[1], r[2])], r[3] != "", r[3], r[0]))
+            cached = (version, [(r[0], r[3]) for r in rows])
+            self._layer_cache[key] = cached
+        return [layer for layer, access in cached[1] if readable_by(access, scope.role)]
 
-    def _own_layer(self, scope: Scope) -> int:
-        """The id of the layer ``scope`` writes to, created if new (inside a transaction)."""
-        key = (scope.agent_id, scope.project_id, scope.channel)
-        if key not in self._layer_cache:
-            self._conn.execute(
-                "INSERT OR IGNORE INTO scopes (agent_id, project_id, channel) VALUES (?,?,?)", key
-            )
-            (layer,) = self._conn.execute(
-                "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?", key
-            ).fetchone()
-            return int(layer)  # cached by _layers once the transaction has committed
-        return self._layer_cache[key]
+    def _own_layer(self, scope: Scope, access: Sequence[str] = ()) -> int:
+        """The layer ``scope`` writes records of this ``access`` to, created if new
+        (inside a transaction)."""
+        row = (scope.agent_id, scope.project_id, scope.channel, access_key(access))
+        self._conn.execute(
+            "INSERT OR IGNORE INTO scopes (agent_id, project_id, channel, access) VALUES (?,?,?,?)",
+            row,
+        )
+        (layer,) = self._conn.execute(
+            "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?"
+            " AND access = ?",
+            row,
+        ).fetchone()
+        self._layer_cache.clear()  # our own commits do not move data_version
+        return int(layer)
 
     # -- writes ---------------------------------------------------------------
 
@@ -276,32 +295,37 @@ class SQLiteStore(GraphQueries, Store):
     ) -> list[WriteResult]:
         now = times.now()
         with self.transaction():
-            layer = self._own_layer(scope)
+            layers: dict[str, int] = {}
+            for memory in memories:
+                if access_key(memory.access) not in layers:
+                    layers[access_key(memory.access)] = self._own_layer(scope, memory.access)
             results, stored, embedded = [], [], []
             for i, memory in enumerate(memories):
+                layer = layers[access_key(memory.access)]
                 result, seq = self._insert_memory(scope, layer, memory, now)
                 results.append(result)
                 if seq is not None:
-                    stored.append((seq, memory))
+                    stored.append((seq, layer, memory))
                     if vectors is not None:
                         embedded.append((seq, layer, vectors[i].tobytes()))
             self._conn.executemany(
                 "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)", embedded
             )
-            ids = self.intern_concepts([n for _, m in stored for n, _ in m.concepts])
+            ids = self.intern_concepts([n for _, _, m in stored for n, _ in m.concepts])
             self._conn.executemany(
                 "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
                 " VALUES (?,?,?,?,?)",
                 [
                     (layer, ids[name], seq, pos, form)
-                    for seq, memory in stored
+                    for seq, layer, memory in stored
                     for pos, (name, form) in enumerate(memory.concepts)
                 ],
             )
-            pairs: Counter[tuple[int, int]] = Counter()
-            for _, memory in stored:
-                pairs.update(itertools.combinations(sorted(ids[n] for n, _ in memory.concepts), 2))
-            self._count_cooccurrence(layer, pairs, now)
+            pairs: Counter[tuple[int, int, int]] = Counter()
+            for _, layer, memory in stored:
+                concepts = sorted(ids[n] for n, _ in memory.concepts)
+                pairs.update((layer, a, b) for a, b in itertools.combinations(concepts, 2))
+            self._count_cooccurrence(pairs, now)
             return results
 
     def _insert_memory(
@@ -335,7 +359,7 @@ class SQLiteStore(GraphQueries, Store):
         ).fetchone()
         return WriteResult(id=existing, stored=False, reason="duplicate"), None
 
-    def _count_cooccurrence(self, layer: int, pairs: Counter[tuple[int, int]], now: str) -> None:
+    def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], now: str) -> None:
         # One upsert per pair: the increment happens inside the statement, so two
         # writers can never read the same count and both write count + 1. Key order
         # keeps consecutive upserts on neighbouring B-tree pages.
@@ -343,7 +367,7 @@ class SQLiteStore(GraphQueries, Store):
             "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,?,?,?)"
             " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = weight + excluded.count,"
             " count = count + excluded.count, updated_at = excluded.updated_at",
-            [(layer, a, b, n, n, now) for (a, b), n in sorted(pairs.items())],
+            [(layer, a, b, n, n, now) for (layer, a, b), n in sorted(pairs.items())],
         )
 
     @_translated
@@ -369,18 +393,18 @@ class SQLiteStore(GraphQueries, Store):
 
     @_translated
     def adjust_links(
-        self, scope: Scope, changes: Sequence[tuple[int, int, float]], outcome: float
+        self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
     ) -> None:
         now = times.now()
         with self.transaction():
-            layer = self._own_layer(scope)
+            layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
             self._conn.executemany(
                 "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
                 " updated_at) VALUES (?,?,?,?,0,?,1,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
                 " weight = weight + excluded.weight,"
                 " outcome_sum = outcome_sum + excluded.outcome_sum,"
                 " feedback_count = feedback_count + 1, updated_at = excluded.updated_at",
-                [(layer, a, b, delta, outcome, now) for a, b, delta in sorted(changes)],
+                [(layers[key], a, b, delta, outcome, now) for key, a, b, delta in sorted(changes)],
             )
 
     @_translated
@@ -394,15 +418,33 @@ class SQLiteStore(GraphQueries, Store):
                 )
 
     @_translated
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for chunk in _chunks(list(seqs)):
+            rows = self._query(
+                "SELECT m.seq, s.access FROM memories m JOIN scopes s ON s.id = m.scope_id"
+                f" WHERE {_in('m.seq', chunk)}",
+                chunk,
+            )
+            found.update({seq: access for seq, access in rows})
+        return found
+
+    @_translated
     def log_feedback(
-        self, scope: Scope, ids: Sequence[str], concepts: Sequence[str], outcome: float
+        self,
+        scope: Scope,
+        access: str,
+        ids: Sequence[str],
+        concepts: Sequence[str],
+        outcome: float,
     ) -> int:
         with self.transaction():
             cursor = self._conn.execute(
                 "INSERT INTO feedback (scope_id, memory_ids, query_concepts, outcome, created_at)"
                 " VALUES (?,?,?,?,?)",
                 (
-                    self._own_layer(scope), json.dumps(list(ids)), json.dumps(list(concepts)),
+                    self._own_layer(scope, roles_of(access)), json.dumps(list(ids)),
+                    json.dumps(list(concepts)),
                     outcome, times.now(),
                 ),
             )  # fmt: skip

@@ -22,6 +22,12 @@ from ..types import Scope
 from .base import EntityRow, RelationRow, View
 from .sqlite_where import view_sql
 
+
+def roles_of(key: str) -> list[str]:
+    """The roles of an access key (roles joined by newlines; '' for everyone)."""
+    return key.split("\n") if key else []
+
+
 _RELATION_COLUMNS = (
     "id, subject_kind, subject_id, predicate, object_kind, object_id, anchor_seq, declared_by,"
     " declared_at"
@@ -43,7 +49,7 @@ class GraphQueries:
     _conn: sqlite3.Connection
     _query: Callable[..., list[Any]]
     _layers: Callable[[Scope], list[int]]
-    _own_layer: Callable[[Scope], int]
+    _own_layer: Callable[..., int]
     transaction: Callable[[], AbstractContextManager[None]]
 
     def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
@@ -59,21 +65,25 @@ class GraphQueries:
         order = {layer: i for i, layer in enumerate(layers)}
         return sorted(found.values(), key=lambda e: (order[e.scope_id], e.id))
 
-    def create_entity(self, scope: Scope, name: str, normalized: str, declared_by: str) -> int:
+    def create_entity(
+        self, scope: Scope, name: str, normalized: str, declared_by: str, access: str = ""
+    ) -> int:
         with self.transaction():
-            layer = self._own_layer(scope)
+            layer = self._own_layer(scope, roles_of(access))
             cursor = self._conn.execute(
                 "INSERT INTO entities (scope_id, name, normalized, declared_by, created_at)"
                 " VALUES (?,?,?,?,?)",
                 [layer, name, normalized, declared_by, times.now()],
             )
             entity = int(cursor.lastrowid or 0)
-            self.add_alias(scope, entity, name, normalized)
+            self.add_alias(scope, entity, name, normalized, access)
             return entity
 
-    def add_alias(self, scope: Scope, entity_id: int, alias: str, normalized: str) -> None:
+    def add_alias(
+        self, scope: Scope, entity_id: int, alias: str, normalized: str, access: str = ""
+    ) -> None:
         with self.transaction():
-            layer = self._own_layer(scope)
+            layer = self._own_layer(scope, roles_of(access))
             clash = self._conn.execute(
                 "SELECT e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id"
                 " WHERE a.scope_id = ? AND a.normalized = ? AND a.entity_id != ?",
@@ -108,9 +118,10 @@ class GraphQueries:
         object_: tuple[str, int],
         anchor_seq: int,
         declared_by: str,
+        access: str = "",
     ) -> int:
         with self.transaction():
-            layer = self._own_layer(scope)
+            layer = self._own_layer(scope, roles_of(access))
             key = [layer, subject[0], subject[1], predicate_normalized, object_[0], object_[1],
                    anchor_seq]  # fmt: skip
             self._conn.execute(

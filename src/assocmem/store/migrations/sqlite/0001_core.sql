@@ -1,13 +1,17 @@
 -- The associative core: scopes, memories, concepts, learned links and the feedback log.
 
--- Each (agent, project, channel) triple is one scope layer, interned as a small
--- integer so every hot row and index carries 8 bytes instead of three strings.
+-- Each (agent, project, channel, access) is one scope layer, interned as a small
+-- integer so every hot row and index carries 8 bytes instead of four strings.
+-- `access` is the roles allowed to read, sorted and joined by newlines ('' for
+-- everyone): records, learned links and declarations of a restricted class live in
+-- their own layer, so a reader's role selects layers before anything is scored.
 CREATE TABLE scopes (
     id         INTEGER PRIMARY KEY,
     agent_id   TEXT NOT NULL,
     project_id TEXT NOT NULL,
     channel    TEXT NOT NULL,
-    UNIQUE (agent_id, project_id, channel)
+    access     TEXT NOT NULL DEFAULT '',
+    UNIQUE (agent_id, project_id, channel, access)
 );
 
 -- One row per memory. `seq` is internal (joins, order of arrival); `id` is the
