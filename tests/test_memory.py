@@ -295,10 +295,11 @@ def test_feedback_log_is_append_only(db_path: str) -> None:
         mem.feedback([next(iter(ids.values()))], 0.5, query_concepts=["timeout"])
     conn = sqlite3.connect(db_path)
     row = conn.execute(
-        "SELECT s.agent_id, f.memory_ids, f.query_concepts, f.outcome"
+        "SELECT s.agent_id, f.query_concepts, f.outcome, COUNT(i.memory_seq)"
         " FROM feedback f JOIN scopes s ON s.id = f.scope_id"
+        " JOIN feedback_items i ON i.feedback_id = f.id GROUP BY f.id"
     ).fetchone()
-    assert row[0] == "ops" and '"timeout"' in row[2] and row[3] == 0.5
+    assert row[0] == "ops" and '"timeout"' in row[1] and row[2] == 0.5 and row[3] == 1
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         conn.execute("UPDATE feedback SET outcome = 1")
     conn.close()

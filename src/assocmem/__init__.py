@@ -37,6 +37,7 @@ from .errors import (
 )
 from .memory import Memory
 from .types import (
+    Contradiction,
     Declared,
     Dropped,
     Edge,
@@ -45,6 +46,7 @@ from .types import (
     FeedbackResult,
     Graph,
     Item,
+    Lifecycle,
     ReadResult,
     Reconstructed,
     Reconstruction,
@@ -65,6 +67,7 @@ __all__ = [
     "AccessDenied",
     "AliasClash",
     "AssocmemError",
+    "Contradiction",
     "Declared",
     "DependencyMissing",
     "Dropped",
@@ -83,6 +86,7 @@ __all__ = [
     "InvalidOutcome",
     "InvalidTime",
     "Item",
+    "Lifecycle",
     "Memory",
     "NotFound",
     "ReadResult",

@@ -22,7 +22,7 @@ COLUMNS = frozenset(
         "id", "kind", "source", "observed_at", "version", "verified_at", "verification_scope",
         "recheck_by", "confidence", "value", "valence", "status", "author", "thread",
         "created_at", "tags", "access", "derived_from", "key_subject", "key_relation",
-        "protected",
+        "protected", "task", "source_canonical",
     }
 )  # fmt: skip
 # Columns holding JSON lists, where $contains means "has this element".

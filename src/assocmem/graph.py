@@ -256,6 +256,22 @@ def memory_seq(store: Store, view: View, ref: str) -> int:
     return found[memory_id]
 
 
+def resolve(store: Store, view: View, entity: str, predicates: Sequence[str]) -> list[str]:
+    """Names reached from ``entity`` by following each predicate in turn, subject to object."""
+    if not predicates or not all(isinstance(p, str) and p.strip() for p in predicates):
+        raise InvalidInput("resolve needs one or more predicates", field="predicates")
+    current = {e.id for e in entities_named(store, view, entity)}
+    for predicate in predicates:
+        wanted = normalize_text(predicate)
+        current = {
+            r.object_id
+            for r in store.entity_relations(view.scope, sorted(current))
+            if r.subject_id in current and normalize_text(r.predicate) == wanted
+        }
+    found = store.entities_by_id(sorted(current))
+    return sorted(found[e].name for e in found)
+
+
 def entities_named(store: Store, view: View, name: str) -> list[EntityRow]:
     """Every readable entity answering to ``name``; `UnknownEntity` when none does."""
     if not isinstance(name, str) or not normalize_text(name):

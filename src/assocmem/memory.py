@@ -6,24 +6,25 @@ having changed nothing; a batch write keeps its valid items and reports the rest
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from . import filters, graph, links, recall, records, soft, times
-from .concepts import extract_concepts
+from . import filters, graph, lifecycle, links, recall, records, requests, soft
 from .embedders import Embedder, load_embedder
 from .errors import AssocmemError, InvalidInput, UnknownMemory
 from .records import NewMemory
 from .store import Store, View, open_store
 from .types import (
     KINDS,
+    STATUSES,
+    Contradiction,
     Declared,
     FeedbackResult,
     Graph,
+    Lifecycle,
     ReadResult,
     Reconstruction,
     Record,
@@ -35,9 +36,6 @@ from .types import (
 )
 from .vectors import VectorSpace
 
-MAX_K = 1000
-MAX_QUERY_CHARS = 10_000
-MAX_READ_CONCEPTS = 64
 MAX_BATCH = 10_000
 EXPORT_PAGE = 500
 
@@ -131,6 +129,7 @@ class Memory:
         protected: bool = False,
         author: str | None = None,
         thread: str | None = None,
+        task: str | None = None,
         associations: Mapping[str, Any] | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
@@ -145,6 +144,14 @@ class Memory:
         by entity name or ``mem:<id>``) it evidences. A malformed or clashing
         declaration is dropped and reported in ``result.associations``; the memory
         is stored either way.
+
+        Kinds: ``working`` (the task at hand; needs ``task``, read only for that
+        task, cleared by `end_task`), ``episodic`` (something that happened, at a
+        time; the default), ``semantic`` (a fact held true; the only kind evidence
+        mode admits) and ``procedural`` (how to do something). A ``key`` of
+        ``(subject, relation)`` retires the active memory holding it when this one
+        was observed at the same time or later (``result.superseded``); an older
+        observation is stored as history and does not win.
         """
         fields = {
             "text": text, "concepts": concepts, "kind": kind, "tags": tags, "value": value,
@@ -152,7 +159,7 @@ class Memory:
             "verified_at": verified_at, "verification_scope": verification_scope,
             "recheck_by": recheck_by, "confidence": confidence, "access": access, "key": key,
             "derived_from": derived_from, "protected": protected, "author": author,
-            "thread": thread,
+            "thread": thread, "task": task,
         }  # fmt: skip
         memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
@@ -236,6 +243,10 @@ class Memory:
         kinds: Sequence[str] | None = None,
         explain: bool = True,
         as_of: str | datetime | None = None,
+        mode: str = "recall",
+        role: str | None = None,
+        task: str | None = None,
+        include_superseded: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -250,17 +261,22 @@ class Memory:
         $in $nin $ne $contains``; columns first, then ``meta`` keys), applied
         before anything is ranked. ``prefer`` is soft: one condition dict boosted
         by ``prefer_trust``, or a list of ``(dict, trust)``; boosts multiply and
-        are capped by ``prefer_max_boost``. ``kinds`` limits the memory kinds.
-        ``as_of`` is the moment decay is measured at (default now).
+        are capped by ``prefer_max_boost``. ``kinds`` limits the memory kinds;
+        working memory is read only for its ``task``. ``as_of`` is the moment decay
+        and verification are measured at (default now).
+
+        ``mode="evidence"`` returns only semantic memories from a named source whose
+        verification is still valid at ``as_of`` (confidence never counts); it may
+        return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
+        another role than the memory's. Superseded values are left out unless
+        ``include_superseded``.
         """
-        request = _read_request(
-            self.scope, query, concepts, k, hops, threshold, where, kinds, explain, as_of
-        )
-        request = replace(
-            request,
-            cues=filters.parse_prefer(prefer, prefer_trust),
-            max_boost=filters.check_max_boost(prefer_max_boost),
-        )
+        request = requests.read_request(
+            self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
+            where=where, prefer=prefer, prefer_trust=prefer_trust,
+            prefer_max_boost=prefer_max_boost, kinds=kinds, explain=explain, as_of=as_of,
+            mode=mode, role=role, task=task, include_superseded=include_superseded,
+        )  # fmt: skip
         return recall.read(self._store, request, self._space)
 
     def soft_read(
@@ -348,17 +364,81 @@ class Memory:
         found = graph.entities_named(self._store, View(self.scope), entity)
         return self._store.delete_entities(self.scope, [e.id for e in found])
 
-    def forget(self, ids: Sequence[str]) -> int:
-        """Delete memories for good: their rows, full-text and vector entries, mentions,
-        the relations they anchor or join, and the co-occurrence their writes added to
-        links (what feedback taught a link stays). Ids not readable here raise
-        `UnknownMemory`; returns how many were deleted."""
-        wanted = records.check_ids(ids)
-        seqs = self._store.visible_seqs(self.scope, wanted)
-        missing = [i for i in wanted if i not in seqs]
-        if missing:
-            raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
-        return self._store.delete_memories(self.scope, list(seqs.values()))
+    def forget(
+        self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
+    ) -> int:
+        """Delete memories for good, by ``ids`` or by a ``where`` filter: their rows,
+        full-text and vector entries, mentions, the relations they anchor or join,
+        feedback references, supersession pointers (the latest remaining value of a key
+        becomes current again), the co-occurrence their writes added, and every learned
+        link to a concept no remaining memory carries. What feedback taught a link
+        between surviving concepts stays: it was learned from answers, not stored text.
+        Ids not readable here raise `UnknownMemory`; returns how many were deleted."""
+        seqs = self._select(ids, where, statuses=STATUSES)
+        return self._store.delete_memories(self.scope, seqs)
+
+    def end_task(self, task: str) -> int:
+        """Clear the working memory of a task (deleted as by `forget`); returns how many."""
+        view = View(self.scope, kinds=("working",), task=task, statuses=STATUSES)
+        return self._store.delete_memories(self.scope, self._store.select(view, MAX_BATCH * 10))
+
+    def archive(
+        self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
+    ) -> Lifecycle:
+        """Move memories out of default reads, reversibly; protected ones are skipped."""
+        return lifecycle.archive(self._store, View(self.scope), self._select(ids, where))
+
+    def restore(self, ids: Sequence[str]) -> Lifecycle:
+        """Bring archived memories back into reads, unchanged."""
+        return lifecycle.restore(self._store, self._select(ids, None, statuses=("archived",)))
+
+    def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
+        """Shield memories from archiving (or lift the shield). It does not renew validity."""
+        if not isinstance(protected, bool):
+            raise InvalidInput("protected must be true or false", field="protected")
+        return lifecycle.protect(self._store, self._select(ids, None, statuses=STATUSES), protected)
+
+    def history(self, key: Sequence[str]) -> list[Record]:
+        """Every value a ``(subject, relation)`` key held, oldest observation first."""
+        return lifecycle.history(self._store, View(self.scope), key)
+
+    def contradictions(self) -> list[Contradiction]:
+        """Pairs flagged for review (one key, different values; near-identical claims of
+        opposite polarity). Nothing is edited or deleted."""
+        return lifecycle.contradictions(self._store, View(self.scope))
+
+    def retain(self, policy: Mapping[str, Any] = lifecycle.EXAMPLE_POLICY) -> list[dict[str, Any]]:
+        """Apply a retention policy given as data: rules of ``match`` filters and actions
+        (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
+        ``propose_procedure``). Default: seed 001's example policy. Returns a report per rule."""
+        return lifecycle.retain(self._store, View(self.scope), policy)
+
+    def resolve(self, entity: str, *predicates: str) -> list[str]:
+        """Follow declared relations from ``entity`` through ``predicates`` in order
+        (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``."""
+        return graph.resolve(self._store, View(self.scope), entity, predicates)
+
+    def _select(
+        self,
+        ids: Sequence[str] | None,
+        where: Mapping[str, Any] | None,
+        statuses: tuple[str, ...] = ("active",),
+    ) -> list[int]:
+        """Memories named by ids (all must be readable) or matched by ``where``."""
+        if (ids is None) == (where is None):
+            raise InvalidInput("give ids or where (one of them)", field="ids")
+        if ids is not None:
+            wanted = records.check_ids(ids)
+            seqs = self._store.visible_seqs(self.scope, wanted, statuses=statuses)
+            missing = [i for i in wanted if i not in seqs]
+            if missing:
+                raise UnknownMemory(
+                    f"no memory {missing[0]!r} is readable here", record_id=missing[0]
+                )
+            return [seqs[i] for i in wanted]
+        view = View(self.scope, statuses=statuses, kinds=KINDS,
+                    conditions=filters.parse_where(where))  # fmt: skip
+        return self._store.select(view, MAX_BATCH * 10)
 
     def traverse(self, entity: str, max_hops: int = 1, limit: int = 20) -> Traversal:
         """An entity's neighbourhood: the entities related to it (either direction) out to
@@ -380,9 +460,7 @@ class Memory:
         a declared record relation joins, and role-vocabulary relations as roles. With
         nothing declared it returns exactly the read's items."""
         graph.check_bounds(max_hops, max_evidence, "max_evidence", graph.MAX_EVIDENCE)
-        request = _read_request(
-            self.scope, query, None, count, 1, links.DEFAULT_THRESHOLD, None, None, True, None
-        )
+        request = requests.read_request(self.scope, query, k=count)
         return graph.reconstruct(
             self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
         )
@@ -437,64 +515,3 @@ def _refused(exc: AssocmemError) -> WriteResult:
         error=type(exc).__name__,
         field=getattr(exc, "field", None),
     )
-
-
-def _read_request(
-    scope: Scope,
-    query: str | None,
-    concepts: Sequence[str] | None,
-    k: int,
-    hops: int,
-    threshold: float,
-    where: Mapping[str, Any] | None,
-    kinds: Sequence[str] | None,
-    explain: bool,
-    as_of: str | datetime | None,
-) -> recall.ReadRequest:
-    if query is not None and (not isinstance(query, str) or not query.strip()):
-        raise InvalidInput("query must be a non-empty string", field="query")
-    if query is not None and len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
-    if query is None and concepts is None:
-        raise InvalidInput("read needs a query, concepts, or both", field="query")
-    if concepts is not None:
-        names = [n for n, _ in records.check_concepts(concepts)]
-    else:
-        names = [n for n, _ in extract_concepts(query or "", limit=MAX_READ_CONCEPTS)]
-    _check_int(k, "k", 1, MAX_K)
-    _check_int(hops, "hops", 0, links.MAX_HOPS)
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not math.isfinite(threshold)
-        or threshold <= 0
-    ):
-        raise InvalidInput("threshold must be a positive number", field="threshold")
-    if not isinstance(explain, bool):
-        raise InvalidInput("explain must be true or false", field="explain")
-    view = View(scope, kinds=_check_kinds(kinds), conditions=filters.parse_where(where))
-    moment = times.parse_time(as_of, field="as_of") if as_of is not None else None
-    return recall.ReadRequest(
-        query=query,
-        concepts=tuple(names),
-        concepts_given=concepts is not None,
-        k=k,
-        hops=hops,
-        threshold=float(threshold),
-        view=view,
-        explain=explain,
-        as_of=moment,
-    )
-
-
-def _check_int(value: Any, field: str, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(f"{field} must be an integer from {low} to {high}", field=field)
-
-
-def _check_kinds(kinds: Sequence[str] | None) -> tuple[str, ...] | None:
-    if kinds is None:
-        return None
-    if isinstance(kinds, str) or not all(kind in KINDS for kind in kinds):
-        raise InvalidInput(f"kinds must be a list drawn from {', '.join(KINDS)}", field="kinds")
-    return tuple(dict.fromkeys(kinds))

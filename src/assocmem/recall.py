@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from . import filters, fusion, links, times
+from . import filters, fusion, links, provenance, times
 from .cues import QueryCues, feedback_terms, read_question
 from .filters import Condition, Cue
 from .fusion import Fused, rrf
@@ -79,10 +79,35 @@ class ReadRequest:
     # Extra lexical terms, given only by reconstructive recall (declared aliases of
     # entities the question names); a plain read never has any.
     extra_terms: tuple[str, ...] = ()
+    mode: str = "recall"
 
 
 def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
-    """Run every stage for ``request``."""
+    """Run every stage for ``request``; in evidence mode the gates are hard filters
+    applied before ranking, and the result names what each gate dropped."""
+    if request.mode != "evidence":
+        return _read(store, request, space)
+    as_of = request.as_of or times.now()
+    gates = provenance.evidence_conditions(as_of)
+    gated = replace(
+        request, as_of=as_of, view=replace(request.view, conditions=request.view.conditions + gates)
+    )
+    result = _read(store, gated, space)
+    plain = _read(store, replace(request, as_of=as_of, explain=False), space)
+    kept = {item.id for item in result.items}
+    dropped = [
+        (item.id, gate)
+        for item in plain.items
+        if item.id not in kept
+        and (gate := provenance.failed_gate(
+            item.record.kind, item.record.source, item.record.verified_at,
+            item.record.recheck_by, as_of)) is not None
+    ]  # fmt: skip
+    return replace(result, mode="evidence", gates=provenance.gate_report(dropped))
+
+
+def _read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
+    """The stages of one read (the filter is the request's view)."""
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
     view = request.view
     with store.snapshot():
@@ -284,6 +309,7 @@ def _rank(
     scored.sort(key=lambda entry: (-entry[0], entry[1]))
     best = scored[: request.k]
     records = store.records_by_seq([candidate.key for _, _, candidate, _ in best])
+    moment = request.as_of or times.now()
     return [
         (
             candidate.key,
@@ -293,6 +319,7 @@ def _rank(
                 source=candidate.source,
                 sources=candidate.ranks,
                 parts={**candidate.parts, **folds},
+                expired=provenance.expired(records[candidate.key].recheck_by, moment),
             ),
         )
         for score, _, candidate, folds in best

@@ -24,6 +24,7 @@ from .concepts import (
     unique_concepts,
 )
 from .errors import EmptyText, InvalidConcept, InvalidInput, InvalidOutcome, TextTooLong
+from .provenance import canonical_source
 from .types import KINDS
 
 # Size limits. 64 KiB of UTF-8 holds a long document section; anything larger
@@ -44,7 +45,7 @@ WRITE_FIELDS = frozenset(
     {
         "text", "concepts", "kind", "tags", "value", "meta", "source", "observed_at",
         "version", "verified_at", "verification_scope", "recheck_by", "confidence",
-        "access", "key", "derived_from", "protected", "author", "thread",
+        "access", "key", "derived_from", "protected", "author", "thread", "task",
     }
 )  # fmt: skip
 
@@ -72,6 +73,8 @@ class NewMemory:
     protected: bool
     author: str | None
     thread: str | None
+    task: str | None
+    source_canonical: str | None
     fingerprint: str
     meta_json: str
     dedupe_key: str
@@ -98,6 +101,12 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
     meta, meta_json = _check_meta(fields.get("meta"))
     observed_at = _optional_time(fields.get("observed_at"), "observed_at") or times.now()
     source = _optional_str(fields.get("source"), "source")
+    task = _optional_str(fields.get("task"), "task")
+    if (kind == "working") != (task is not None):
+        raise InvalidInput(
+            "working memory needs a task (task=...), and only working memory takes one",
+            field="task",
+        )
     return NewMemory(
         text=text,
         kind=kind,
@@ -118,17 +127,21 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         protected=_check_bool(fields.get("protected", False), "protected"),
         author=_optional_str(fields.get("author"), "author"),
         thread=_optional_str(fields.get("thread"), "thread"),
+        task=task,
+        source_canonical=canonical_source(source),
         fingerprint=content_hash(text),
         meta_json=meta_json,
-        dedupe_key=_dedupe_key(text, kind, observed_at, source, meta_json),
+        dedupe_key=_dedupe_key(text, kind, observed_at, source, meta_json, task),
     )
 
 
-def _dedupe_key(text: str, kind: str, observed_at: str, source: str | None, meta: str) -> str:
-    # Two writes are the same observation when text, kind, time, source and meta
-    # all agree: a retried write is refused as a duplicate, a repeated event
+def _dedupe_key(
+    text: str, kind: str, observed_at: str, source: str | None, meta: str, task: str | None
+) -> str:
+    # Two writes are the same observation when text, kind, time, source, meta and
+    # task all agree: a retried write is refused as a duplicate, a repeated event
     # observed at another time is stored.
-    basis = json.dumps([text, kind, observed_at, source, meta], ensure_ascii=False)
+    basis = json.dumps([text, kind, observed_at, source, meta, task], ensure_ascii=False)
     return HASH_PREFIX + hashlib.blake2b(basis.encode(), digest_size=16).hexdigest()
 
 

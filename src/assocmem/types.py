@@ -97,6 +97,8 @@ class Record(_Plain):
     author: str | None = None
     thread: str | None = None
     accessed_at: str | None = None
+    task: str | None = None
+    source_canonical: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ class WriteResult(_Plain):
     error: str | None = None
     field: str | None = None
     associations: Declared | None = None
+    superseded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,7 @@ class Item(_Plain):
     sources: dict[str, int]
     via: tuple[Via, ...] = ()
     parts: dict[str, float] = field(default_factory=dict)
+    expired: bool = False
 
     @property
     def id(self) -> str:
@@ -178,7 +182,9 @@ class ReadResult(_Plain):
     """The items of a read, with the concepts it started from and those it added.
 
     ``expanded_concepts`` maps each concept reached along learned links to the
-    strength of the path that reached it. ``arms`` says which arms ran;
+    strength of the path that reached it. In evidence mode, ``gates`` maps each
+    evidence gate to the ids it dropped from what a plain read would return, so an
+    empty result says why. ``arms`` says which arms ran;
     ``bounds`` says whether the fan-out cap was reached (``expansion_capped``)
     and how many reached concepts it cut at least (``expanded_concepts_cut``).
     """
@@ -188,6 +194,8 @@ class ReadResult(_Plain):
     expanded_concepts: dict[str, float]
     arms: dict[str, bool] = field(default_factory=dict)
     bounds: dict[str, int] = field(default_factory=dict)
+    mode: str = "recall"
+    gates: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -334,3 +342,23 @@ class Reconstruction(_Plain):
 
     items: tuple[Reconstructed, ...]
     bounds: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Contradiction(_Plain):
+    """Two memories flagged for review (never edited): ``kind`` is ``"key"`` (one
+    supersession key, different values) or ``"polarity"`` (near-identical claims, one
+    negated)."""
+
+    kind: str
+    first: str
+    second: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Lifecycle(_Plain):
+    """What a lifecycle call changed, and what it refused to touch and why."""
+
+    changed: tuple[str, ...]
+    skipped: dict[str, str] = field(default_factory=dict)

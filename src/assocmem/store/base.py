@@ -42,6 +42,9 @@ class View:
     statuses: tuple[str, ...] = ("active",)
     kinds: tuple[str, ...] | None = None
     conditions: tuple[Condition, ...] = ()
+    # Working memory belongs to a task: a view sees the working memory of ``task``
+    # only, and none when ``task`` is None unless ``kinds`` names "working".
+    task: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,8 +210,10 @@ class Store(abc.ABC):
         """The ranking fields of memories by sequence number."""
 
     @abc.abstractmethod
-    def visible_seqs(self, scope: Scope, ids: Sequence[str]) -> dict[str, int]:
-        """Internal sequence numbers of the readable memories among ``ids``."""
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]:
+        """Internal sequence numbers of the readable memories among ``ids`` (of these statuses)."""
 
     @abc.abstractmethod
     def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
@@ -366,6 +371,27 @@ class Store(abc.ABC):
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
         """Delete memories for good, with everything that points at them, and subtract
         the co-occurrence they added to their layer's links."""
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def select(self, view: View, limit: int) -> list[int]:
+        """Sequence numbers of the memories ``view`` sees, in arrival order."""
+
+    @abc.abstractmethod
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None:
+        """Change lifecycle fields (never text) of these memories."""
+
+    @abc.abstractmethod
+    def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
+        """Every readable memory holding this supersession key, oldest observation first."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -51,7 +51,7 @@ _MEMORY_COLUMNS = (
     "seq, id, agent_id, project_id, channel, text, kind, tags, value, meta, source, "
     "observed_at, version, verified_at, verification_scope, recheck_by, confidence, access, "
     "key_subject, key_relation, derived_from, status, protected, valence, created_at, "
-    "author, thread, accessed_at"
+    "author, thread, accessed_at, task, source_canonical"
 )
 
 P = ParamSpec("P")
@@ -332,12 +332,17 @@ class SQLiteStore(GraphQueries, Store):
         self, scope: Scope, layer: int, memory: NewMemory, now: str
     ) -> tuple[WriteResult, int | None]:
         memory_id = new_id()
+        current = self._current_for_key(scope, memory) if memory.key else None
+        history = current is not None and memory.observed_at < current[1]
+        if current and not history:  # one active per key: retire before inserting
+            self._set_status(current[0], "superseded")
         row = self._conn.execute(
             "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
             " value, meta, source, observed_at, version, verified_at, verification_scope,"
             " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
-            " author, thread, fingerprint, dedupe_key, created_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " author, thread, fingerprint, dedupe_key, created_at, task, source_canonical,"
+            " status, superseded_by)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (scope_id, dedupe_key) DO NOTHING RETURNING seq",
             (
                 memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
@@ -347,17 +352,46 @@ class SQLiteStore(GraphQueries, Store):
                 _json_list(memory.access), memory.key[0] if memory.key else None,
                 memory.key[1] if memory.key else None, _json_list(memory.derived_from),
                 int(memory.protected), memory.author, memory.thread, memory.fingerprint,
-                memory.dedupe_key, now,
+                memory.dedupe_key, now, memory.task, memory.source_canonical,
+                "superseded" if history else "active", current[0] if history and current else None,
             ),
         ).fetchone()  # fmt: skip
         if row is not None:
             names = tuple(n for n, _ in memory.concepts)
-            return WriteResult(id=memory_id, stored=True, concepts=names), row[0]
+            if history:
+                return WriteResult(
+                    id=memory_id,
+                    stored=True,
+                    concepts=names,
+                    reason="history: a later observation holds this key",
+                ), row[0]
+            if current:
+                self._conn.execute(
+                    "UPDATE memories SET superseded_by = ? WHERE seq = ?", (row[0], current[0])
+                )
+            retired = (current[2],) if current else ()
+            return WriteResult(id=memory_id, stored=True, concepts=names,
+                               superseded=retired), row[0]  # fmt: skip
+        if current and not history:
+            self._set_status(current[0], "active")  # a refused duplicate retires nothing
         (existing,) = self._conn.execute(
             "SELECT id FROM memories WHERE scope_id = ? AND dedupe_key = ?",
             (layer, memory.dedupe_key),
         ).fetchone()
         return WriteResult(id=existing, stored=False, reason="duplicate"), None
+
+    def _current_for_key(self, scope: Scope, memory: NewMemory) -> tuple[int, str, str] | None:
+        """The active record holding ``memory``'s key in its scope: (seq, observed_at, id)."""
+        assert memory.key is not None
+        row = self._conn.execute(
+            "SELECT seq, observed_at, id FROM memories WHERE agent_id = ? AND project_id = ?"
+            " AND channel = ? AND key_subject = ? AND key_relation = ? AND status = 'active'",
+            (scope.agent_id, scope.project_id, scope.channel, *memory.key),
+        ).fetchone()
+        return (int(row[0]), str(row[1]), str(row[2])) if row else None
+
+    def _set_status(self, seq: int, status: str) -> None:
+        self._conn.execute("UPDATE memories SET status = ? WHERE seq = ?", (status, seq))
 
     def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], now: str) -> None:
         # One upsert per pair: the increment happens inside the statement, so two
@@ -440,14 +474,16 @@ class SQLiteStore(GraphQueries, Store):
     ) -> int:
         with self.transaction():
             cursor = self._conn.execute(
-                "INSERT INTO feedback (scope_id, memory_ids, query_concepts, outcome, created_at)"
-                " VALUES (?,?,?,?,?)",
-                (
-                    self._own_layer(scope, roles_of(access)), json.dumps(list(ids)),
-                    json.dumps(list(concepts)),
-                    outcome, times.now(),
-                ),
+                "INSERT INTO feedback (scope_id, query_concepts, outcome, created_at)"
+                " VALUES (?,?,?,?)",
+                (self._own_layer(scope, roles_of(access)), json.dumps(list(concepts)), outcome,
+                 times.now()),
             )  # fmt: skip
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO feedback_items (feedback_id, memory_seq)"
+                " SELECT ?, seq FROM memories WHERE id = ?",
+                [(cursor.lastrowid, memory_id) for memory_id in ids],
+            )
             return int(cursor.lastrowid or 0)
 
     # -- reads ----------------------------------------------------------------
@@ -461,14 +497,16 @@ class SQLiteStore(GraphQueries, Store):
         return [by_id[i] for i in ids if i in by_id]
 
     @_translated
-    def visible_seqs(self, scope: Scope, ids: Sequence[str]) -> dict[str, int]:
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]:
         layers = self._layers(scope)
         found: dict[str, int] = {}
         for chunk in _chunks(list(ids)) if layers else ():
             rows = self._query(
                 f"SELECT id, seq FROM memories WHERE {_in('scope_id', layers)}"
-                f" AND status = 'active' AND {_in('id', chunk)}",
-                [*layers, *chunk],
+                f" AND {_in('status', statuses)} AND {_in('id', chunk)}",
+                [*layers, *statuses, *chunk],
             )
             found.update(dict(rows))
         return found
@@ -848,6 +886,56 @@ class SQLiteStore(GraphQueries, Store):
             by_status=by_status,
         )
 
+    # -- lifecycle --------------------------------------------------------------
+
+    @_translated
+    def select(self, view: View, limit: int) -> list[int]:
+        where, params = view_sql(view, self._layers(view.scope), "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE {where} ORDER BY m.seq LIMIT ?", [*params, limit]
+        )
+        return [seq for (seq,) in rows]
+
+    @_translated
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None:
+        changes = [
+            (column, value)
+            for column, value in (
+                ("status", status),
+                ("protected", protected),
+                ("recheck_by", recheck_by),
+            )  # fmt: skip
+            if value is not None
+        ]
+        if not changes:
+            return
+        assignments = ", ".join(f"{column} = ?" for column, _ in changes)  # allow-listed names
+        with self.transaction():
+            for chunk in _chunks(list(seqs)):
+                self._conn.execute(
+                    f"UPDATE memories SET {assignments} WHERE {_in('seq', chunk)}",
+                    [*(int(v) if isinstance(v, bool) else v for _, v in changes), *chunk],
+                )
+
+    @_translated
+    def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT seq FROM memories WHERE {_in('scope_id', layers)} AND key_subject = ?"
+            " AND key_relation = ? ORDER BY observed_at, seq",
+            [*layers, subject, relation],
+        )
+        return [seq for (seq,) in rows]
+
     def close(self) -> None:
         with self._lock:
             try:
@@ -875,7 +963,7 @@ def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
     (
         _seq, id_, agent, project, channel, text, kind, tags, value, meta, source, observed,
         version, verified, vscope, recheck, confidence, access, key_s, key_r, derived, status,
-        protected, valence, created, author, thread, accessed,
+        protected, valence, created, author, thread, accessed, task, canonical,
     ) = row  # fmt: skip
     return Record(
         id=id_,
@@ -906,4 +994,6 @@ def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
         author=author,
         thread=thread,
         accessed_at=accessed,
+        task=task,
+        source_canonical=canonical,
     )

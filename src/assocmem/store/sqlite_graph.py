@@ -264,10 +264,50 @@ class GraphQueries:
                 [*seqs, *layers],
             )
             for seq, layer in found:
+                rows = self._query(
+                    "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
+                )
+                concepts = [c for (c,) in rows]
+                key = self._query(
+                    "SELECT agent_id, project_id, channel, key_subject, key_relation FROM memories"
+                    " WHERE seq = ? AND key_subject IS NOT NULL AND status = 'active'",
+                    [seq],
+                )
                 self._uncount_cooccurrence(seq, layer)
                 self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
+                if key:
+                    self._reactivate(key[0])
+                self._drop_orphan_links(scope.agent_id, concepts)
             return len(found)
+
+    def _reactivate(self, key: Sequence[Any]) -> None:
+        # The key's current value was forgotten: the latest remaining observation of
+        # it is current again, as it would be had the forgotten one never been written.
+        self._conn.execute(
+            "UPDATE memories SET status = 'active' WHERE seq = (SELECT seq FROM memories"
+            " WHERE agent_id = ? AND project_id = ? AND channel = ? AND key_subject = ?"
+            " AND key_relation = ? AND status = 'superseded' ORDER BY observed_at DESC, seq DESC"
+            " LIMIT 1)",
+            list(key),
+        )
+
+    def _drop_orphan_links(self, agent_id: str, concepts: Sequence[int]) -> None:
+        # A concept no memory of the agent carries any more must not survive as the
+        # end of a link, learned or counted: it would give the forgotten text back.
+        agent_layers = [r[0] for r in self._query("SELECT id FROM scopes WHERE agent_id = ?",
+                                                   [agent_id])]  # fmt: skip
+        for concept in concepts:
+            carried = self._query(
+                f"SELECT 1 FROM memory_concepts WHERE {_in('scope_id', agent_layers)}"
+                " AND concept_id = ? LIMIT 1",
+                [*agent_layers, concept],
+            )
+            if not carried:
+                self._conn.execute(
+                    f"DELETE FROM links WHERE {_in('scope_id', agent_layers)} AND (a = ? OR b = ?)",
+                    [*agent_layers, concept, concept],
+                )
 
     def _uncount_cooccurrence(self, seq: int, layer: int) -> None:
         # What a memory's write added to its layer's links (1 per pair, to count and

@@ -27,6 +27,11 @@ def view_sql(view: View, layers: Sequence[int], alias: str) -> tuple[str, list[A
     if view.kinds is not None:
         parts.append(f"{alias}.kind IN ({_marks(len(view.kinds))})" if view.kinds else "0")
         params += view.kinds
+    if view.task is not None:
+        parts.append(f"({alias}.kind != 'working' OR {alias}.task = ?)")
+        params.append(view.task)
+    elif view.kinds is None or "working" not in view.kinds:
+        parts.append(f"{alias}.kind != 'working'")
     for condition in view.conditions:
         sql, values = condition_sql(condition, alias)
         parts.append(sql)
@@ -60,6 +65,8 @@ def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return f"({expr} IS NULL OR {expr} <> ?)", [*expr_params, *expr_params, value]
     if op in _COMPARE:
         return f"{expr} {_COMPARE[op]} ?", [*expr_params, value]
+    if op == "$unset_or_gt":  # internal (not a `where` operator): a missing bound never passes
+        return f"({expr} IS NULL OR {expr} > ?)", [*expr_params, *expr_params, value]
     marks = _marks(len(value)) if value else ""
     if op == "$in":
         return (f"{expr} IN ({marks})", [*expr_params, *value]) if value else ("0", [])

@@ -90,11 +90,11 @@ CREATE TABLE links (
 CREATE INDEX links_by_a_weight ON links (scope_id, a, weight);
 CREATE INDEX links_by_b_weight ON links (scope_id, b, weight);
 
--- Append-only log of every feedback call: who, when, which memories, which concepts.
+-- Append-only log of every feedback call: who, when, which concepts, which outcome
+-- (which memories: feedback_items, migration 0004).
 CREATE TABLE feedback (
     id             INTEGER PRIMARY KEY,
     scope_id       INTEGER NOT NULL,
-    memory_ids     TEXT NOT NULL,
     query_concepts TEXT NOT NULL,
     outcome        REAL NOT NULL,
     created_at     TEXT NOT NULL
