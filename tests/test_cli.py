@@ -118,3 +118,28 @@ def test_graph_commands(capsys: pytest.CaptureFixture[str], db_path: str) -> Non
     assert code == 3 and "no entity" in err
     code, _, err = run(capsys, db_path, "declare", "{not json")
     assert code == 2
+
+
+def test_lifecycle_commands(capsys: pytest.CaptureFixture[str], db_path: str) -> None:
+    ids = []
+    for when in ("2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z"):
+        code, out, _ = run(capsys, db_path, "write", f"region as of {when}", "--observed-at", when)
+        ids.append(out.strip())
+    code, out, _ = run(capsys, db_path, "archive", "--where", '{"kind": "episodic"}')
+    assert "archived 2" in out
+    code, out, _ = run(capsys, db_path, "restore", *ids)
+    assert "restored 2" in out
+    code, out, _ = run(capsys, db_path, "protect", ids[0])
+    assert "protected 1" in out
+    code, out, _ = run(capsys, db_path, "--json", "retain")
+    assert {r["name"] for r in json.loads(out)} == {"new fact", "failed call", "repeated workflow"}
+    code, out, _ = run(capsys, db_path, "history", "app", "region")
+    assert out.strip() == "no values"
+    code, out, _ = run(capsys, db_path, "contradictions")
+    assert out.strip() == "none"
+    code, out, _ = run(capsys, db_path, "end-task", "t1")
+    assert "cleared 0" in out
+    code, out, _ = run(capsys, db_path, "forget", "--where", '{"protected": false}')
+    assert "forgot 1" in out
+    code, _, err = run(capsys, db_path, "resolve", "nobody", "uses")
+    assert code == 3

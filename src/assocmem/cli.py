@@ -135,7 +135,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        count = mem.forget(args.ids)
+        count = mem.forget(**_ids_or_where(args))
     _emit(args, {"forgotten": count}, f"forgot {count} memories")
     return 0
 
@@ -183,6 +183,72 @@ def cmd_reconstruct(args: argparse.Namespace) -> int:
         lines.append(f"{item.ref}  {item.text}")
         lines += [f"    + {e.ref} [{e.why}]  {e.text}" for e in item.evidence]
     _emit(args, result.to_dict(), "\n".join(lines))
+    return 0
+
+
+def _ids_or_where(args: argparse.Namespace) -> dict[str, Any]:
+    if args.where:
+        return {"where": _json_arg(args.where, "where")}
+    return {"ids": args.ids}
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.archive(**_ids_or_where(args))
+    _emit(args, result.to_dict(), f"archived {len(result.changed)}, skipped {len(result.skipped)}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.restore(args.ids)
+    _emit(args, result.to_dict(), f"restored {len(result.changed)}")
+    return 0
+
+
+def cmd_protect(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        result = mem.protect(args.ids, protected=not args.unprotect)
+    _emit(
+        args, result.to_dict(), f"{'un' if args.unprotect else ''}protected {len(result.changed)}"
+    )
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        chain = mem.history((args.subject, args.relation))
+    lines = [f"{r.observed_at}  {r.status:10s}  {r.id}  {r.text}" for r in chain]
+    _emit(args, [r.to_dict() for r in chain], "\n".join(lines) or "no values")
+    return 0
+
+
+def cmd_contradictions(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        flags = mem.contradictions()
+    lines = [f"{f.kind}: {f.first} vs {f.second} ({f.detail})" for f in flags]
+    _emit(args, [f.to_dict() for f in flags], "\n".join(lines) or "none")
+    return 0
+
+
+def cmd_end_task(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        count = mem.end_task(args.task)
+    _emit(args, {"cleared": count}, f"cleared {count} working memories")
+    return 0
+
+
+def cmd_retain(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        report = mem.retain(_json_arg(args.policy, "policy")) if args.policy else mem.retain()
+    _emit(args, report, "\n".join(f"{r['name']}: {r['matched']} matched" for r in report))
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        names = mem.resolve(args.entity, *args.predicates)
+    _emit(args, names, "\n".join(names))
     return 0
 
 
@@ -349,8 +415,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("get", cmd_get, "show memories by id")
     p.add_argument("ids", nargs="+")
     command("export", cmd_export, "print every memory in scope as JSON lines")
-    p = command("forget", cmd_forget, "delete memories for good")
+    p = command("forget", cmd_forget, "delete memories for good (by ids or --where)")
+    p.add_argument("ids", nargs="*")
+    p.add_argument("--where", help="a JSON filter instead of ids")
+    p = command("archive", cmd_archive, "move memories out of default reads (by ids or --where)")
+    p.add_argument("ids", nargs="*")
+    p.add_argument("--where", help="a JSON filter instead of ids")
+    p = command("restore", cmd_restore, "bring archived memories back")
     p.add_argument("ids", nargs="+")
+    p = command("protect", cmd_protect, "shield memories from archiving")
+    p.add_argument("ids", nargs="+")
+    p.add_argument("--unprotect", action="store_true", help="lift the shield")
+    p = command("history", cmd_history, "every value a supersession key held")
+    p.add_argument("subject")
+    p.add_argument("relation")
+    command("contradictions", cmd_contradictions, "pairs flagged for review")
+    p = command("end-task", cmd_end_task, "clear a task's working memory")
+    p.add_argument("task")
+    p = command("retain", cmd_retain, "apply a retention policy (default: seed 001's example)")
+    p.add_argument("--policy", help="a JSON policy {rules: [...]}")
+    p = command("resolve", cmd_resolve, "follow declared relations through predicates")
+    p.add_argument("entity")
+    p.add_argument("predicates", nargs="+")
 
     p = command("declare", cmd_declare, "declare entities, aliases and relations (JSON)")
     p.add_argument("associations", help='{"entities": [...], "relations": [...]}')
