@@ -21,7 +21,15 @@ from typing import Any
 
 from . import __version__, local_embedders
 from .embedders import embedder_names
-from .errors import AssocmemError, InvalidInput, NotFound, StoreBusy, StoreError
+from .errors import (
+    AccessDenied,
+    AssocmemError,
+    DependencyMissing,
+    InvalidInput,
+    NotFound,
+    StoreBusy,
+    StoreError,
+)
 from .memory import Memory
 from .types import ReadResult
 
@@ -29,6 +37,7 @@ from .types import ReadResult
 EXIT_CODES: tuple[tuple[type[AssocmemError], int], ...] = (
     (InvalidInput, 2),
     (NotFound, 3),
+    (AccessDenied, 6),
     (StoreBusy, 4),
     (StoreError, 5),
     (AssocmemError, 1),
@@ -252,6 +261,69 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .server import create_app
+        from .server.keys import KeyRing
+    except ImportError as exc:
+        raise DependencyMissing("the HTTP server needs `pip install assocmem[server]`") from exc
+    ring = KeyRing(args.keys) if args.keys else None
+    if (ring is None or not len(ring)) and args.host not in LOOPBACK and not args.no_auth:
+        raise AccessDenied(
+            f"no API keys configured: refusing to serve on {args.host}. Add keys with "
+            "`assocmem keys add` and pass --keys, or pass --no-auth to serve unauthenticated"
+        )
+    app = create_app(
+        _db_path(args), keys=ring if ring is not None and len(ring) else None,
+        default_agent=args.agent, embedder=args.embedder or None,
+    )  # fmt: skip
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from .server.keys import add_key, read_keys, revoke_key
+
+    if args.action == "add":
+        entry, secret = add_key(args.keys, args.key_agent or args.agent, tuple(args.role or ()))
+        _emit(args, {**entry.public(), "key": secret},
+              f"{secret}\n(key {entry.id} for agent {entry.agent_id}; shown only now)")  # fmt: skip
+    elif args.action == "revoke":
+        if not args.id or not revoke_key(args.keys, args.id):
+            raise NotFound(f"no active key {args.id!r} in {args.keys}")
+        _emit(args, {"revoked": args.id}, f"revoked {args.id}")
+    else:
+        entries = [e.public() for e in read_keys(args.keys)]
+        text = "\n".join(
+            f"{e['id']}  {e['agent_id']}  roles={','.join(e['roles']) or '-'}"
+            f"{'  revoked' if e['revoked_at'] else ''}"
+            for e in entries
+        )
+        _emit(args, entries, text or "no keys")
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import run_stdio
+
+    run_stdio(_db_path(args), agent_id=args.agent, project_id=args.project,
+              channel=args.channel, embedder=args.embedder or None)  # fmt: skip
+    return 0
+
+
+def _db_path(args: argparse.Namespace) -> str:
+    if args.db == ":memory:":
+        return str(args.db)
+    path = Path(args.db).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
 def cmd_embedders_list(args: argparse.Namespace) -> int:
     names = embedder_names()
     _emit(args, names, "\n".join(names))
@@ -458,6 +530,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-evidence", type=int, default=5)
     command("stats", cmd_stats, "count memories, concepts, links and feedback")
     command("demo", cmd_demo, "run the restart control in three processes")
+
+    p = command("serve", cmd_serve, "serve the memory over HTTP (needs assocmem[server])")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--keys", help="the API key file (see `assocmem keys`)")
+    p.add_argument("--no-auth", action="store_true",
+                   help="allow serving without keys on a non-loopback address")  # fmt: skip
+    p.add_argument("--log-level", default="warning")
+    p = command("keys", cmd_keys, "add, revoke or list the server's API keys")
+    p.add_argument("action", choices=["add", "revoke", "list"])
+    p.add_argument("id", nargs="?", help="the key id to revoke")
+    p.add_argument("--keys", required=True, help="the key file")
+    p.add_argument("--key-agent", help="agent the new key speaks for (default: --agent)")
+    p.add_argument("--role", action="append", help="a role the key may read in (repeat)")
+    command("mcp", cmd_mcp, "serve the memory to an MCP client over stdio (needs assocmem[mcp])")
 
     doc = "list or build embedders"
     embedders = sub.add_parser("embedders", help=doc, description=doc)

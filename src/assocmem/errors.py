@@ -16,6 +16,7 @@ reach a caller untranslated.
     │   ├── UnknownMemory                       an id the caller cannot see
     │   └── UnknownEntity                       a name no readable entity answers to
     ├── AccessDenied                            identity or role may not do this
+    │   └── AuthenticationRequired              no valid credentials were presented
     ├── EmbedderError
     │   ├── EmbedderUnavailable                 extra not installed / model missing
     │   └── EmbedderMismatch                    store filled by another model or dimension
@@ -88,6 +89,10 @@ class UnknownEntity(NotFound):
 
 class AccessDenied(AssocmemError):
     """The caller's identity or role may not perform this operation."""
+
+
+class AuthenticationRequired(AccessDenied):
+    """No valid API key was presented."""
 
 
 class EmbedderError(AssocmemError):

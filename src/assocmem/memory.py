@@ -81,6 +81,7 @@ class Memory:
             raise InvalidInput("role must be a non-empty single-line string", field="role")
         self.scope = Scope(agent_id=agent_id, project_id=project_id, channel=channel, role=role)
         self._store: Store = open_store(str(target), synchronous=synchronous)
+        self._owns_store = True
         try:
             model = load_embedder(embedder) if isinstance(embedder, str) else embedder
             self._space = VectorSpace(self._store, model) if model is not None else None
@@ -88,11 +89,21 @@ class Memory:
             self._store.close()
             raise
 
+    @classmethod
+    def attached(cls, store: Store, scope: Scope, space: VectorSpace | None = None) -> Memory:
+        """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
+        serves many callers over one store). Closing it leaves the store open."""
+        memory = cls.__new__(cls)
+        memory.scope, memory._store, memory._space = scope, store, space
+        memory._owns_store = False
+        return memory
+
     # -- lifecycle ------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the store. Safe to call twice."""
-        self._store.close()
+        """Close the store (unless it was attached). Safe to call twice."""
+        if self._owns_store:
+            self._store.close()
 
     def __enter__(self) -> Memory:
         return self
