@@ -34,6 +34,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.set_defaults(handler=_locomo)
 
+    doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
+    p = benches.add_parser("server", help=doc, description=doc)
+    p.add_argument("--out", default="bench-server.json", help="where to write the JSON")
+    p.add_argument("--clients", type=int, default=8)
+    p.add_argument("--seconds", type=float, default=60.0, help="load duration")
+    p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
+    p.set_defaults(handler=_server)
+
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
     p.add_argument("--out", default="bench-embed.json", help="where to write the JSON")
@@ -62,6 +70,16 @@ def _locomo(args: argparse.Namespace) -> int:
     for name in systems:
         row = {cat: block["recall@10"] for cat, block in report[name].items()}
         print(f"{name:9s} recall@10 " + "  ".join(f"{c}={v:.3f}" for c, v in row.items()))
+    return 0
+
+
+def _server(args: argparse.Namespace) -> int:
+    from . import server_bench
+
+    report = server_bench.run(
+        args.out, clients=args.clients, seconds=args.seconds, examples=args.examples
+    )
+    print(json.dumps({k: report[k] for k in ("load", "crash", "fuzz")}, indent=2))
     return 0
 
 

@@ -177,7 +177,7 @@ class Memory:
         (result,) = self._store_memories([memory])
         return self._with_associations(result, associations)
 
-    def write_many(self, items: Iterable[Mapping[str, Any]]) -> list[WriteResult]:
+    def write_many(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
         """Store many memories in one transaction, one `WriteResult` per item, in order.
 
         Each item holds the keyword arguments of `write`. Invalid items are not

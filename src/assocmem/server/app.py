@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict, create_model
+from pydantic import ConfigDict, ValidationError, create_model
 
 from .. import __version__
 from ..embedders import load_embedder
@@ -188,11 +188,15 @@ def _route(
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
         scope = _caller_scope(request, arguments, keys, default_agent)
         stores = state["stores"]
-        if writes:
-            return _serialize(_call(Memory.attached(stores.writer, scope, stores.space), name,
-                                    arguments))  # fmt: skip
-        with stores.reader() as store:
-            return _serialize(_call(Memory.attached(store, scope, stores.space), name, arguments))
+        try:
+            if writes:
+                memory = Memory.attached(stores.writer, scope, stores.space)
+                return _serialize(_call(memory, name, arguments))
+            with stores.reader() as store:
+                return _serialize(_call(Memory.attached(store, scope, stores.space), name,
+                                        arguments))  # fmt: skip
+        except ValidationError as exc:  # a lazily validated argument failed inside the call
+            raise InvalidInput(f"invalid argument: {exc.errors()[0].get('msg', exc)}") from exc
 
     handler.__name__ = name
     # Annotations are strings under `from __future__ import annotations`; FastAPI
