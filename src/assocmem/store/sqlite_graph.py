@@ -20,7 +20,6 @@ from .. import times
 from ..errors import AliasClash
 from ..types import Scope
 from .base import EntityRow, RelationRow, View
-from .sqlite_where import view_sql
 
 
 def roles_of(key: str) -> list[str]:
@@ -50,6 +49,7 @@ class GraphQueries:
     _query: Callable[..., list[Any]]
     _layers: Callable[[Scope], list[int]]
     _own_layer: Callable[..., int]
+    _view_sql: Callable[..., tuple[str, list[Any]]]
     transaction: Callable[[], AbstractContextManager[None]]
 
     def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
@@ -70,14 +70,13 @@ class GraphQueries:
     ) -> int:
         with self.transaction():
             layer = self._own_layer(scope, roles_of(access))
-            cursor = self._conn.execute(
+            (entity,) = self._conn.execute(
                 "INSERT INTO entities (scope_id, name, normalized, declared_by, created_at)"
-                " VALUES (?,?,?,?,?)",
+                " VALUES (?,?,?,?,?) RETURNING id",
                 [layer, name, normalized, declared_by, times.now()],
-            )
-            entity = int(cursor.lastrowid or 0)
+            ).fetchone()
             self.add_alias(scope, entity, name, normalized, access)
-            return entity
+            return int(entity)
 
     def add_alias(
         self, scope: Scope, entity_id: int, alias: str, normalized: str, access: str = ""
@@ -95,16 +94,16 @@ class GraphQueries:
                     field="associations",
                 )
             self._conn.execute(
-                "INSERT OR IGNORE INTO entity_aliases (entity_id, scope_id, alias, normalized)"
-                " VALUES (?,?,?,?)",
+                "INSERT INTO entity_aliases (entity_id, scope_id, alias, normalized)"
+                " VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
                 [entity_id, layer, alias, normalized],
             )
 
     def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
         with self.transaction():
             cursor = self._conn.execute(
-                "INSERT OR IGNORE INTO entity_mentions (entity_id, memory_seq, declared_by,"
-                " created_at) VALUES (?,?,?,?)",
+                "INSERT INTO entity_mentions (entity_id, memory_seq, declared_by,"
+                " created_at) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
                 [entity_id, seq, declared_by, times.now()],
             )
             return cursor.rowcount > 0
@@ -125,9 +124,9 @@ class GraphQueries:
             key = [layer, subject[0], subject[1], predicate_normalized, object_[0], object_[1],
                    anchor_seq]  # fmt: skip
             self._conn.execute(
-                "INSERT OR IGNORE INTO relations (scope_id, subject_kind, subject_id, predicate,"
+                "INSERT INTO relations (scope_id, subject_kind, subject_id, predicate,"
                 " predicate_normalized, object_kind, object_id, anchor_seq, declared_by,"
-                " declared_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                " declared_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
                 [layer, subject[0], subject[1], predicate, predicate_normalized, object_[0],
                  object_[1], anchor_seq, declared_by, times.now()],
             )  # fmt: skip
@@ -184,7 +183,7 @@ class GraphQueries:
         return found
 
     def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
-        where, params = view_sql(view, self._layers(view.scope), "m")
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
         rows = self._query(
             "SELECT m.seq FROM entity_mentions x JOIN memories m ON m.seq = x.memory_seq"
             f" WHERE x.entity_id = ? AND {where} ORDER BY m.seq LIMIT ?",

@@ -1,0 +1,907 @@
+"""The SQL store both backends share: every statement and transaction of the engine.
+
+Invariants: many processes may write one store at once and no write, link
+increment or feedback is lost, because every read-modify-write runs inside a
+write transaction no other writer can interleave with (`_begin`) and increments
+are single upsert statements. Every value is a bound parameter; identifiers come
+only from constants in this package. Backend exceptions are translated to the
+`AssocmemError` tree before they leave.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+from .. import times
+from ..errors import (
+    AssocmemError,
+)
+from ..optional import require_numpy
+from ..records import NewMemory
+from ..types import Record, Scope, Stats, WriteResult
+from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
+from .sqlite_graph import GraphQueries, roles_of
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# How long a writer waits for another process's transaction before StoreBusy.
+# Generous: a busy store should slow writers down, not drop their writes.
+BUSY_TIMEOUT_S = 30.0
+# Parameters per IN (...) list; SQLite allows 32766, smaller chunks keep plans simple.
+_CHUNK = 500
+_SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
+
+_MEMORY_COLUMNS = (
+    "seq, id, agent_id, project_id, channel, text, kind, tags, value, meta, source, "
+    "observed_at, version, verified_at, verification_scope, recheck_by, confidence, access, "
+    "key_subject, key_relation, derived_from, status, protected, valence, created_at, "
+    "author, thread, accessed_at, task, source_canonical"
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _translated(method: Callable[P, R]) -> Callable[P, R]:
+    """Backend exceptions leave a store method as the matching `AssocmemError`."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            store = args[0]
+            if isinstance(store, SQLStore) and isinstance(exc, store.driver_errors):
+                raise store.translate(exc) from exc
+            raise
+
+    return wrapper
+
+
+def _chunks(values: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def access_key(roles: Sequence[str]) -> str:
+    """The canonical form of an access list: sorted, unique, newline-joined ('' = all)."""
+    return "\n".join(sorted(set(roles)))
+
+
+def readable_by(access: str, role: str | None) -> bool:
+    """Whether a layer of this access key is readable in ``role``."""
+    return access == "" or (role is not None and role in access.split("\n"))
+
+
+def _json_list(values: Sequence[str]) -> str:
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
+def _in(column: str, values: Sequence[Any]) -> str:
+    return f"{column} IN ({_marks(len(values))})"
+
+
+class SQLStore(GraphQueries, Store):
+    """The SQL both backends share; a subclass opens the connection and supplies the
+    dialect: how a write transaction begins, its error translation, its `where`
+    compiler, and full-text and JSON queries.
+
+    ``_conn`` must offer ``execute(sql, params)`` (returning a cursor with
+    ``fetchone``/``fetchall``/``rowcount``) and ``executemany``, with ``?`` placeholders.
+    """
+
+    driver_errors: tuple[type[BaseException], ...] = ()
+    snapshot_begin = "BEGIN"
+    _conn: Any
+
+    def _init_state(self) -> None:
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._concept_cache: dict[str, int] = {}
+        # Readable layers per (agent, projects, channels), valid while the backend's
+        # data version is unchanged (no other connection committed).
+        self._layer_cache: dict[tuple[Any, ...], tuple[Any, list[tuple[int, str]]]] = {}
+        # Concepts created inside the open transaction: cached only once it commits,
+        # or a rolled-back id could be handed out again for another name.
+        self._pending_concepts: dict[str, int] = {}
+
+    def translate(self, exc: BaseException) -> AssocmemError:
+        """The most specific `AssocmemError` for a backend exception."""
+        raise NotImplementedError
+
+    def _begin(self) -> None:
+        """Begin a write transaction that no other writer can interleave with."""
+        raise NotImplementedError
+
+    def _data_version(self) -> Any:
+        """A token that changes when another connection commits (None: always re-read)."""
+        return None
+
+    def _view_sql(self, view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
+        raise NotImplementedError
+
+    # -- transactions ---------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction at the outermost level (one writer at a time, see
+        `_begin`), a savepoint when nested."""
+        with self._lock:
+            level = self._depth
+            try:
+                if level == 0:
+                    self._begin()
+                else:
+                    self._conn.execute(f"SAVEPOINT s{level}")
+            except self.driver_errors as exc:
+                raise self.translate(exc) from exc
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                self._undo(level)
+                raise
+            self._depth -= 1
+            try:
+                self._conn.execute("COMMIT" if level == 0 else f"RELEASE s{level}")
+            except self.driver_errors as exc:
+                self._undo(level)
+                raise self.translate(exc) from exc
+            if level == 0:
+                self._concept_cache.update(self._pending_concepts)
+                self._pending_concepts.clear()
+
+    def _undo(self, level: int) -> None:
+        if level == 0:
+            self._pending_concepts.clear()
+        try:
+            if level == 0:
+                self._conn.execute("ROLLBACK")
+            else:
+                self._conn.execute(f"ROLLBACK TO s{level}")
+                self._conn.execute(f"RELEASE s{level}")
+        except self.driver_errors:
+            pass  # the transaction is already gone (the backend rolled it back itself)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction, so a multi-query read sees one consistent state."""
+        with self._lock:
+            if self._depth:
+                yield
+                return
+            try:
+                self._conn.execute(self.snapshot_begin)
+            except self.driver_errors as exc:
+                raise self.translate(exc) from exc
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                try:
+                    self._conn.execute("COMMIT")
+                except self.driver_errors:
+                    self._conn.execute("ROLLBACK")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            rows: list[Any] = self._conn.execute(sql, params).fetchall()
+            return rows
+
+    # -- scope layers -----------------------------------------------------------
+
+    def layers(self, scope: Scope) -> list[int]:
+        return self._layers(scope)
+
+    def _layers(self, scope: Scope) -> list[int]:
+        """Ids of the existing layers a reader in ``scope`` sees, in its role."""
+        key = (scope.agent_id, scope.readable_projects, scope.readable_channels)
+        version = self._data_version()
+        cached = self._layer_cache.get(key)
+        if cached is None or version is None or cached[0] != version:
+            projects, channels = scope.readable_projects, scope.readable_channels
+            rows = self._query(
+                "SELECT id, project_id, channel, access FROM scopes WHERE agent_id = ?"
+                f" AND {_in('project_id', projects)} AND {_in('channel', channels)}",
+                [scope.agent_id, *projects, *channels],
+            )
+            nearness = {(p, c): i for i, (p, c) in enumerate(
+                (p, c) for p in projects for c in channels)}  # fmt: skip
+            rows.sort(key=lambda r: (nearness[(r[1], r[2])], r[3] != "", r[3], r[0]))
+            cached = (version, [(r[0], r[3]) for r in rows])
+            self._layer_cache[key] = cached
+        return [layer for layer, access in cached[1] if readable_by(access, scope.role)]
+
+    def _own_layer(self, scope: Scope, access: Sequence[str] = ()) -> int:
+        """The layer ``scope`` writes records of this ``access`` to, created if new
+        (inside a transaction)."""
+        row = (scope.agent_id, scope.project_id, scope.channel, access_key(access))
+        self._conn.execute(
+            "INSERT INTO scopes (agent_id, project_id, channel, access) VALUES (?,?,?,?)"
+            " ON CONFLICT DO NOTHING",
+            row,
+        )
+        (layer,) = self._conn.execute(
+            "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?"
+            " AND access = ?",
+            row,
+        ).fetchone()
+        self._layer_cache.clear()  # our own commits do not move data_version
+        return int(layer)
+
+    # -- writes ---------------------------------------------------------------
+
+    @_translated
+    def write(
+        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]:
+        now = times.now()
+        with self.transaction():
+            layers: dict[str, int] = {}
+            for memory in memories:
+                if access_key(memory.access) not in layers:
+                    layers[access_key(memory.access)] = self._own_layer(scope, memory.access)
+            results, stored, embedded = [], [], []
+            for i, memory in enumerate(memories):
+                layer = layers[access_key(memory.access)]
+                result, seq = self._insert_memory(scope, layer, memory, now)
+                results.append(result)
+                if seq is not None:
+                    stored.append((seq, layer, memory))
+                    if vectors is not None:
+                        embedded.append((seq, layer, vectors[i].tobytes()))
+            self._conn.executemany(
+                "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)", embedded
+            )
+            ids = self.intern_concepts([n for _, _, m in stored for n, _ in m.concepts])
+            self._conn.executemany(
+                "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
+                " VALUES (?,?,?,?,?)",
+                [
+                    (layer, ids[name], seq, pos, form)
+                    for seq, layer, memory in stored
+                    for pos, (name, form) in enumerate(memory.concepts)
+                ],
+            )
+            pairs: Counter[tuple[int, int, int]] = Counter()
+            for _, layer, memory in stored:
+                concepts = sorted(ids[n] for n, _ in memory.concepts)
+                pairs.update((layer, a, b) for a, b in itertools.combinations(concepts, 2))
+            self._count_cooccurrence(pairs, now)
+            return results
+
+    def _insert_memory(
+        self, scope: Scope, layer: int, memory: NewMemory, now: str
+    ) -> tuple[WriteResult, int | None]:
+        memory_id = new_id()
+        current = self._current_for_key(scope, memory) if memory.key else None
+        history = current is not None and memory.observed_at < current[1]
+        if current and not history:  # one active per key: retire before inserting
+            self._set_status(current[0], "superseded")
+        row = self._conn.execute(
+            "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
+            " value, meta, source, observed_at, version, verified_at, verification_scope,"
+            " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
+            " author, thread, fingerprint, dedupe_key, created_at, task, source_canonical,"
+            " status, superseded_by)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT (scope_id, dedupe_key) DO NOTHING RETURNING seq",
+            (
+                memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
+                memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
+                memory.source, memory.observed_at, memory.version, memory.verified_at,
+                memory.verification_scope, memory.recheck_by, memory.confidence,
+                _json_list(memory.access), memory.key[0] if memory.key else None,
+                memory.key[1] if memory.key else None, _json_list(memory.derived_from),
+                int(memory.protected), memory.author, memory.thread, memory.fingerprint,
+                memory.dedupe_key, now, memory.task, memory.source_canonical,
+                "superseded" if history else "active", current[0] if history and current else None,
+            ),
+        ).fetchone()  # fmt: skip
+        if row is not None:
+            names = tuple(n for n, _ in memory.concepts)
+            if history:
+                return WriteResult(
+                    id=memory_id,
+                    stored=True,
+                    concepts=names,
+                    reason="history: a later observation holds this key",
+                ), row[0]
+            if current:
+                self._conn.execute(
+                    "UPDATE memories SET superseded_by = ? WHERE seq = ?", (row[0], current[0])
+                )
+            retired = (current[2],) if current else ()
+            return WriteResult(id=memory_id, stored=True, concepts=names,
+                               superseded=retired), row[0]  # fmt: skip
+        if current and not history:
+            self._set_status(current[0], "active")  # a refused duplicate retires nothing
+        (existing,) = self._conn.execute(
+            "SELECT id FROM memories WHERE scope_id = ? AND dedupe_key = ?",
+            (layer, memory.dedupe_key),
+        ).fetchone()
+        return WriteResult(id=existing, stored=False, reason="duplicate"), None
+
+    def _current_for_key(self, scope: Scope, memory: NewMemory) -> tuple[int, str, str] | None:
+        """The active record holding ``memory``'s key in its scope: (seq, observed_at, id)."""
+        assert memory.key is not None
+        row = self._conn.execute(
+            "SELECT seq, observed_at, id FROM memories WHERE agent_id = ? AND project_id = ?"
+            " AND channel = ? AND key_subject = ? AND key_relation = ? AND status = 'active'",
+            (scope.agent_id, scope.project_id, scope.channel, *memory.key),
+        ).fetchone()
+        return (int(row[0]), str(row[1]), str(row[2])) if row else None
+
+    def _set_status(self, seq: int, status: str) -> None:
+        self._conn.execute("UPDATE memories SET status = ? WHERE seq = ?", (status, seq))
+
+    def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], now: str) -> None:
+        # One upsert per pair: the increment happens inside the statement, so two
+        # writers can never read the same count and both write count + 1. Key order
+        # keeps consecutive upserts on neighbouring B-tree pages.
+        self._conn.executemany(
+            "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = weight + excluded.count,"
+            " count = count + excluded.count, updated_at = excluded.updated_at",
+            [(layer, a, b, n, n, now) for (layer, a, b), n in sorted(pairs.items())],
+        )
+
+    @_translated
+    def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        cache, pending = self._concept_cache, self._pending_concepts
+        missing = [n for n in dict.fromkeys(names) if n not in cache and n not in pending]
+        if missing:
+            with self.transaction():
+                self._conn.executemany(
+                    "INSERT INTO concepts (name) VALUES (?) ON CONFLICT DO NOTHING",
+                    [(n,) for n in missing],
+                )
+                pending.update(self._lookup_concepts(missing))
+        return {n: cache[n] if n in cache else pending[n] for n in names}
+
+    def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(names)):
+            rows = self._query(
+                f"SELECT name, id FROM concepts WHERE name IN ({_marks(len(chunk))})", chunk
+            )
+            found.update(dict(rows))
+        return found
+
+    @_translated
+    def adjust_links(
+        self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
+    ) -> None:
+        now = times.now()
+        with self.transaction():
+            layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
+            self._conn.executemany(
+                "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+                " updated_at) VALUES (?,?,?,?,0,?,1,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
+                " weight = weight + excluded.weight,"
+                " outcome_sum = outcome_sum + excluded.outcome_sum,"
+                " feedback_count = feedback_count + 1, updated_at = excluded.updated_at",
+                [(layers[key], a, b, delta, outcome, now) for key, a, b, delta in sorted(changes)],
+            )
+
+    @_translated
+    def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:
+        with self.transaction():
+            for chunk in _chunks(list(seqs)):
+                self._conn.execute(
+                    f"UPDATE memories SET valence = valence + ? * (? - valence)"
+                    f" WHERE seq IN ({_marks(len(chunk))})",
+                    [rate, outcome, *chunk],
+                )
+
+    @_translated
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for chunk in _chunks(list(seqs)):
+            rows = self._query(
+                "SELECT m.seq, s.access FROM memories m JOIN scopes s ON s.id = m.scope_id"
+                f" WHERE {_in('m.seq', chunk)}",
+                chunk,
+            )
+            found.update({seq: access for seq, access in rows})
+        return found
+
+    @_translated
+    def log_feedback(
+        self,
+        scope: Scope,
+        access: str,
+        ids: Sequence[str],
+        concepts: Sequence[str],
+        outcome: float,
+    ) -> int:
+        with self.transaction():
+            (feedback_id,) = self._conn.execute(
+                "INSERT INTO feedback (scope_id, query_concepts, outcome, created_at)"
+                " VALUES (?,?,?,?) RETURNING id",
+                (self._own_layer(scope, roles_of(access)), json.dumps(list(concepts)), outcome,
+                 times.now()),
+            ).fetchone()  # fmt: skip
+            self._conn.executemany(
+                "INSERT INTO feedback_items (feedback_id, memory_seq)"
+                " SELECT ?, seq FROM memories WHERE id = ? ON CONFLICT DO NOTHING",
+                [(feedback_id, memory_id) for memory_id in ids],
+            )
+            return int(feedback_id)
+
+    # -- reads ----------------------------------------------------------------
+
+    @_translated
+    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]:
+        by_id = {
+            r.id: r
+            for r in self.records_by_seq(list(self.visible_seqs(scope, ids).values())).values()
+        }
+        return [by_id[i] for i in ids if i in by_id]
+
+    @_translated
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]:
+        layers = self._layers(scope)
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(ids)) if layers else ():
+            rows = self._query(
+                f"SELECT id, seq FROM memories WHERE {_in('scope_id', layers)}"
+                f" AND {_in('status', statuses)} AND {_in('id', chunk)}",
+                [*layers, *statuses, *chunk],
+            )
+            found.update(dict(rows))
+        return found
+
+    @_translated
+    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
+        found: dict[int, RankFields] = {}
+        for chunk in _chunks(list(seqs)):
+            for seq, *fields in self._query(
+                "SELECT seq, id, kind, value, valence, observed_at, accessed_at FROM memories"
+                f" WHERE {_in('seq', chunk)}",
+                chunk,
+            ):
+                found[seq] = RankFields(*fields)
+        return found
+
+    @_translated
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        rows: list[Any] = []
+        concepts: dict[int, list[tuple[str, str]]] = {}
+        for chunk in _chunks(list(seqs)):
+            marks = _marks(len(chunk))
+            rows += self._query(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN ({marks})", chunk
+            )
+            for seq, name, form in self._query(
+                "SELECT mc.memory_seq, c.name, mc.form FROM memory_concepts mc"
+                " JOIN concepts c ON c.id = mc.concept_id"
+                f" WHERE mc.memory_seq IN ({marks}) ORDER BY mc.memory_seq, mc.position",
+                chunk,
+            ):
+                concepts.setdefault(seq, []).append((name, form))
+        return {row[0]: _record(row, concepts.get(row[0], [])) for row in rows}
+
+    @_translated
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
+        missing = [n for n in names if n not in self._concept_cache]
+        if missing:
+            self._concept_cache.update(self._lookup_concepts(missing))
+        return {n: self._concept_cache[n] for n in names if n in self._concept_cache}
+
+    @_translated
+    def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for chunk in _chunks(list(ids)):
+            rows = self._query(
+                f"SELECT id, name FROM concepts WHERE id IN ({_marks(len(chunk))})", chunk
+            )
+            found.update(dict(rows))
+        return found
+
+    @_translated
+    def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
+        result: dict[int, list[int]] = {}
+        for chunk in _chunks(list(seqs)):
+            for seq, concept in self._query(
+                "SELECT memory_seq, concept_id FROM memory_concepts"
+                f" WHERE memory_seq IN ({_marks(len(chunk))}) ORDER BY memory_seq, position",
+                chunk,
+            ):
+                result.setdefault(seq, []).append(concept)
+        return result
+
+    @_translated
+    def neighbors(
+        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
+    ) -> list[tuple[int, int, float]]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        # If the summed weight over L layers reaches the threshold, one layer holds at
+        # least threshold / L: scanning each layer from that floor loses no link.
+        floor = min_weight / len(layers)
+        found: dict[tuple[int, int], float] = {}
+        for layer in layers:
+            for concept in concept_ids:
+                for near, far in (("a", "b"), ("b", "a")):
+                    rows = self._query(
+                        f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+                        " AND weight >= ? ORDER BY weight DESC LIMIT ?",
+                        [layer, concept, floor, limit],
+                    )
+                    for other, weight in rows:
+                        found[(concept, other)] = found.get((concept, other), 0.0) + weight
+        if len(layers) > 1:
+            found = self._summed(scope, list(found))
+        ranked = sorted(
+            ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
+            key=lambda row: (-row[2], row[0], row[1]),
+        )
+        return ranked[:limit]
+
+    def _summed(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        ordered = [(min(s, o), max(s, o)) for s, o in pairs]
+        sums = self.links_between(scope, ordered)
+        return {(s, o): sums.get((min(s, o), max(s, o)), 0.0) for s, o in pairs}
+
+    @_translated
+    def links_between(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        wanted, layers = set(pairs), self._layers(scope)
+        if not wanted or not layers:
+            return {}
+        firsts = sorted({a for a, _ in wanted})
+        seconds = sorted({b for _, b in wanted})
+        rows = self._query(
+            f"SELECT a, b, SUM(weight) FROM links WHERE {_in('scope_id', layers)}"
+            f" AND {_in('a', firsts)} AND {_in('b', seconds)} GROUP BY a, b",
+            [*layers, *firsts, *seconds],
+        )
+        return {(a, b): float(w) for a, b, w in rows if (a, b) in wanted}
+
+    @_translated
+    def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
+        layers = self._layers(scope)
+        if not concept_ids or not layers:
+            return []
+        rows = self._query(
+            "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
+            f" MAX(updated_at) FROM links WHERE {_in('scope_id', layers)}"
+            f" AND ({_in('a', concept_ids)} OR {_in('b', concept_ids)})"
+            " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
+            [*layers, *concept_ids, *concept_ids, limit],
+        )
+        return [
+            LinkRow(a, b, max(0.0, float(w)), int(c), float(o), int(f), u)
+            for a, b, w, c, o, f, u in rows
+        ]
+
+    @_translated
+    def memories_with_concepts(
+        self,
+        view: View,
+        concept_ids: Sequence[int],
+        *,
+        per_concept: int,
+        without: Sequence[int] = (),
+    ) -> list[tuple[int, int]]:
+        exclude = ""
+        if without:
+            exclude = (
+                " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
+                f" AND {_in('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
+            )
+        visible, params = self._view_sql(view, self._layers(view.scope), "m")
+        found: list[tuple[int, int]] = []
+        for concept in concept_ids:
+            newest: list[int] = []
+            for layer in self._layers(view.scope):
+                newest += [
+                    seq
+                    for (seq,) in self._query(
+                        "SELECT mc.memory_seq FROM memory_concepts mc"
+                        f" JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
+                        f" WHERE mc.scope_id = ? AND mc.concept_id = ?{exclude}"
+                        " ORDER BY mc.memory_seq DESC LIMIT ?",
+                        [*params, layer, concept, *without, per_concept],
+                    )
+                ]
+            found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
+        return found
+
+    @_translated
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        found: set[int] = set()
+        for chunk in _chunks(list(seqs)):
+            found.update(
+                seq
+                for (seq,) in self._query(
+                    f"SELECT m.seq FROM memories m WHERE {where} AND {_in('m.seq', chunk)}",
+                    [*params, *chunk],
+                )
+            )
+        return found
+
+    @_translated
+    def thread_adjacency(
+        self, view: View, seqs: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        layers = self._layers(view.scope)
+        near, params = self._view_sql(view, layers, "n")
+        found: dict[int, tuple[int | None, int | None]] = {}
+        for chunk in _chunks(list(seqs)):
+            rows = self._query(
+                "SELECT m.seq,"
+                f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+                f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
+                f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+                f"  AND n.thread = m.thread AND n.seq > m.seq AND {near})"
+                f" FROM memories m WHERE m.thread IS NOT NULL AND {_in('m.seq', chunk)}",
+                [*params, *params, *chunk],
+            )
+            found.update({seq: (before, after) for seq, before, after in rows})
+        return found
+
+    @_translated
+    def size(self) -> int:
+        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM memories")[0][0])
+
+    @_translated
+    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
+        layers = self._layers(view.scope)
+        where, params = self._view_sql(view, layers, "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE m.fingerprint = ? AND {where}"
+            " ORDER BY m.seq DESC LIMIT ?",
+            [fingerprint, *params, limit],
+        )
+        return [seq for (seq,) in rows]
+
+    @_translated
+    def authors(self, scope: Scope) -> list[str]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT DISTINCT author FROM authors WHERE {_in('scope_id', layers)}", layers
+        )
+        return sorted(author for (author,) in rows)
+
+    @_translated
+    def thread_neighbors(
+        self, view: View, seqs: Sequence[int], window: int
+    ) -> dict[int, list[tuple[int, int]]]:
+        where, params = self._view_sql(view, self._layers(view.scope), "n")
+        found: dict[int, list[tuple[int, int]]] = {}
+        for seq in seqs:
+            for direction, order in ((">", "ASC"), ("<", "DESC")):
+                rows = self._query(
+                    "SELECT n.seq FROM memories m JOIN memories n"
+                    " ON n.scope_id = m.scope_id AND n.thread = m.thread"
+                    f" WHERE m.seq = ? AND n.seq {direction} m.seq AND {where}"
+                    f" ORDER BY n.seq {order} LIMIT ?",
+                    [seq, *params, window],
+                )
+                found.setdefault(seq, []).extend((n, d) for d, (n,) in enumerate(rows, start=1))
+        return found
+
+    @_translated
+    def touch(self, seqs: Sequence[int], when: str) -> None:
+        with self.transaction():
+            for chunk in _chunks(list(seqs)):
+                self._conn.execute(
+                    f"UPDATE memories SET accessed_at = ? WHERE {_in('seq', chunk)}", [when, *chunk]
+                )
+
+    @_translated
+    def vector_rows(self, after: int) -> VectorRows:
+        numpy = require_numpy()
+        rows = self._query(
+            "SELECT memory_seq, scope_id, vector FROM vectors WHERE memory_seq > ?"
+            " ORDER BY memory_seq",
+            [after],
+        )
+        dims = int(self.info("embedder_dims") or 0)
+        matrix = numpy.frombuffer(b"".join(r[2] for r in rows), dtype=numpy.float32)
+        return VectorRows(
+            seqs=[r[0] for r in rows],
+            layers=[r[1] for r in rows],
+            matrix=matrix.reshape(len(rows), dims) if dims else matrix.reshape(len(rows), -1),
+        )
+
+    @_translated
+    def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:
+        rows = self._query(
+            "SELECT m.seq, m.scope_id, m.text FROM memories m"
+            " WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_seq = m.seq)"
+            " ORDER BY m.seq LIMIT ?",
+            [limit],
+        )
+        return [(seq, layer, text) for seq, layer, text in rows]
+
+    @_translated
+    def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
+        with self.transaction():
+            self._conn.executemany(
+                "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)"
+                " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
+                " scope_id = excluded.scope_id",
+                [(seq, layer, matrix[i].tobytes()) for i, (seq, layer) in enumerate(rows)],
+            )
+
+    @_translated
+    def info(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM store_info WHERE key = ?", [key])
+        return str(rows[0][0]) if rows else None
+
+    @_translated
+    def set_info(self, key: str, value: str) -> None:
+        with self.transaction():
+            self._conn.execute(
+                "INSERT INTO store_info (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+
+    @_translated
+    def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        seqs = [
+            seq
+            for (seq,) in self._query(
+                f"SELECT seq FROM memories WHERE {_in('scope_id', layers)} AND status = 'active'"
+                " AND seq > ? ORDER BY seq LIMIT ?",
+                [*layers, after, limit],
+            )
+        ]
+        found = self.records_by_seq(seqs)
+        return [(seq, found[seq]) for seq in seqs]
+
+    @_translated
+    def stats(self, scope: Scope) -> Stats:
+        layers = self._layers(scope)
+        if not layers:
+            return Stats(0, 0, 0, 0, {}, {})
+        where = _in("scope_id", layers)
+        by_kind: dict[str, int] = {}
+        by_status: dict[str, int] = {}
+        for kind, status, n in self._query(
+            f"SELECT kind, status, COUNT(*) FROM memories WHERE {where} GROUP BY kind, status",
+            layers,
+        ):
+            by_kind[kind] = by_kind.get(kind, 0) + n
+            by_status[status] = by_status.get(status, 0) + n
+
+        def count(sql: str) -> int:
+            return int(self._query(sql, layers)[0][0])
+
+        return Stats(
+            memories=sum(by_kind.values()),
+            concepts=count(f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}"),
+            links=count(
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
+            ),
+            feedback=count(f"SELECT COUNT(*) FROM feedback WHERE {where}"),
+            by_kind=by_kind,
+            by_status=by_status,
+        )
+
+    # -- lifecycle --------------------------------------------------------------
+
+    @_translated
+    def select(self, view: View, limit: int) -> list[int]:
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE {where} ORDER BY m.seq LIMIT ?", [*params, limit]
+        )
+        return [seq for (seq,) in rows]
+
+    @_translated
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None:
+        changes = [
+            (column, value)
+            for column, value in (
+                ("status", status),
+                ("protected", protected),
+                ("recheck_by", recheck_by),
+            )  # fmt: skip
+            if value is not None
+        ]
+        if not changes:
+            return
+        assignments = ", ".join(f"{column} = ?" for column, _ in changes)  # allow-listed names
+        with self.transaction():
+            for chunk in _chunks(list(seqs)):
+                self._conn.execute(
+                    f"UPDATE memories SET {assignments} WHERE {_in('seq', chunk)}",
+                    [*(int(v) if isinstance(v, bool) else v for _, v in changes), *chunk],
+                )
+
+    @_translated
+    def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT seq FROM memories WHERE {_in('scope_id', layers)} AND key_subject = ?"
+            " AND key_relation = ? ORDER BY observed_at, seq",
+            [*layers, subject, relation],
+        )
+        return [seq for (seq,) in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.close()
+            except self.driver_errors:  # pragma: no cover - close never fails in practice
+                pass
+
+
+def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
+    (
+        _seq, id_, agent, project, channel, text, kind, tags, value, meta, source, observed,
+        version, verified, vscope, recheck, confidence, access, key_s, key_r, derived, status,
+        protected, valence, created, author, thread, accessed, task, canonical,
+    ) = row  # fmt: skip
+    return Record(
+        id=id_,
+        text=text,
+        agent_id=agent,
+        project_id=project,
+        channel=channel,
+        kind=kind,
+        concepts=tuple(name for name, _ in concepts),
+        concept_forms=tuple(form for _, form in concepts),
+        tags=tuple(json.loads(tags)),
+        value=value,
+        meta=json.loads(meta),
+        source=source,
+        observed_at=observed,
+        version=version,
+        verified_at=verified,
+        verification_scope=vscope,
+        recheck_by=recheck,
+        confidence=confidence,
+        access=tuple(json.loads(access)),
+        key=(key_s, key_r) if key_s is not None else None,
+        derived_from=tuple(json.loads(derived)),
+        status=status,
+        protected=bool(protected),
+        valence=valence,
+        created_at=created,
+        author=author,
+        thread=thread,
+        accessed_at=accessed,
+        task=task,
+        source_canonical=canonical,
+    )
