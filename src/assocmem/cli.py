@@ -31,6 +31,7 @@ from .errors import (
     StoreError,
 )
 from .memory import Memory
+from .store import POSTGRES_SCHEMES
 from .types import ReadResult
 
 # Exit codes by error class, most specific first; argparse itself exits with 2.
@@ -53,10 +54,8 @@ def default_db() -> str:
 
 
 def _open(args: argparse.Namespace) -> Memory:
-    if args.db != ":memory:":
-        Path(args.db).expanduser().parent.mkdir(parents=True, exist_ok=True)
     return Memory(
-        str(Path(args.db).expanduser()) if args.db != ":memory:" else args.db,
+        _db_path(args),
         agent_id=args.agent,
         project_id=args.project,
         channel=args.channel,
@@ -317,7 +316,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def _db_path(args: argparse.Namespace) -> str:
-    if args.db == ":memory:":
+    """The store target: URLs and ``:memory:`` pass unchanged; a file path is expanded and
+    its folder created."""
+    if args.db == ":memory:" or args.db.startswith(POSTGRES_SCHEMES):
         return str(args.db)
     path = Path(args.db).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)

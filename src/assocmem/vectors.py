@@ -78,10 +78,14 @@ class VectorSpace:
 
     def search(self, view: View, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """``(seq, cosine)`` of visible memories nearest to ``vector``, best first."""
+        if self.store.native_vectors:
+            return self.store.vector_search(view, [float(v) for v in vector], limit)
         return self.index.search(view, vector, limit)
 
     def similarities(self, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
         """Cosine of ``vector`` to each of these visible memories."""
+        if self.store.native_vectors:
+            return self.store.vector_similarities([float(v) for v in vector], seqs)
         return self.index.similarities(vector, seqs)
 
     def feedback_probe(self, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
@@ -91,11 +95,13 @@ class VectorSpace:
         statements that answer it sit apart in embedding space; the centroid of
         the best hits moves the probe toward how answers are worded.
         """
-        rows = self.index.rows_of(seqs)
-        if rows.shape[0] == 0:
+        np = require_numpy()
+        stored = self.store.vectors_of(seqs)
+        if not stored:
             return vector
+        rows = np.stack([np.frombuffer(b, dtype=np.float32) for b in stored.values()])
         probe = vector + rows.mean(axis=0)
-        norm = float(self.index.norm(probe))
+        norm = float(np.linalg.norm(probe))
         return probe / norm if norm > 0 else vector
 
 
@@ -125,14 +131,6 @@ class VectorIndex:
             start = len(self._row_of)
             self._row_of.update((seq, start + i) for i, seq in enumerate(rows.seqs))
             self._last = int(rows.seqs[-1])
-
-    def rows_of(self, seqs: list[int]) -> np.ndarray:
-        """The stored vectors of these memories (those that have one)."""
-        rows: np.ndarray = self._matrix[[self._row_of[s] for s in seqs if s in self._row_of]]
-        return rows
-
-    def norm(self, vector: np.ndarray) -> float:
-        return float(self._np.linalg.norm(vector))
 
     def similarities(self, query: np.ndarray, seqs: list[int]) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of these (already visible) memories."""

@@ -10,9 +10,16 @@ from __future__ import annotations
 from .base import EntityRow, LinkRow, RankFields, RelationRow, Store, VectorRows, View
 from .sqlite import SQLiteStore
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
 
 def open_store(target: str, *, synchronous: str = "normal") -> Store:
-    """Open the store named by ``target``: a file path, or ``:memory:``, for SQLite."""
+    """Open the store named by ``target``: a ``postgresql://`` URL for PostgreSQL (the
+    ``postgres`` extra), else a SQLite file path or ``:memory:``."""
+    if target.startswith(POSTGRES_SCHEMES):
+        from .postgres import PostgresStore  # an optional extra: imported only when asked
+
+        return PostgresStore(target)
     return SQLiteStore(target, synchronous=synchronous)
 
 

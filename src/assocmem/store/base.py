@@ -111,6 +111,20 @@ class LinkRow:
 class Store(abc.ABC):
     """What the engine needs from a backend. All methods translate backend errors."""
 
+    # Whether the backend searches vectors itself (`vector_search`); otherwise the
+    # engine keeps them in its own numpy index.
+    native_vectors: bool = False
+
+    def vector_search(
+        self, view: View, vector: Sequence[float], limit: int
+    ) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the visible memories nearest ``vector`` (native backends)."""
+        raise NotImplementedError("this backend has no native vector search")
+
+    def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` to each of these memories (native backends)."""
+        raise NotImplementedError("this backend has no native vector search")
+
     @abc.abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
         """A write transaction; nested calls become savepoints."""
@@ -176,6 +190,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def vector_rows(self, after: int) -> VectorRows:
         """Every stored vector of a memory with sequence number above ``after``."""
+
+    @abc.abstractmethod
+    def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
+        """The stored float32 vectors of these memories, as bytes."""
 
     @abc.abstractmethod
     def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:

@@ -20,9 +20,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .. import times
-from ..errors import (
-    AssocmemError,
-)
+from ..errors import AssocmemError
+from ..filters import Condition
 from ..optional import require_numpy
 from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
@@ -129,8 +128,34 @@ class SQLStore(GraphQueries, Store):
         """A token that changes when another connection commits (None: always re-read)."""
         return None
 
-    def _view_sql(self, view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
+    def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
+        """One `where` condition in this dialect, with its parameters."""
         raise NotImplementedError
+
+    def _meta_is_array(self, alias: str, key: str) -> str:
+        """SQL true when meta's ``key`` (a constant of this package) holds a JSON array."""
+        raise NotImplementedError
+
+    def _view_sql(self, view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
+        """A predicate on memories aliased ``alias`` that admits exactly what ``view``
+        may see: its scope layers, statuses and kinds, then its `where` conditions."""
+        if not layers:
+            return "FALSE", []
+        parts = [_in(f"{alias}.scope_id", layers), _in(f"{alias}.status", view.statuses)]
+        params: list[Any] = [*layers, *view.statuses]
+        if view.kinds is not None:
+            parts.append(_in(f"{alias}.kind", view.kinds) if view.kinds else "FALSE")
+            params += view.kinds
+        if view.task is not None:
+            parts.append(f"({alias}.kind != 'working' OR {alias}.task = ?)")
+            params.append(view.task)
+        elif view.kinds is None or "working" not in view.kinds:
+            parts.append(f"{alias}.kind != 'working'")
+        for condition in view.conditions:
+            sql, values = self._condition_sql(condition, alias)
+            parts.append(sql)
+            params += values
+        return " AND ".join(parts), params
 
     # -- transactions ---------------------------------------------------------
 
@@ -146,6 +171,8 @@ class SQLStore(GraphQueries, Store):
                 else:
                     self._conn.execute(f"SAVEPOINT s{level}")
             except self.driver_errors as exc:
+                if level == 0:
+                    self._undo(0)  # a begin that failed halfway (say, on its lock) ends here
                 raise self.translate(exc) from exc
             self._depth += 1
             try:
@@ -355,8 +382,8 @@ class SQLStore(GraphQueries, Store):
         # keeps consecutive upserts on neighbouring B-tree pages.
         self._conn.executemany(
             "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,?,?,?)"
-            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = weight + excluded.count,"
-            " count = count + excluded.count, updated_at = excluded.updated_at",
+            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.count,"
+            " count = links.count + excluded.count, updated_at = excluded.updated_at",
             [(layer, a, b, n, n, now) for (layer, a, b), n in sorted(pairs.items())],
         )
 
@@ -392,9 +419,9 @@ class SQLStore(GraphQueries, Store):
             self._conn.executemany(
                 "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
                 " updated_at) VALUES (?,?,?,?,0,?,1,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
-                " weight = weight + excluded.weight,"
-                " outcome_sum = outcome_sum + excluded.outcome_sum,"
-                " feedback_count = feedback_count + 1, updated_at = excluded.updated_at",
+                " weight = links.weight + excluded.weight,"
+                " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+                " feedback_count = links.feedback_count + 1, updated_at = excluded.updated_at",
                 [(layers[key], a, b, delta, outcome, now) for key, a, b, delta in sorted(changes)],
             )
 
@@ -479,6 +506,17 @@ class SQLStore(GraphQueries, Store):
             ):
                 found[seq] = RankFields(*fields)
         return found
+
+    @_translated
+    def keyed_records(self, view: View, limit: int) -> list[Record]:
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE {where} AND {self._meta_is_array('m', 'key')}"
+            f" AND {self._meta_is_array('m', 'value')} ORDER BY m.seq LIMIT ?",
+            [*params, limit],
+        )
+        found = self.records_by_seq([seq for (seq,) in rows])
+        return [found[seq] for (seq,) in rows]
 
     @_translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
@@ -723,12 +761,22 @@ class SQLStore(GraphQueries, Store):
             [after],
         )
         dims = int(self.info("embedder_dims") or 0)
-        matrix = numpy.frombuffer(b"".join(r[2] for r in rows), dtype=numpy.float32)
+        matrix = numpy.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype=numpy.float32)
         return VectorRows(
             seqs=[r[0] for r in rows],
             layers=[r[1] for r in rows],
             matrix=matrix.reshape(len(rows), dims) if dims else matrix.reshape(len(rows), -1),
         )
+
+    @_translated
+    def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
+        found: dict[int, bytes] = {}
+        for chunk in _chunks(list(seqs)):
+            rows = self._query(
+                f"SELECT memory_seq, vector FROM vectors WHERE {_in('memory_seq', chunk)}", chunk
+            )
+            found.update({seq: bytes(vector) for seq, vector in rows})
+        return found
 
     @_translated
     def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:

@@ -21,11 +21,11 @@ from ..errors import (
     StoreError,
     StoreUnavailable,
 )
-from ..types import Record
+from ..filters import Condition
 from .base import View
 from .migrations import migrations
 from .sql import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore, _translated
-from .sqlite_where import view_sql
+from .sqlite_where import condition_sql
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -117,14 +117,14 @@ class SQLiteStore(SQLStore):
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
 
-    def _view_sql(self, view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
-        return view_sql(view, layers, alias)
+    def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
+        return condition_sql(condition, alias)
 
     @_translated
     def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         if not terms:
             return []
-        where, params = view_sql(view, self._layers(view.scope), "m")
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
         # Each term is quoted as an FTS5 string, so no caller text is read as syntax.
         match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         rows = self._query(
@@ -146,17 +146,8 @@ class SQLiteStore(SQLStore):
             counts[term] = int(count)
         return counts
 
-    @_translated
-    def keyed_records(self, view: View, limit: int) -> list[Record]:
-        where, params = view_sql(view, self._layers(view.scope), "m")
-        rows = self._query(
-            f"SELECT m.seq FROM memories m WHERE {where}"
-            " AND json_type(m.meta, '$.key') = 'array' AND json_type(m.meta, '$.value') = 'array'"
-            " ORDER BY m.seq LIMIT ?",
-            [*params, limit],
-        )
-        found = self.records_by_seq([seq for (seq,) in rows])
-        return [found[seq] for (seq,) in rows]
+    def _meta_is_array(self, alias: str, key: str) -> str:
+        return f"json_type({alias}.meta, '$.{key}') = 'array'"
 
 
 def _statements(script: str) -> Iterator[str]:

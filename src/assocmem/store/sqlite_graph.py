@@ -143,8 +143,10 @@ class GraphQueries:
         for chunk in _chunks(list(dict.fromkeys(ids))):
             aliases: dict[int, list[str]] = {}
             for entity, alias in self._query(
-                f"SELECT entity_id, alias FROM entity_aliases WHERE {_in('entity_id', chunk)}"
-                " ORDER BY entity_id, rowid",
+                "SELECT a.entity_id, a.alias FROM entity_aliases a"
+                " JOIN entities e ON e.id = a.entity_id"
+                f" WHERE {_in('a.entity_id', chunk)}"
+                " ORDER BY a.entity_id, a.normalized <> e.normalized, a.alias",  # name first
                 chunk,
             ):
                 aliases.setdefault(entity, []).append(alias)

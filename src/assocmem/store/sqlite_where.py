@@ -6,47 +6,11 @@ from `filters.COLUMNS`, a meta key only inside a bound JSON path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..filters import COLUMNS, LIST_COLUMNS, Condition
-from .base import View
 
 _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
-
-
-def view_sql(view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
-    """A predicate on memories aliased ``alias`` that admits exactly what ``view`` may see."""
-    if not layers:
-        return "0", []
-    parts = [
-        f"{alias}.scope_id IN ({_marks(len(layers))})",
-        f"{alias}.status IN ({_marks(len(view.statuses))})",
-    ]
-    params: list[Any] = [*layers, *view.statuses]
-    if view.kinds is not None:
-        parts.append(f"{alias}.kind IN ({_marks(len(view.kinds))})" if view.kinds else "0")
-        params += view.kinds
-    if view.task is not None:
-        parts.append(f"({alias}.kind != 'working' OR {alias}.task = ?)")
-        params.append(view.task)
-    elif view.kinds is None or "working" not in view.kinds:
-        parts.append(f"{alias}.kind != 'working'")
-    for condition in view.conditions:
-        sql, values = condition_sql(condition, alias)
-        parts.append(sql)
-        params += values
-    return " AND ".join(parts), params
-
-
-def conditions_sql(conditions: Sequence[Condition], alias: str) -> tuple[str, list[Any]]:
-    """All ``conditions`` AND-ed (``1`` when there are none)."""
-    parts, params = [], []
-    for condition in conditions:
-        sql, values = condition_sql(condition, alias)
-        parts.append(sql)
-        params += values
-    return (" AND ".join(parts) or "1"), params
 
 
 def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:

@@ -1,0 +1,326 @@
+"""PostgreSQL backend (the ``postgres`` extra): the shared SQL on psycopg 3.
+
+Invariants: a write transaction first takes a database-wide advisory lock, so
+writers on any connection, in any process, on any machine, run one at a time
+exactly as SQLite's BEGIN IMMEDIATE makes them: every read-modify-write of the
+shared SQL (feedback's clamp, supersession, deduplication) is safe, and
+increments stay single upserts. Migrations are applied under a session advisory
+lock, so two servers starting together migrate once. Full text is a generated
+``tsvector`` with a GIN index; vectors use pgvector's HNSW index when the
+extension can be created, and the portable numpy index otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .. import times
+from ..errors import (
+    AssocmemError,
+    DependencyMissing,
+    SchemaTooNew,
+    StoreBusy,
+    StoreError,
+    StoreUnavailable,
+)
+from ..filters import Condition
+from ..types import WriteResult
+from .base import View
+from .migrations import migrations
+from .postgres_where import condition_sql
+from .sql import SQLStore, _chunks, _in, _translated
+
+if TYPE_CHECKING:
+    import numpy as np
+
+try:
+    import psycopg
+    from psycopg import errors as pg_errors
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise DependencyMissing("the PostgreSQL store needs `pip install assocmem[postgres]`") from exc
+
+# Advisory lock keys (arbitrary, fixed): one for writers, one for migrations.
+WRITE_LOCK = 7_340_001
+MIGRATION_LOCK = 7_340_002
+# How long a statement may wait for a lock before StoreBusy, like SQLite's busy timeout.
+LOCK_TIMEOUT = "30s"
+TEXT_SEARCH_CONFIG = "english"
+
+
+class _Connection:
+    """A psycopg connection speaking the shared SQL's ``?`` placeholders, reopened
+    when the server drops it (a restart, a failover, an idle timeout).
+
+    A dropped connection is replaced only between transactions: a statement inside
+    a transaction whose connection died fails (the transaction is gone), and the
+    ``BEGIN`` of the next transaction, which has no effect to repeat, is retried
+    once on a fresh connection.
+    """
+
+    def __init__(self, connect: Callable[[], psycopg.Connection[Any]]) -> None:
+        self._connect = connect
+        self.raw = connect()
+        self._in_transaction = False
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        begins = sql.startswith("BEGIN")
+        if self.raw.closed:
+            if sql == "ROLLBACK":
+                self._in_transaction = False
+                return self.raw  # nothing to undo: the server already discarded it
+            if self._in_transaction and not begins:
+                raise psycopg.OperationalError("the connection was lost mid-transaction")
+            self.raw = self._connect()
+        try:
+            cursor = self._run(sql, params)
+        except psycopg.OperationalError:
+            if not (begins and self.raw.closed):
+                raise
+            self.raw = self._connect()
+            cursor = self._run(sql, params)
+        if begins:
+            self._in_transaction = True
+        elif sql in ("COMMIT", "ROLLBACK"):
+            self._in_transaction = False
+        return cursor
+
+    def _run(self, sql: str, params: Sequence[Any]) -> Any:
+        if not params:
+            return self.raw.execute(sql)
+        return self.raw.execute(_placeholders(sql), list(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        rows = list(rows)
+        cursor = self.raw.cursor()
+        if rows:
+            cursor.executemany(_placeholders(sql), rows)
+        return cursor
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _placeholders(sql: str) -> str:
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class PostgresStore(SQLStore):
+    """A store in a PostgreSQL database.
+
+    Parameters:
+        url: a ``postgresql://`` connection URL.
+    """
+
+    driver_errors = (psycopg.Error,)
+    snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+
+    def __init__(self, url: str) -> None:
+        self.path = url
+        self._init_state()
+        self.native_vectors = False
+        try:
+            self._conn = _Connection(self._connect)
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"cannot connect to PostgreSQL: {_redact(exc)}") from exc
+        try:
+            self._migrate()
+            self.native_vectors = self._enable_pgvector()
+            if self.native_vectors:  # settings of the connection already open
+                self._conn.raw.execute("SET hnsw.iterative_scan = relaxed_order")
+        except psycopg.Error as exc:
+            self._conn.close()
+            raise self.translate(exc) from exc
+        except AssocmemError:
+            self._conn.close()
+            raise
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        """A new autocommit connection with this store's session settings."""
+        raw = psycopg.connect(self.path, autocommit=True)
+        raw.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+        if self.native_vectors:
+            # pgvector 0.8: keep scanning the index until enough rows pass the filters.
+            raw.execute("SET hnsw.iterative_scan = relaxed_order")
+        return raw
+
+    def _migrate(self) -> None:
+        raw = self._conn.raw
+        raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
+        try:
+            raw.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations"
+                " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = {r[0] for r in raw.execute("SELECT name FROM schema_migrations")}
+            known = migrations("postgres")
+            unknown = applied - {name for name, _ in known}
+            if unknown:
+                raise SchemaTooNew(
+                    f"this database has migrations this assocmem does not know "
+                    f"({', '.join(sorted(unknown))}); upgrade assocmem to open it"
+                )
+            for name, sql in known:
+                if name not in applied:
+                    with raw.transaction():
+                        raw.execute(sql)
+                        raw.execute(
+                            "INSERT INTO schema_migrations (name, applied_at) VALUES (%s, %s)",
+                            [name, times.now()],
+                        )
+        finally:
+            raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
+
+    def _enable_pgvector(self) -> bool:
+        """Whether vectors get pgvector's HNSW search (False: the numpy index)."""
+        raw = self._conn.raw
+        available = raw.execute(
+            "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+        ).fetchone()
+        if not available:
+            return False
+        raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
+        try:
+            installed = raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+            if not installed.fetchone():
+                try:
+                    raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                except pg_errors.InsufficientPrivilege:
+                    return False  # a role that may not install it: the numpy index serves
+            raw.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+        finally:
+            raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
+        return True
+
+    def translate(self, exc: BaseException) -> AssocmemError:
+        if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.DeadlockDetected):
+            return StoreBusy(f"the store stayed locked by another writer: {_redact(exc)}")
+        if isinstance(exc, pg_errors.SerializationFailure | pg_errors.QueryCanceled):
+            return StoreBusy(f"the database asked to retry: {_redact(exc)}")
+        if isinstance(exc, psycopg.OperationalError):
+            return StoreUnavailable(f"the database is unreachable: {_redact(exc)}")
+        return StoreError(f"storage error: {_redact(exc)}")
+
+    def _begin(self) -> None:
+        self._conn.execute("BEGIN")
+        self._conn.execute("SELECT pg_advisory_xact_lock(?)", [WRITE_LOCK])
+
+    def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
+        return condition_sql(condition, alias)
+
+    # -- full text and JSON ------------------------------------------------------
+
+    @_translated
+    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        if not terms:
+            return []
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        # Each term becomes its own plain query, OR-ed: no caller text is read as syntax.
+        query = " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)" for _ in terms)
+        rows = self._query(
+            f"WITH q AS (SELECT ({query}) AS query)"
+            " SELECT m.seq, ts_rank_cd(m.fts, q.query) AS score FROM memories m, q"
+            f" WHERE m.fts @@ q.query AND {where} ORDER BY score DESC, m.seq LIMIT ?",
+            [*terms, *params, limit],
+        )
+        return [(seq, float(score)) for seq, score in rows]
+
+    @_translated
+    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+        counts = {}
+        for term in dict.fromkeys(terms):
+            (count,) = self._query(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM memories"
+                f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?) LIMIT ?) AS found",
+                [term, cap],
+            )[0]
+            counts[term] = int(count)
+        return counts
+
+    def _meta_is_array(self, alias: str, key: str) -> str:
+        return f"jsonb_typeof(({alias}.meta)::jsonb -> '{key}') = 'array'"
+
+    # -- pgvector ------------------------------------------------------------------
+
+    @_translated
+    def write(
+        self, scope: Any, memories: Sequence[Any], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]:
+        with self.transaction():
+            results = super().write(scope, memories, vectors)
+            if vectors is not None and self.native_vectors:
+                stored = [(r.id, vectors[i]) for i, r in enumerate(results) if r.stored and r.id]
+                seqs = self.visible_seqs_any([memory_id for memory_id, _ in stored])
+                self._set_embeddings([(seqs[i], v) for i, v in stored if i in seqs])
+            return results
+
+    @_translated
+    def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
+        with self.transaction():
+            super().add_vectors(rows, matrix)
+            if self.native_vectors:
+                self._set_embeddings([(seq, matrix[i]) for i, (seq, _) in enumerate(rows)])
+
+    def _set_embeddings(self, rows: Sequence[tuple[int, Any]]) -> None:
+        self._conn.executemany(
+            "UPDATE vectors SET embedding = ?::vector WHERE memory_seq = ?",
+            [(_vector_text(v), seq) for seq, v in rows],
+        )
+
+    def visible_seqs_any(self, ids: Sequence[str]) -> dict[str, int]:
+        """Sequence numbers of these memory ids, whatever their scope (write path only)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(ids)):
+            found.update(dict(self._query(f"SELECT id, seq FROM memories WHERE {_in('id', chunk)}",
+                                          chunk)))  # fmt: skip
+        return found
+
+    @_translated
+    def set_info(self, key: str, value: str) -> None:
+        super().set_info(key, value)
+        if key == "embedder_dims" and self.native_vectors and value.isdigit():
+            dims = int(value)  # an integer from our own store_info, not caller text
+            self._conn.execute(
+                "CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw"
+                f" ((embedding::vector({dims})) vector_cosine_ops)"
+            )
+
+    @_translated
+    def vector_search(
+        self, view: View, vector: Sequence[float], limit: int
+    ) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the visible memories nearest ``vector`` (pgvector HNSW)."""
+        dims = len(vector)
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        probe = _vector_text(vector)
+        rows = self._query(
+            f"SELECT v.memory_seq, 1 - (v.embedding::vector({dims}) <=> ?::vector({dims}))"
+            " FROM vectors v JOIN memories m ON m.seq = v.memory_seq"
+            f" WHERE v.embedding IS NOT NULL AND {where}"
+            f" ORDER BY v.embedding::vector({dims}) <=> ?::vector({dims}), v.memory_seq LIMIT ?",
+            [probe, *params, probe, limit],
+        )
+        return [(seq, float(score)) for seq, score in rows]
+
+    @_translated
+    def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` to each of these memories."""
+        if not seqs:
+            return {}
+        dims, probe = len(vector), _vector_text(vector)
+        rows = self._query(
+            f"SELECT memory_seq, 1 - (embedding::vector({dims}) <=> ?::vector({dims}))"
+            f" FROM vectors WHERE embedding IS NOT NULL AND {_in('memory_seq', list(seqs))}",
+            [probe, *seqs],
+        )
+        return {seq: float(score) for seq, score in rows}
+
+
+def _vector_text(vector: Sequence[float]) -> str:
+    return json.dumps([float(v) for v in vector])
+
+
+def _redact(exc: BaseException) -> str:
+    """An error's first line, without connection details that may hold a password."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
