@@ -16,6 +16,7 @@ from assocmem import AssocmemError, Memory, UnknownMemory  # noqa: E402
 from assocmem.client import Client  # noqa: E402
 from assocmem.surface import REMOTE_METHODS  # noqa: E402
 
+from .conftest import fresh_database  # noqa: E402
 from .server_kit import running_server  # noqa: E402
 
 OLD = "2001-01-01T00:00:00Z"
@@ -100,6 +101,18 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict
     return local, remote
 
 
+@pytest.fixture(scope="module")
+def on_postgres(
+    both: tuple[dict[str, Any], dict[str, Any]], postgres_server: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The script on PostgreSQL, directly and through a server."""
+    with Memory(fresh_database(postgres_server), agent_id="ops") as memory:
+        local = script(memory)
+    with running_server(fresh_database(postgres_server), agent="ops") as url:
+        remote = script(Client(url))
+    return local, remote
+
+
 def test_the_script_covers_every_method(both: tuple[dict[str, Any], dict[str, Any]]) -> None:
     local, _ = both
     assert set(REMOTE_METHODS) <= set(local)
@@ -110,6 +123,17 @@ def test_memory_and_client_agree(method: str, both: tuple[dict[str, Any], dict[s
     local, remote = both
     assert type(local[method]) is type(remote[method])
     assert normalized(local[method]) == normalized(remote[method])
+
+
+@pytest.mark.parametrize("method", [*REMOTE_METHODS, "error"])
+def test_postgresql_and_sqlite_agree(
+    method: str,
+    both: tuple[dict[str, Any], dict[str, Any]],
+    on_postgres: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    sqlite_local, _ = both
+    for result in on_postgres:
+        assert normalized(result[method]) == normalized(sqlite_local[method])
 
 
 def test_the_client_has_memorys_signatures() -> None:

@@ -8,6 +8,8 @@ from types import ModuleType
 
 import pytest
 
+from .conftest import BACKENDS, fresh_database
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "evidence_lab.py"
 
 
@@ -20,9 +22,15 @@ def lab() -> ModuleType:
     return module
 
 
-@pytest.fixture(scope="module")
-def steps(lab: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    result: dict[str, object] = lab.scenario(str(tmp_path_factory.mktemp("lab") / "lab.db"))
+@pytest.fixture(scope="module", params=BACKENDS)
+def steps(
+    lab: ModuleType, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, object]:
+    if request.param == "postgres":
+        target = fresh_database(request.getfixturevalue("postgres_server"))
+    else:
+        target = str(tmp_path_factory.mktemp("lab") / "lab.db")
+    result: dict[str, object] = lab.scenario(target)
     return result
 
 

@@ -8,7 +8,6 @@ code and `test_mutation_turns_invariant_red` shows each check failing under its 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -30,12 +29,14 @@ from assocmem.concepts import tokenize
 from assocmem.store import RelationRow
 from assocmem.store.sqlite import SQLiteStore
 
+from .conftest import Target, raw_query
+
 OLD = "2001-01-01T00:00:00Z"  # fully faded: decay folds are exactly stable between calls
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[Memory]:
-    with Memory(str(tmp_path / "graph.db"), agent_id="lab") as memory:
+def mem(store_target: Target) -> Iterator[Memory]:
+    with Memory(store_target("graph"), agent_id="lab") as memory:
         yield memory
 
 
@@ -178,8 +179,8 @@ def test_traverse_bounds_are_counted(mem: Memory) -> None:
         mem.traverse("nobody")
 
 
-def test_traverse_starts_from_every_readable_entity_with_the_name(tmp_path: Path) -> None:
-    path = str(tmp_path / "g.db")
+def test_traverse_starts_from_every_readable_entity_with_the_name(store_target: Target) -> None:
+    path = store_target("g")
     with Memory(path, agent_id="a") as pool, Memory(path, agent_id="a", project_id="p") as proj:
         pool.declare({"entities": ["Rig"], "relations": [
             {"subject": "Rig", "predicate": "in", "object": "Lab"}]})  # fmt: skip
@@ -261,11 +262,11 @@ def read_snapshot(mem: Memory, query: str) -> list[tuple[str, float, str]]:
     return [(i.id, i.score, i.source) for i in mem.read(query, k=6).items]
 
 
-def check_read_unchanged(tmp_path: Path) -> None:
+def check_read_unchanged(store_target: Target) -> None:
     """1. `read` gives the same items with the graph populated as without it."""
     with (
-        Memory(str(tmp_path / "bare.db"), agent_id="lab") as bare,
-        Memory(str(tmp_path / "full.db"), agent_id="lab") as full,
+        Memory(store_target("bare"), agent_id="lab") as bare,
+        Memory(store_target("full"), agent_id="lab") as full,
     ):
         for text in ("Kirari keeps MizEye running.", "The MizEye board was replaced.",
                      "Cameras need calibration weekly.", "The rig room is cold."):  # fmt: skip
@@ -276,10 +277,10 @@ def check_read_unchanged(tmp_path: Path) -> None:
         assert strip(read_snapshot(bare, QUERY)) == strip(read_snapshot(full, QUERY))
 
 
-def check_empty_graph_is_a_no_op(tmp_path: Path) -> None:
+def check_empty_graph_is_a_no_op(store_target: Target) -> None:
     """2. With nothing declared, reconstruct's output is byte-identical before any
     declaration and after every declaration is deleted again."""
-    with Memory(str(tmp_path / "empty.db"), agent_id="lab") as mem:
+    with Memory(store_target("empty"), agent_id="lab") as mem:
         for text in ("Kirari keeps the camera rig running.", "The rig board was replaced.",
                      "Who keeps the logs?", "Running the rig costs power."):  # fmt: skip
             mem.write(text, observed_at=OLD)
@@ -297,10 +298,10 @@ def check_empty_graph_is_a_no_op(tmp_path: Path) -> None:
         assert serialized(mem.reconstruct(QUERY, count=4)) == before
 
 
-def check_items_never_created_or_reordered(tmp_path: Path) -> None:
+def check_items_never_created_or_reordered(store_target: Target) -> None:
     """3. Heads and their order equal the plain read's (for a question naming no alias,
     so stage 1 adds no vote and only the walk and bundling could change anything)."""
-    with Memory(str(tmp_path / "heads.db"), agent_id="lab") as mem:
+    with Memory(store_target("heads"), agent_id="lab") as mem:
         world(mem)
         question = "Who patched the driver of the sensor board?"
         result = mem.reconstruct(question, count=4, max_hops=2)
@@ -310,9 +311,9 @@ def check_items_never_created_or_reordered(tmp_path: Path) -> None:
         ]
 
 
-def check_bounded_and_deterministic(tmp_path: Path) -> None:
+def check_bounded_and_deterministic(store_target: Target) -> None:
     """4. Nothing past max_hops or max_evidence; the same call gives the same output."""
-    with Memory(str(tmp_path / "bounds.db"), agent_id="lab") as mem:
+    with Memory(store_target("bounds"), agent_id="lab") as mem:
         world(mem)
         for i in range(6):
             mem.write(f"robotics club minutes {i}", observed_at=OLD,
@@ -327,9 +328,9 @@ def check_bounded_and_deterministic(tmp_path: Path) -> None:
         )
 
 
-def check_provenance_everywhere(tmp_path: Path) -> None:
+def check_provenance_everywhere(store_target: Target) -> None:
     """5. Every relation names its declarer (and anchor); every evidence says why."""
-    with Memory(str(tmp_path / "prov.db"), agent_id="lab") as mem:
+    with Memory(store_target("prov"), agent_id="lab") as mem:
         world(mem)
         for relation in mem.traverse("Kirari", max_hops=2).relations:
             assert relation.declared_by in ("agent", "operator") and relation.anchor
@@ -342,9 +343,9 @@ def check_provenance_everywhere(tmp_path: Path) -> None:
             assert e.hops is None or e.hops >= 1
 
 
-def check_isolation(tmp_path: Path) -> None:
+def check_isolation(store_target: Target) -> None:
     """6. Never across agents; projects follow the read's rules."""
-    path = str(tmp_path / "iso.db")
+    path = store_target("iso")
     with (
         Memory(path, agent_id="lab") as a,
         Memory(path, agent_id="intruder") as b,
@@ -368,29 +369,29 @@ def check_isolation(tmp_path: Path) -> None:
         assert not any("Secret" in t for t in texts)
 
 
-def check_no_declaration_outlives_its_endpoints(tmp_path: Path) -> None:
+def check_no_declaration_outlives_its_endpoints(store_target: Target) -> None:
     """7. Deleting an entity or forgetting a memory removes what names it."""
-    path = str(tmp_path / "cascade.db")
+    path = store_target("cascade")
     with Memory(path, agent_id="lab") as mem:
         ids = world(mem)
         mem.delete_entity("Robotics Club")
         mem.forget([ids["fix"]])
-    conn = sqlite3.connect(path)
-    dangling = conn.execute(
+    [(dangling,)] = raw_query(
+        path,
         "SELECT COUNT(*) FROM relations r WHERE"
         " (r.subject_kind = 'entity' AND r.subject_id NOT IN (SELECT id FROM entities))"
         " OR (r.object_kind = 'entity' AND r.object_id NOT IN (SELECT id FROM entities))"
         " OR (r.subject_kind = 'mem' AND r.subject_id NOT IN (SELECT seq FROM memories))"
         " OR (r.object_kind = 'mem' AND r.object_id NOT IN (SELECT seq FROM memories))"
-        " OR (r.anchor_seq != 0 AND r.anchor_seq NOT IN (SELECT seq FROM memories))"
-    ).fetchone()[0]
-    orphans = conn.execute(
+        " OR (r.anchor_seq != 0 AND r.anchor_seq NOT IN (SELECT seq FROM memories))",
+    )
+    [(orphans,)] = raw_query(
+        path,
         "SELECT (SELECT COUNT(*) FROM entity_aliases"
         "        WHERE entity_id NOT IN (SELECT id FROM entities))"
         " + (SELECT COUNT(*) FROM entity_mentions WHERE entity_id NOT IN (SELECT id FROM entities)"
-        "    OR memory_seq NOT IN (SELECT seq FROM memories))"
-    ).fetchone()[0]
-    conn.close()
+        "    OR memory_seq NOT IN (SELECT seq FROM memories))",
+    )
     assert dangling == 0 and orphans == 0
 
 
@@ -494,18 +495,19 @@ MUTANTS: dict[str, tuple[str, Callable[[pytest.MonkeyPatch], None]]] = {
 
 
 @pytest.mark.parametrize("name", sorted(INVARIANTS))
-def test_invariant_holds(name: str, tmp_path: Path) -> None:
-    INVARIANTS[name](tmp_path)
+def test_invariant_holds(name: str, store_target: Target) -> None:
+    INVARIANTS[name](store_target)
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_mutation_turns_invariant_red(
     mutant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The mutants patch the SQLite store; the invariants themselves run on both backends.
     invariant, mutate = MUTANTS[mutant]
     mutate(monkeypatch)
     with pytest.raises((AssertionError, UnknownEntity)):
-        INVARIANTS[invariant](tmp_path)
+        INVARIANTS[invariant](lambda name="store": str(tmp_path / f"{name}.db"))
 
 
 def test_every_invariant_has_a_mutation() -> None:

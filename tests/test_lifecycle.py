@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +15,8 @@ from assocmem import InvalidInput, Memory, UnknownEntity, UnknownMemory
 from assocmem.embedders import register_embedder, unregister_embedder
 from assocmem.provenance import canonical_source
 from assocmem.testing import ToyEmbedder
+
+from .conftest import Target, raw_query
 
 
 @pytest.fixture(autouse=True)
@@ -33,8 +33,8 @@ def at(days: float) -> str:
 # -- kinds and working memory ------------------------------------------------------
 
 
-def test_working_memory_belongs_to_its_task(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "w.db"), agent_id="a") as mem:
+def test_working_memory_belongs_to_its_task(store_target: Target) -> None:
+    with Memory(store_target("w"), agent_id="a") as mem:
         mem.write("goal: remove item 7 using store v2", kind="working", task="t1")
         mem.write("goal: rotate the keys", kind="working", task="t2")
         mem.write("store v2 takes object arguments", kind="semantic")
@@ -68,8 +68,8 @@ def test_variants_of_one_origin_compare_equal(source: str, canonical: str) -> No
     assert canonical_source(source) == canonical
 
 
-def test_provenance_is_stored_and_filterable(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "p.db"), agent_id="a") as mem:
+def test_provenance_is_stored_and_filterable(store_target: Target) -> None:
+    with Memory(store_target("p"), agent_id="a") as mem:
         mem.write("fact one", source="https://en.wikipedia.org/wiki/X", kind="semantic")
         mem.write("fact two", source="Wikipedia", kind="semantic")
         mem.write("fact three", source="a blog", kind="semantic")
@@ -100,8 +100,10 @@ def _restricted_world(path: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("role", [None, "student"])
-def test_a_restricted_record_never_surfaces_nor_counts(tmp_path: Path, role: str | None) -> None:
-    path = str(tmp_path / "access.db")
+def test_a_restricted_record_never_surfaces_nor_counts(
+    store_target: Target, role: str | None
+) -> None:
+    path = store_target("access")
     ids = _restricted_world(path)
     with Memory(path, agent_id="ops", embedder="toy", role=role) as mem:
         for mode in ("recall", "evidence"):
@@ -128,8 +130,8 @@ def test_a_restricted_record_never_surfaces_nor_counts(tmp_path: Path, role: str
         assert admin.stats().memories == 2
 
 
-def test_read_can_switch_role_per_call(tmp_path: Path) -> None:
-    path = str(tmp_path / "role.db")
+def test_read_can_switch_role_per_call(store_target: Target) -> None:
+    path = store_target("role")
     ids = _restricted_world(path)
     with Memory(path, agent_id="ops") as mem:
         assert mem.read(SECRET, role="admin").items[0].id == ids["secret"]
@@ -141,8 +143,8 @@ def test_read_can_switch_role_per_call(tmp_path: Path) -> None:
 # -- expiry, archive, restore, protect ----------------------------------------------
 
 
-def test_expiry_marks_and_only_the_evidence_gate_excludes(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "e.db"), agent_id="a") as mem:
+def test_expiry_marks_and_only_the_evidence_gate_excludes(store_target: Target) -> None:
+    with Memory(store_target("e"), agent_id="a") as mem:
         fact = mem.write("the API limit is 100 calls", kind="semantic", source="docs",
                          verified_at=at(0), recheck_by=at(7))  # fmt: skip
         before = mem.read("API limit", as_of=at(3)).items[0]
@@ -153,8 +155,8 @@ def test_expiry_marks_and_only_the_evidence_gate_excludes(tmp_path: Path) -> Non
         assert mem.read("API limit", mode="evidence", as_of=at(8)).gates == {"expired": [fact.id]}
 
 
-def test_archive_restore_and_protection(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "a.db"), agent_id="a") as mem:
+def test_archive_restore_and_protection(store_target: Target) -> None:
+    with Memory(store_target("a"), agent_id="a") as mem:
         keep = mem.write("protected runbook step", protected=True)
         old = mem.write("old runbook step", meta={"team": "x"})
         result = mem.archive([keep.id or "", old.id or ""])
@@ -175,8 +177,8 @@ def test_archive_restore_and_protection(tmp_path: Path) -> None:
 # -- supersession -------------------------------------------------------------------
 
 
-def test_a_key_keeps_one_current_value_and_history(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "k.db"), agent_id="a") as mem:
+def test_a_key_keeps_one_current_value_and_history(store_target: Target) -> None:
+    with Memory(store_target("k"), agent_id="a") as mem:
         v1 = mem.write("region is eu-west-1", key=("app", "region"), observed_at=at(1))
         v2 = mem.write("region is us-east-2", key=("app", "region"), observed_at=at(5))
         old = mem.write("region is ap-south-1", key=("app", "region"), observed_at=at(3))
@@ -193,10 +195,10 @@ def test_a_key_keeps_one_current_value_and_history(tmp_path: Path) -> None:
         assert [i.text for i in mem.read("region").items] == ["region is ap-south-1"]
 
 
-def test_stale_value_rate_is_zero_over_a_back_filled_stream(tmp_path: Path) -> None:
+def test_stale_value_rate_is_zero_over_a_back_filled_stream(store_target: Target) -> None:
     rng = random.Random(11)
     truth: dict[str, tuple[float, int]] = {}
-    with Memory(str(tmp_path / "stream.db"), agent_id="a") as mem:
+    with Memory(store_target("stream"), agent_id="a") as mem:
         for step in range(1000):
             subject = f"svc{rng.randrange(40)}"
             observed = rng.uniform(0, 100)  # often older than the current value: back-filled
@@ -226,8 +228,8 @@ def _keyed_writer(path: str, worker: int, barrier: Any) -> None:
 
 
 @pytest.mark.slow
-def test_concurrent_writers_leave_exactly_one_active_value(tmp_path: Path) -> None:
-    path = str(tmp_path / "race.db")
+def test_concurrent_writers_leave_exactly_one_active_value(store_target: Target) -> None:
+    path = store_target("race")
     Memory(path, agent_id="a").close()
     context = multiprocessing.get_context("spawn")
     barrier = context.Manager().Barrier(4)
@@ -246,8 +248,8 @@ def test_concurrent_writers_leave_exactly_one_active_value(tmp_path: Path) -> No
 # -- contradictions ------------------------------------------------------------------
 
 
-def test_contradictions_are_flagged_never_resolved(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "c.db"), agent_id="a") as mem:
+def test_contradictions_are_flagged_never_resolved(store_target: Target) -> None:
+    with Memory(store_target("c"), agent_id="a") as mem:
         a = mem.write(
             "the cache is enabled in production", key=("cache", "state"), observed_at=at(1)
         )
@@ -269,8 +271,8 @@ def test_contradictions_are_flagged_never_resolved(tmp_path: Path) -> None:
 TOKEN = "qorvexium"
 
 
-def test_forget_leaves_no_trace_in_any_arm(tmp_path: Path) -> None:
-    path = str(tmp_path / "forget.db")
+def test_forget_leaves_no_trace_in_any_arm(store_target: Target) -> None:
+    path = store_target("forget")
     with Memory(path, agent_id="a", embedder="toy") as mem:
         mem.write("timeouts on the api gateway", concepts=["timeout", "gateway"])
         mem.write("gateway retries fixed it", concepts=["gateway", "retry"])
@@ -301,23 +303,18 @@ def test_forget_leaves_no_trace_in_any_arm(tmp_path: Path) -> None:
         assert mem.history(("gateway", "incident")) == []
         with pytest.raises(UnknownMemory):
             mem.get([doomed.id or ""])
-    conn = sqlite3.connect(path)
-    for table, column in (("memories", "text"), ("feedback_items", "memory_seq")):
-        assert conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {column} LIKE ?",
-                            [f"%{TOKEN}%"]).fetchone()[0] == 0  # fmt: skip
-    assert conn.execute("SELECT COUNT(*) FROM feedback_items").fetchone()[0] == 0
-    assert (
-        conn.execute(
-            "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH ?", [TOKEN]
-        ).fetchone()[0]
-        == 0
-    )
-    assert conn.execute("SELECT COUNT(*) FROM relations WHERE anchor_seq != 0").fetchone()[0] == 0
-    conn.close()
+    assert raw_query(path, f"SELECT COUNT(*) FROM memories WHERE text LIKE '%{TOKEN}%'") == [(0,)]
+    assert raw_query(path, "SELECT COUNT(*) FROM feedback_items") == [(0,)]
+    if path.startswith("postgresql://"):
+        fts = f"SELECT COUNT(*) FROM memories WHERE fts @@ to_tsquery('english', '{TOKEN}')"
+    else:
+        fts = f"SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH '{TOKEN}'"
+    assert raw_query(path, fts) == [(0,)]
+    assert raw_query(path, "SELECT COUNT(*) FROM relations WHERE anchor_seq != 0") == [(0,)]
 
 
-def test_forget_needs_ids_or_where(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "f.db"), agent_id="a") as mem:
+def test_forget_needs_ids_or_where(store_target: Target) -> None:
+    with Memory(store_target("f"), agent_id="a") as mem:
         with pytest.raises(InvalidInput):
             mem.forget()
         with pytest.raises(InvalidInput):
@@ -327,8 +324,8 @@ def test_forget_needs_ids_or_where(tmp_path: Path) -> None:
 # -- retention -----------------------------------------------------------------------
 
 
-def test_the_example_retention_policy_is_data(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "r.db"), agent_id="a") as mem:
+def test_the_example_retention_policy_is_data(store_target: Target) -> None:
+    with Memory(store_target("r"), agent_id="a") as mem:
         fact = mem.write("v2 remove takes an object", kind="semantic", source="docs",
                          version="2", verified_at=at(0), verification_scope="schema")  # fmt: skip
         hypothesis = mem.write("maybe v3 drops remove", kind="semantic")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from assocmem import (
 from assocmem.links import MAX_EXPANSION_PER_HOP
 from assocmem.records import MAX_TEXT_BYTES
 
-from .conftest import write_seed
+from .conftest import raw_query, write_seed
 
 
 def test_seed_story_in_one_process(mem: Memory) -> None:
@@ -293,16 +292,16 @@ def test_feedback_log_is_append_only(db_path: str) -> None:
     with Memory(db_path, agent_id="ops") as mem:
         ids = write_seed(mem)
         mem.feedback([next(iter(ids.values()))], 0.5, query_concepts=["timeout"])
-    conn = sqlite3.connect(db_path)
-    row = conn.execute(
+    (row,) = raw_query(
+        db_path,
         "SELECT s.agent_id, f.query_concepts, f.outcome, COUNT(i.memory_seq)"
         " FROM feedback f JOIN scopes s ON s.id = f.scope_id"
-        " JOIN feedback_items i ON i.feedback_id = f.id GROUP BY f.id"
-    ).fetchone()
+        " JOIN feedback_items i ON i.feedback_id = f.id GROUP BY s.agent_id, f.id",
+    )
     assert row[0] == "ops" and '"timeout"' in row[1] and row[2] == 0.5 and row[3] == 1
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        conn.execute("UPDATE feedback SET outcome = 1")
-    conn.close()
+    with pytest.raises(Exception, match="append-only"):
+        raw_query(db_path, "UPDATE feedback SET outcome = 1")
+    assert raw_query(db_path, "SELECT outcome FROM feedback") == [(0.5,)]
 
 
 def test_graph_lists_edges_with_their_state(mem: Memory) -> None:
@@ -435,11 +434,13 @@ def test_forget_removes_the_memory_and_what_its_write_added(db_path: str) -> Non
         with pytest.raises(UnknownMemory):
             mem.forget([secret.id or ""])
         assert mem.stats().memories == 6
-    conn = sqlite3.connect(db_path)
-    assert (
-        conn.execute(
-            "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'zanzibarquux'"
-        ).fetchone()[0]
-        == 0
-    )
-    conn.close()
+    if db_path.startswith("postgresql://"):
+        fts = (
+            "SELECT COUNT(*) FROM memories WHERE fts @@ plainto_tsquery('english', 'zanzibarquux')"
+        )
+    else:
+        fts = "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'zanzibarquux'"
+    assert raw_query(db_path, fts) == [(0,)]
+    assert raw_query(db_path, "SELECT COUNT(*) FROM memories WHERE text LIKE '%zanzibar%'") == [
+        (0,)
+    ]

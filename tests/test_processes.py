@@ -13,6 +13,8 @@ import pytest
 
 from assocmem import Memory
 
+from .conftest import Target
+
 
 def run_step(step: str, db: str) -> dict[str, Any]:
     done = subprocess.run(
@@ -71,8 +73,8 @@ def _worker(db: str, worker: int, barrier: Any) -> list[str]:
 
 
 @pytest.mark.slow
-def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
-    db = str(tmp_path / "shared.db")
+def test_concurrent_processes_lose_nothing(store_target: Target) -> None:
+    db = store_target("shared")
     Memory(db, agent_id="team").close()  # create the schema once, as a deployment would
     context = multiprocessing.get_context("spawn")
     barrier = context.Manager().Barrier(WORKERS)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from assocmem import EmbedderMismatch, InvalidInput, Memory
 from assocmem.embedders import load_embedder, register_embedder, unregister_embedder
 from assocmem.testing import ToyEmbedder
+
+from .conftest import Target, raw_query
 
 pytest.importorskip("numpy")
 
@@ -24,8 +24,8 @@ def toy_embedder() -> Iterator[None]:
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Iterator[Memory]:
-    with Memory(str(tmp_path / "recall.db"), agent_id="ops", embedder="toy") as memory:
+def mem(store_target: Target) -> Iterator[Memory]:
+    with Memory(store_target("recall"), agent_id="ops", embedder="toy") as memory:
         yield memory
 
 
@@ -33,8 +33,8 @@ def sources_of(result: object) -> dict[str, str]:
     return {item.text: item.source for item in result.items}  # type: ignore[attr-defined]
 
 
-def test_lexical_arm_ranks_by_bm25_with_stemming(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "lex.db"), agent_id="ops") as mem:
+def test_lexical_arm_ranks_by_bm25_with_stemming(store_target: Target) -> None:
+    with Memory(store_target("lex"), agent_id="ops") as mem:
         mem.write("The runners were running a marathon in the rain.")
         mem.write("Rain again today, a lot of rain, rain all day.")
         mem.write("Quarterly revenue grew by four percent.")
@@ -45,18 +45,17 @@ def test_lexical_arm_ranks_by_bm25_with_stemming(tmp_path: Path) -> None:
         assert all("revenue" not in i.text for i in result.items)
 
 
-def test_full_text_index_is_written_in_the_same_transaction(tmp_path: Path) -> None:
-    path = str(tmp_path / "fts.db")
+def test_full_text_index_is_written_in_the_same_transaction(store_target: Target) -> None:
+    path = store_target("fts")
     with Memory(path, agent_id="ops") as mem:
         mem.write_many([{"text": f"note number {i} about zebras"} for i in range(20)])
-    conn = sqlite3.connect(path)
-    (indexed,) = conn.execute(
-        "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'zebra'"
-    ).fetchone()
-    assert indexed == 20
-    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
-        conn.execute("UPDATE memories SET text = 'changed'")
-    conn.close()
+    if path.startswith("postgresql://"):  # a generated column: indexed with the row itself
+        fts = "SELECT COUNT(*) FROM memories WHERE fts @@ to_tsquery('english', 'zebra')"
+    else:
+        fts = "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'zebra'"
+    assert raw_query(path, fts) == [(20,)]
+    with pytest.raises(Exception, match="immutable"):
+        raw_query(path, "UPDATE memories SET text = 'changed'")
 
 
 def test_semantic_arm_finds_meaning_without_shared_stems(mem: Memory) -> None:
@@ -78,8 +77,8 @@ def test_episodic_arm_matches_the_exact_text(mem: Memory) -> None:
     assert result.items[0].sources["episodic"] == 1
 
 
-def test_without_an_embedder_everything_but_the_vector_arm_runs(tmp_path: Path) -> None:
-    with Memory(str(tmp_path / "plain.db"), agent_id="ops") as mem:
+def test_without_an_embedder_everything_but_the_vector_arm_runs(store_target: Target) -> None:
+    with Memory(store_target("plain"), agent_id="ops") as mem:
         mem.write("The backup job timed out at midnight.")
         result = mem.read("backup timed out")
         assert result.arms == {
@@ -90,15 +89,15 @@ def test_without_an_embedder_everything_but_the_vector_arm_runs(tmp_path: Path) 
         assert result.items[0].text.startswith("The backup")
 
 
-def test_writes_embed_in_batches(tmp_path: Path) -> None:
+def test_writes_embed_in_batches(store_target: Target) -> None:
     model = ToyEmbedder()
-    with Memory(str(tmp_path / "batch.db"), agent_id="ops", embedder=model) as mem:
+    with Memory(store_target("batch"), agent_id="ops", embedder=model) as mem:
         mem.write_many([{"text": f"memory {i}"} for i in range(40)])
     assert model.calls == [16, 16, 8]
 
 
-def test_store_refuses_a_second_vector_space(tmp_path: Path) -> None:
-    path = str(tmp_path / "space.db")
+def test_store_refuses_a_second_vector_space(store_target: Target) -> None:
+    path = store_target("space")
     Memory(path, agent_id="ops", embedder="toy").close()
     with pytest.raises(EmbedderMismatch, match="toy-hash-64"):
         Memory(path, agent_id="ops", embedder=ToyEmbedder(dims=32))
@@ -107,17 +106,17 @@ def test_store_refuses_a_second_vector_space(tmp_path: Path) -> None:
     Memory(path, agent_id="ops").close()  # no embedder: fine, the vector arm is off
 
 
-def test_memories_written_without_an_embedder_are_embedded_later(tmp_path: Path) -> None:
-    path = str(tmp_path / "later.db")
+def test_memories_written_without_an_embedder_are_embedded_later(store_target: Target) -> None:
+    path = store_target("later")
     with Memory(path, agent_id="ops") as mem:
         mem.write("zebra stripes")
     with Memory(path, agent_id="ops", embedder="toy") as mem:
         assert mem.read("stripes zebra").items[0].sources.get("semantic") == 1
 
 
-def test_unknown_embedder_name_is_an_input_error(tmp_path: Path) -> None:
+def test_unknown_embedder_name_is_an_input_error(store_target: Target) -> None:
     with pytest.raises(InvalidInput, match="unknown embedder"):
-        Memory(str(tmp_path / "x.db"), embedder="no-such-model")
+        Memory(store_target("x"), embedder="no-such-model")
     assert load_embedder("toy").dims == 64
 
 
@@ -137,8 +136,8 @@ def test_semantic_kinds_fade_slower_than_episodic(mem: Memory) -> None:
     assert result.items[0].record.kind == "semantic"
 
 
-def test_reading_restarts_the_clock_only_inside_the_window(tmp_path: Path) -> None:
-    path = str(tmp_path / "clock.db")
+def test_reading_restarts_the_clock_only_inside_the_window(store_target: Target) -> None:
+    path = store_target("clock")
     with Memory(path, agent_id="ops") as mem:
         fresh = mem.write("fresh note about kettles", observed_at="2024-01-10T00:00:00Z")
         stale = mem.write("stale note about kettles", observed_at="2023-01-01T00:00:00Z")

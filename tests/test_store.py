@@ -20,6 +20,12 @@ from assocmem.store import sqlite as sqlite_store
 from assocmem.store.migrations import migrations
 
 
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    """A SQLite file (this module is about the SQLite store; see test_postgres.py)."""
+    return str(tmp_path / "store.db")
+
+
 def test_a_new_file_gets_every_migration_once(db_path: str) -> None:
     Memory(db_path).close()
     Memory(db_path).close()
