@@ -19,12 +19,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("core", help=doc, description=doc)
     p.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
     p.add_argument("--out", default="bench-core.json", help="where to write the JSON")
+    p.add_argument(
+        "--db", default="sqlite",
+        help="sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL",
+    )  # fmt: skip
     p.set_defaults(handler=_core)
 
     doc = "recall@5/10/20 of evidence turns on a LoCoMo-format file, with baselines"
     p = benches.add_parser("locomo", help=doc, description=doc)
     p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--out", default="bench-locomo.json", help="where to write the JSON")
+    p.add_argument(
+        "--db", default="sqlite",
+        help="sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL",
+    )  # fmt: skip
     p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
     p.add_argument("--model-dir", help="folder of a built embedder form")
@@ -50,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _core(args: argparse.Namespace) -> int:
-    report = core.run([int(s) for s in args.sizes.split(",")], args.out)
+    report = core.run([int(s) for s in args.sizes.split(",")], args.out, db=args.db)
     print(json.dumps(report["sizes"], indent=2))
     return 0
 
@@ -65,6 +73,7 @@ def _locomo(args: argparse.Namespace) -> int:
         embedder_options=options,
         baselines=not args.no_baselines,
         declare=args.declare,
+        db=args.db,
     )
     systems = [s for s in ("assocmem", "reconstruct", "bm25", "dense", "hybrid") if s in report]
     for name in systems:

@@ -18,10 +18,8 @@ import json
 import os
 import platform
 import random
-import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from itertools import accumulate
@@ -29,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+
+from .stores import Stores, open_stores
 
 VOCABULARY = 20_000
 ZIPF_S = 1.07
@@ -103,11 +103,12 @@ def _timed_reads(mem: Memory, queries: list[list[str]], hops: int | None) -> dic
     }
 
 
-def run_size(size: int, folder: Path) -> dict[str, Any]:
+def run_size(size: int, stores: Stores) -> dict[str, Any]:
     """Fill a store to ``size`` memories and measure it."""
     rng = random.Random(SEED)
     corpus = Corpus(rng)
-    with Memory(str(folder / f"bench-{size}.db"), agent_id="bench") as mem:
+    target = stores.new(f"core-{size}")
+    with Memory(target, agent_id="bench") as mem:
         start = time.perf_counter()
         for first in range(0, size, BATCH):
             mem.write_many([corpus.memory(i) for i in range(first, min(size, first + BATCH))])
@@ -143,7 +144,6 @@ def run_size(size: int, folder: Path) -> dict[str, Any]:
         reads = {f"hops_{h}": _timed_reads(mem, queries, h) for h in (1, 2)}
         text_reads = _timed_reads(mem, queries, None)
         stats = mem.stats()
-    file_mb = (folder / f"bench-{size}.db").stat().st_size / 1e6
     return {
         "memories": stats.memories,
         "concepts": stats.concepts,
@@ -154,27 +154,28 @@ def run_size(size: int, folder: Path) -> dict[str, Any]:
         "writes_per_s_single": round(statistics.median(single)),
         "read_concepts": reads,
         "read_text_no_embedder": text_reads,
-        "file_mb": round(file_mb, 1),
+        "store_mb": round(stores.size_mb(target), 1),
     }
 
 
-def environment() -> dict[str, Any]:
+def environment(stores: Stores) -> dict[str, Any]:
     return {
         "python": sys.version.split()[0],
-        "sqlite": sqlite3.sqlite_version,
+        **stores.describe(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
 
-def run(sizes: Sequence[int], out: str) -> dict[str, Any]:
-    """Measure every size and write the JSON report to ``out``."""
-    with tempfile.TemporaryDirectory(prefix="assocmem-bench-") as folder:
+def run(sizes: Sequence[int], out: str, db: str = "sqlite") -> dict[str, Any]:
+    """Measure every size on the backend ``db`` names (see `stores`) and write the JSON
+    report to ``out``."""
+    with open_stores(db) as stores:
         results = {}
         for size in sizes:
-            print(f"core benchmark: {size} memories…", file=sys.stderr)
-            results[str(size)] = run_size(size, Path(folder))
-    report = {"benchmark": "core", "environment": environment(), "sizes": results}
+            print(f"core benchmark: {size} memories on {stores.backend}…", file=sys.stderr)
+            results[str(size)] = run_size(size, stores)
+        report = {"benchmark": "core", "environment": environment(stores), "sizes": results}
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

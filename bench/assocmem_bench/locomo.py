@@ -23,7 +23,6 @@ import platform
 import re
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from assocmem import Memory
 from assocmem.embedders import Embedder, load_embedder
 
 from . import oracle
+from .stores import open_stores
 
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -168,10 +168,10 @@ def repair_evidence(raw: Iterable[str]) -> tuple[list[str], int]:
 
 
 def index_assocmem(
-    conversation: Conversation, folder: Path, embedder: Embedder | None
+    conversation: Conversation, target: str, embedder: Embedder | None
 ) -> tuple[Memory, dict[str, str]]:
-    """A fresh store holding the conversation; returns it and memory id → dia_id."""
-    mem = Memory(str(folder / f"{conversation.sample_id}.db"), agent_id="locomo", embedder=embedder)
+    """A fresh store at ``target`` holding the conversation; returns it and memory id → dia_id."""
+    mem = Memory(target, agent_id="locomo", embedder=embedder)
     results = mem.write_many(
         [
             {
@@ -269,11 +269,13 @@ def run(
     read_options: dict[str, Any] | None = None,
     prepare: Callable[[Memory, Conversation], None] | None = None,
     declare: str | None = None,
+    db: str = "sqlite",
 ) -> dict[str, Any]:
     """Run the benchmark and write the JSON report to ``out``; returns the report.
 
     ``declare="oracle"`` also declares the oracle graph (see `oracle`) and scores
-    `Memory.reconstruct` next to the plain read as ``reconstruct``.
+    `Memory.reconstruct` next to the plain read as ``reconstruct``. ``db`` names the
+    backend the stores live on (see `stores`).
     """
     loaded = load(data, conversations)
     embedder = load_embedder(embedder_name, **(embedder_options or {})) if embedder_name else None
@@ -288,10 +290,12 @@ def run(
     latencies: list[float] = []
     index_seconds: dict[str, float] = {}
     progress = Progress(sum(len(c.questions) for c in loaded), "locomo")
-    with tempfile.TemporaryDirectory(prefix="assocmem-locomo-") as folder:
+    with open_stores(db) as stores:
+        backend = stores.describe()
         for conversation in loaded:
             start = time.perf_counter()
-            mem, dia_of = index_assocmem(conversation, Path(folder), embedder)
+            target = stores.new(conversation.sample_id)
+            mem, dia_of = index_assocmem(conversation, target, embedder)
             if prepare is not None:
                 prepare(mem, conversation)
             if declare == "oracle":
@@ -334,7 +338,7 @@ def run(
             "query_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
             "query_p95_ms": round(_percentile(latencies, 0.95), 2) if latencies else None,
         },
-        environment=environment(embedder),
+        environment={**environment(embedder), **backend},
         declared=declared or None,
         data=str(Path(data).name),
     )
@@ -360,11 +364,8 @@ def _percentile(values: Sequence[float], q: float) -> float:
 
 
 def environment(embedder: Embedder | None) -> dict[str, Any]:
-    import sqlite3
-
     return {
         "python": sys.version.split()[0],
-        "sqlite": sqlite3.sqlite_version,
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "embedder": embedder.model_id if embedder else None,
