@@ -47,6 +47,12 @@ MIGRATION_LOCK = 7_340_002
 # How long a statement may wait for a lock before StoreBusy, like SQLite's busy timeout.
 LOCK_TIMEOUT = "30s"
 TEXT_SEARCH_CONFIG = "english"
+# The writer refreshes planner statistics itself, at autovacuum's own default thresholds
+# (analyze_scale_factor 0.1, analyze_threshold 50): autovacuum applies them only on its
+# timer, and until it runs, a freshly filled table is planned as if empty (nested loops
+# over whole tables, tens of times slower reads).
+ANALYZE_GROWTH = 0.1
+ANALYZE_MIN_ROWS = 50
 
 
 class _Connection:
@@ -120,6 +126,7 @@ class PostgresStore(SQLStore):
         self.path = url
         self._init_state()
         self.native_vectors = False
+        self._written_since_analyze = 0
         try:
             self._conn = _Connection(self._connect)
         except psycopg.Error as exc:
@@ -129,6 +136,7 @@ class PostgresStore(SQLStore):
             self.native_vectors = self._enable_pgvector()
             if self.native_vectors:  # settings of the connection already open
                 self._conn.raw.execute("SET hnsw.iterative_scan = relaxed_order")
+            self._analyzed_rows = self._planned_rows()
         except psycopg.Error as exc:
             self._conn.close()
             raise self.translate(exc) from exc
@@ -140,6 +148,10 @@ class PostgresStore(SQLStore):
         """A new autocommit connection with this store's session settings."""
         raw = psycopg.connect(self.path, autocommit=True)
         raw.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
+        # Plan every statement for its own parameters: concept and term frequencies are
+        # Zipf-skewed, and one generic plan cannot serve a hub concept and a rare one
+        # (measured: a generic anti-join plan read a hub's 67k rows per candidate).
+        raw.execute("SET plan_cache_mode = force_custom_plan")
         if self.native_vectors:
             # pgvector 0.8: keep scanning the index until enough rows pass the filters.
             raw.execute("SET hnsw.iterative_scan = relaxed_order")
@@ -206,6 +218,12 @@ class PostgresStore(SQLStore):
         self._conn.execute("BEGIN")
         self._conn.execute("SELECT pg_advisory_xact_lock(?)", [WRITE_LOCK])
 
+    def _data_version(self) -> Any:
+        # Inside a snapshot nothing another connection commits is visible, and inside a
+        # write transaction no one else writes (the advisory lock): the scope layers
+        # read once hold until it ends. Between transactions: re-read every time.
+        return self._transactions if self._depth else None
+
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return condition_sql(condition, alias)
 
@@ -253,7 +271,30 @@ class PostgresStore(SQLStore):
                 stored = [(r.id, vectors[i]) for i, r in enumerate(results) if r.stored and r.id]
                 seqs = self.visible_seqs_any([memory_id for memory_id, _ in stored])
                 self._set_embeddings([(seqs[i], v) for i, v in stored if i in seqs])
-            return results
+        self._written_since_analyze += sum(r.stored for r in results)
+        self._refresh_statistics()
+        return results
+
+    def _planned_rows(self) -> int:
+        """How many memories the planner believes there are (0 before any ANALYZE)."""
+        row = self._conn.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass"
+        ).fetchone()
+        return max(0, int(row[0])) if row else 0
+
+    def _refresh_statistics(self) -> None:
+        """ANALYZE the hot tables once this writer has grown them enough (see
+        `ANALYZE_GROWTH`); only between transactions, so no write waits on it."""
+        with self._lock:
+            grown = self._written_since_analyze
+            if self._depth or grown < max(ANALYZE_MIN_ROWS, ANALYZE_GROWTH * self._analyzed_rows):
+                return
+            try:
+                self._conn.execute("ANALYZE memories, memory_concepts, links, vectors")
+                self._analyzed_rows = self._planned_rows()
+            except psycopg.Error:
+                return  # the write is committed; statistics wait for the next one
+            self._written_since_analyze = 0
 
     @_translated
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:

@@ -115,6 +115,9 @@ class SQLStore(GraphQueries, Store):
         # Concepts created inside the open transaction: cached only once it commits,
         # or a rolled-back id could be handed out again for another name.
         self._pending_concepts: dict[str, int] = {}
+        # Outermost transactions and snapshots begun on this connection: a token that
+        # tells one transaction's cached reads from the next one's.
+        self._transactions = 0
 
     def translate(self, exc: BaseException) -> AssocmemError:
         """The most specific `AssocmemError` for a backend exception."""
@@ -168,6 +171,7 @@ class SQLStore(GraphQueries, Store):
             try:
                 if level == 0:
                     self._begin()
+                    self._transactions += 1
                 else:
                     self._conn.execute(f"SAVEPOINT s{level}")
             except self.driver_errors as exc:
@@ -214,6 +218,7 @@ class SQLStore(GraphQueries, Store):
                 self._conn.execute(self.snapshot_begin)
             except self.driver_errors as exc:
                 raise self.translate(exc) from exc
+            self._transactions += 1
             self._depth += 1
             try:
                 yield
