@@ -47,11 +47,13 @@ MIGRATION_LOCK = 7_340_002
 # How long a statement may wait for a lock before StoreBusy, like SQLite's busy timeout.
 LOCK_TIMEOUT = "30s"
 TEXT_SEARCH_CONFIG = "english"
-# The writer refreshes planner statistics itself, at autovacuum's own default thresholds
-# (analyze_scale_factor 0.1, analyze_threshold 50): autovacuum applies them only on its
-# timer, and until it runs, a freshly filled table is planned as if empty (nested loops
-# over whole tables, tens of times slower reads).
-ANALYZE_GROWTH = 0.1
+# The writer refreshes planner statistics itself once a table has doubled since they
+# were taken (and has 50 rows, autovacuum's own threshold): autovacuum runs on a timer,
+# and until it does a freshly filled table is planned as if empty (nested loops over
+# whole tables, tens of times slower reads). Plan choices flip at order-of-magnitude
+# changes in row counts; doubling keeps the ANALYZEs of a growing store logarithmic in
+# its size, and autovacuum still refines in between.
+ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
 
 
@@ -120,7 +122,13 @@ class PostgresStore(SQLStore):
     """
 
     driver_errors = (psycopg.Error,)
-    snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+    # Reads plan every statement for its own parameters: concept and term frequencies
+    # are Zipf-skewed, and one generic prepared plan cannot serve a hub concept and a
+    # rare one (measured: a generic anti-join plan read a hub's 67k rows per candidate).
+    # Writes keep prepared plans; their statements are point lookups and upserts.
+    snapshot_begin = (
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan"
+    )
 
     def __init__(self, url: str) -> None:
         self.path = url
@@ -148,10 +156,6 @@ class PostgresStore(SQLStore):
         """A new autocommit connection with this store's session settings."""
         raw = psycopg.connect(self.path, autocommit=True)
         raw.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}'")
-        # Plan every statement for its own parameters: concept and term frequencies are
-        # Zipf-skewed, and one generic plan cannot serve a hub concept and a rare one
-        # (measured: a generic anti-join plan read a hub's 67k rows per candidate).
-        raw.execute("SET plan_cache_mode = force_custom_plan")
         if self.native_vectors:
             # pgvector 0.8: keep scanning the index until enough rows pass the filters.
             raw.execute("SET hnsw.iterative_scan = relaxed_order")
