@@ -32,8 +32,3 @@ REMOTE_METHODS: dict[str, bool] = {
     "end_task": True,
     "retain": True,
 }
-
-# Fields every remote call may carry besides the method's own arguments: the
-# project and channel inside the caller's agent, and the role to read in. The
-# agent itself comes from the caller's key; naming another one is refused.
-SCOPE_FIELDS: tuple[str, ...] = ("agent_id", "project_id", "channel", "role")

@@ -30,7 +30,8 @@ from ..types import WriteResult
 from .base import View
 from .migrations import migrations
 from .postgres_where import condition_sql
-from .sql import SQLStore, _chunks, _in, _translated
+from .sql import SQLStore, _translated
+from .sql_params import in_list
 
 if TYPE_CHECKING:
     import numpy as np
@@ -269,12 +270,7 @@ class PostgresStore(SQLStore):
     def write(
         self, scope: Any, memories: Sequence[Any], vectors: np.ndarray | None = None
     ) -> list[WriteResult]:
-        with self.transaction():
-            results = super().write(scope, memories, vectors)
-            if vectors is not None and self.native_vectors:
-                stored = [(r.id, vectors[i]) for i, r in enumerate(results) if r.stored and r.id]
-                seqs = self.visible_seqs_any([memory_id for memory_id, _ in stored])
-                self._set_embeddings([(seqs[i], v) for i, v in stored if i in seqs])
+        results = super().write(scope, memories, vectors)
         self._written_since_analyze += sum(r.stored for r in results)
         self._refresh_statistics()
         return results
@@ -300,26 +296,18 @@ class PostgresStore(SQLStore):
                 return  # the write is committed; statistics wait for the next one
             self._written_since_analyze = 0
 
-    @_translated
-    def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
-        with self.transaction():
-            super().add_vectors(rows, matrix)
-            if self.native_vectors:
-                self._set_embeddings([(seq, matrix[i]) for i, (seq, _) in enumerate(rows)])
-
-    def _set_embeddings(self, rows: Sequence[tuple[int, Any]]) -> None:
+    def _put_vectors(self, rows: Sequence[tuple[int, int, np.ndarray]]) -> None:
+        if not self.native_vectors:
+            super()._put_vectors(rows)
+            return
+        # The portable blob stays beside the pgvector column: the Rocchio probe reads
+        # stored vectors back (`vectors_of`) the same way on both backends.
         self._conn.executemany(
-            "UPDATE vectors SET embedding = ?::vector WHERE memory_seq = ?",
-            [(_vector_text(v), seq) for seq, v in rows],
+            "INSERT INTO vectors (memory_seq, scope_id, vector, embedding) VALUES (?,?,?,?::vector)"
+            " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
+            " scope_id = excluded.scope_id, embedding = excluded.embedding",
+            [(seq, layer, v.tobytes(), _vector_text(v.tolist())) for seq, layer, v in rows],
         )
-
-    def visible_seqs_any(self, ids: Sequence[str]) -> dict[str, int]:
-        """Sequence numbers of these memory ids, whatever their scope (write path only)."""
-        found: dict[str, int] = {}
-        for chunk in _chunks(list(ids)):
-            found.update(dict(self._query(f"SELECT id, seq FROM memories WHERE {_in('id', chunk)}",
-                                          chunk)))  # fmt: skip
-        return found
 
     @_translated
     def set_info(self, key: str, value: str) -> None:
@@ -356,7 +344,7 @@ class PostgresStore(SQLStore):
         dims, probe = len(vector), _vector_text(vector)
         rows = self._query(
             f"SELECT memory_seq, 1 - (embedding::vector({dims}) <=> ?::vector({dims}))"
-            f" FROM vectors WHERE embedding IS NOT NULL AND {_in('memory_seq', list(seqs))}",
+            f" FROM vectors WHERE embedding IS NOT NULL AND {in_list('memory_seq', list(seqs))}",
             [probe, *seqs],
         )
         return {seq: float(score) for seq, score in rows}

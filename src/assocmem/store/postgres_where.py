@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from ..filters import COLUMNS, LIST_COLUMNS, Condition
+from .sql_params import bindable
 
 _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
@@ -21,7 +22,7 @@ def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return _meta(condition, alias)
     if condition.field not in COLUMNS:  # unreachable: parse_where routes these to meta
         raise ValueError(f"not a column: {condition.field}")
-    expr, op, value = f"{alias}.{condition.field}", condition.op, _bindable(condition.value)
+    expr, op, value = f"{alias}.{condition.field}", condition.op, bindable(condition.value)
     if op == "$contains":
         if condition.field in LIST_COLUMNS:
             return f"({expr})::jsonb @> ?::jsonb", [json.dumps([value])]
@@ -84,15 +85,3 @@ def _json(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(json.dumps(v) for v in value)
     return json.dumps(value)
-
-
-def _bindable(value: Any) -> Any:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, tuple):
-        return tuple(_bindable(v) for v in value)
-    return value
-
-
-def _marks(count: int) -> str:
-    return ",".join("?" * count)

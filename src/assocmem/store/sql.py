@@ -26,7 +26,8 @@ from ..optional import require_numpy
 from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
 from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
-from .sqlite_graph import GraphQueries, roles_of
+from .sql_graph import GraphQueries, roles_of
+from .sql_params import chunked, in_list, qmarks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 # How long a writer waits for another process's transaction before StoreBusy.
 # Generous: a busy store should slow writers down, not drop their writes.
 BUSY_TIMEOUT_S = 30.0
-# Parameters per IN (...) list; SQLite allows 32766, smaller chunks keep plans simple.
-_CHUNK = 500
 _SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
 
 _MEMORY_COLUMNS = (
@@ -65,15 +64,6 @@ def _translated(method: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _chunks(values: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
-
-
 def access_key(roles: Sequence[str]) -> str:
     """The canonical form of an access list: sorted, unique, newline-joined ('' = all)."""
     return "\n".join(sorted(set(roles)))
@@ -81,15 +71,11 @@ def access_key(roles: Sequence[str]) -> str:
 
 def readable_by(access: str, role: str | None) -> bool:
     """Whether a layer of this access key is readable in ``role``."""
-    return access == "" or (role is not None and role in access.split("\n"))
+    return access == "" or (role is not None and role in roles_of(access))
 
 
 def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
-
-
-def _in(column: str, values: Sequence[Any]) -> str:
-    return f"{column} IN ({_marks(len(values))})"
 
 
 class SQLStore(GraphQueries, Store):
@@ -144,10 +130,10 @@ class SQLStore(GraphQueries, Store):
         may see: its scope layers, statuses and kinds, then its `where` conditions."""
         if not layers:
             return "FALSE", []
-        parts = [_in(f"{alias}.scope_id", layers), _in(f"{alias}.status", view.statuses)]
+        parts = [in_list(f"{alias}.scope_id", layers), in_list(f"{alias}.status", view.statuses)]
         params: list[Any] = [*layers, *view.statuses]
         if view.kinds is not None:
-            parts.append(_in(f"{alias}.kind", view.kinds) if view.kinds else "FALSE")
+            parts.append(in_list(f"{alias}.kind", view.kinds) if view.kinds else "FALSE")
             params += view.kinds
         if view.task is not None:
             parts.append(f"({alias}.kind != 'working' OR {alias}.task = ?)")
@@ -248,7 +234,7 @@ class SQLStore(GraphQueries, Store):
             projects, channels = scope.readable_projects, scope.readable_channels
             rows = self._query(
                 "SELECT id, project_id, channel, access FROM scopes WHERE agent_id = ?"
-                f" AND {_in('project_id', projects)} AND {_in('channel', channels)}",
+                f" AND {in_list('project_id', projects)} AND {in_list('channel', channels)}",
                 [scope.agent_id, *projects, *channels],
             )
             nearness = {(p, c): i for i, (p, c) in enumerate(
@@ -295,10 +281,8 @@ class SQLStore(GraphQueries, Store):
                 if seq is not None:
                     stored.append((seq, layer, memory))
                     if vectors is not None:
-                        embedded.append((seq, layer, vectors[i].tobytes()))
-            self._conn.executemany(
-                "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)", embedded
-            )
+                        embedded.append((seq, layer, vectors[i]))
+            self._put_vectors(embedded)
             ids = self.intern_concepts([n for _, _, m in stored for n, _ in m.concepts])
             self._conn.executemany(
                 "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
@@ -407,9 +391,9 @@ class SQLStore(GraphQueries, Store):
 
     def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
         found: dict[str, int] = {}
-        for chunk in _chunks(list(names)):
+        for chunk in chunked(list(names)):
             rows = self._query(
-                f"SELECT name, id FROM concepts WHERE name IN ({_marks(len(chunk))})", chunk
+                f"SELECT name, id FROM concepts WHERE name IN ({qmarks(len(chunk))})", chunk
             )
             found.update(dict(rows))
         return found
@@ -433,20 +417,20 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:
         with self.transaction():
-            for chunk in _chunks(list(seqs)):
+            for chunk in chunked(list(seqs)):
                 self._conn.execute(
                     f"UPDATE memories SET valence = valence + ? * (? - valence)"
-                    f" WHERE seq IN ({_marks(len(chunk))})",
+                    f" WHERE seq IN ({qmarks(len(chunk))})",
                     [rate, outcome, *chunk],
                 )
 
     @_translated
     def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
         found: dict[int, str] = {}
-        for chunk in _chunks(list(seqs)):
+        for chunk in chunked(list(seqs)):
             rows = self._query(
                 "SELECT m.seq, s.access FROM memories m JOIN scopes s ON s.id = m.scope_id"
-                f" WHERE {_in('m.seq', chunk)}",
+                f" WHERE {in_list('m.seq', chunk)}",
                 chunk,
             )
             found.update({seq: access for seq, access in rows})
@@ -491,10 +475,10 @@ class SQLStore(GraphQueries, Store):
     ) -> dict[str, int]:
         layers = self._layers(scope)
         found: dict[str, int] = {}
-        for chunk in _chunks(list(ids)) if layers else ():
+        for chunk in chunked(list(ids)) if layers else ():
             rows = self._query(
-                f"SELECT id, seq FROM memories WHERE {_in('scope_id', layers)}"
-                f" AND {_in('status', statuses)} AND {_in('id', chunk)}",
+                f"SELECT id, seq FROM memories WHERE {in_list('scope_id', layers)}"
+                f" AND {in_list('status', statuses)} AND {in_list('id', chunk)}",
                 [*layers, *statuses, *chunk],
             )
             found.update(dict(rows))
@@ -503,10 +487,10 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         found: dict[int, RankFields] = {}
-        for chunk in _chunks(list(seqs)):
+        for chunk in chunked(list(seqs)):
             for seq, *fields in self._query(
                 "SELECT seq, id, kind, value, valence, observed_at, accessed_at FROM memories"
-                f" WHERE {_in('seq', chunk)}",
+                f" WHERE {in_list('seq', chunk)}",
                 chunk,
             ):
                 found[seq] = RankFields(*fields)
@@ -527,8 +511,8 @@ class SQLStore(GraphQueries, Store):
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         rows: list[Any] = []
         concepts: dict[int, list[tuple[str, str]]] = {}
-        for chunk in _chunks(list(seqs)):
-            marks = _marks(len(chunk))
+        for chunk in chunked(list(seqs)):
+            marks = qmarks(len(chunk))
             rows += self._query(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN ({marks})", chunk
             )
@@ -551,9 +535,9 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
         found: dict[int, str] = {}
-        for chunk in _chunks(list(ids)):
+        for chunk in chunked(list(ids)):
             rows = self._query(
-                f"SELECT id, name FROM concepts WHERE id IN ({_marks(len(chunk))})", chunk
+                f"SELECT id, name FROM concepts WHERE id IN ({qmarks(len(chunk))})", chunk
             )
             found.update(dict(rows))
         return found
@@ -561,10 +545,10 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
         result: dict[int, list[int]] = {}
-        for chunk in _chunks(list(seqs)):
+        for chunk in chunked(list(seqs)):
             for seq, concept in self._query(
                 "SELECT memory_seq, concept_id FROM memory_concepts"
-                f" WHERE memory_seq IN ({_marks(len(chunk))}) ORDER BY memory_seq, position",
+                f" WHERE memory_seq IN ({qmarks(len(chunk))}) ORDER BY memory_seq, position",
                 chunk,
             ):
                 result.setdefault(seq, []).append(concept)
@@ -616,8 +600,8 @@ class SQLStore(GraphQueries, Store):
         firsts = sorted({a for a, _ in wanted})
         seconds = sorted({b for _, b in wanted})
         rows = self._query(
-            f"SELECT a, b, SUM(weight) FROM links WHERE {_in('scope_id', layers)}"
-            f" AND {_in('a', firsts)} AND {_in('b', seconds)} GROUP BY a, b",
+            f"SELECT a, b, SUM(weight) FROM links WHERE {in_list('scope_id', layers)}"
+            f" AND {in_list('a', firsts)} AND {in_list('b', seconds)} GROUP BY a, b",
             [*layers, *firsts, *seconds],
         )
         return {(a, b): float(w) for a, b, w in rows if (a, b) in wanted}
@@ -629,8 +613,8 @@ class SQLStore(GraphQueries, Store):
             return []
         rows = self._query(
             "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
-            f" MAX(updated_at) FROM links WHERE {_in('scope_id', layers)}"
-            f" AND ({_in('a', concept_ids)} OR {_in('b', concept_ids)})"
+            f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
+            f" AND ({in_list('a', concept_ids)} OR {in_list('b', concept_ids)})"
             " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
             [*layers, *concept_ids, *concept_ids, limit],
         )
@@ -652,7 +636,7 @@ class SQLStore(GraphQueries, Store):
         if without:
             exclude = (
                 " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
-                f" AND {_in('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
+                f" AND {in_list('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
             )
         visible, params = self._view_sql(view, self._layers(view.scope), "m")
         found: list[tuple[int, int]] = []
@@ -676,11 +660,11 @@ class SQLStore(GraphQueries, Store):
     def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
         found: set[int] = set()
-        for chunk in _chunks(list(seqs)):
+        for chunk in chunked(list(seqs)):
             found.update(
                 seq
                 for (seq,) in self._query(
-                    f"SELECT m.seq FROM memories m WHERE {where} AND {_in('m.seq', chunk)}",
+                    f"SELECT m.seq FROM memories m WHERE {where} AND {in_list('m.seq', chunk)}",
                     [*params, *chunk],
                 )
             )
@@ -693,14 +677,14 @@ class SQLStore(GraphQueries, Store):
         layers = self._layers(view.scope)
         near, params = self._view_sql(view, layers, "n")
         found: dict[int, tuple[int | None, int | None]] = {}
-        for chunk in _chunks(list(seqs)):
+        for chunk in chunked(list(seqs)):
             rows = self._query(
                 "SELECT m.seq,"
                 f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
                 f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
                 f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
                 f"  AND n.thread = m.thread AND n.seq > m.seq AND {near})"
-                f" FROM memories m WHERE m.thread IS NOT NULL AND {_in('m.seq', chunk)}",
+                f" FROM memories m WHERE m.thread IS NOT NULL AND {in_list('m.seq', chunk)}",
                 [*params, *params, *chunk],
             )
             found.update({seq: (before, after) for seq, before, after in rows})
@@ -727,7 +711,7 @@ class SQLStore(GraphQueries, Store):
         if not layers:
             return []
         rows = self._query(
-            f"SELECT DISTINCT author FROM authors WHERE {_in('scope_id', layers)}", layers
+            f"SELECT DISTINCT author FROM authors WHERE {in_list('scope_id', layers)}", layers
         )
         return sorted(author for (author,) in rows)
 
@@ -752,9 +736,10 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def touch(self, seqs: Sequence[int], when: str) -> None:
         with self.transaction():
-            for chunk in _chunks(list(seqs)):
+            for chunk in chunked(list(seqs)):
                 self._conn.execute(
-                    f"UPDATE memories SET accessed_at = ? WHERE {_in('seq', chunk)}", [when, *chunk]
+                    f"UPDATE memories SET accessed_at = ? WHERE {in_list('seq', chunk)}",
+                    [when, *chunk],
                 )
 
     @_translated
@@ -776,9 +761,10 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
         found: dict[int, bytes] = {}
-        for chunk in _chunks(list(seqs)):
+        for chunk in chunked(list(seqs)):
             rows = self._query(
-                f"SELECT memory_seq, vector FROM vectors WHERE {_in('memory_seq', chunk)}", chunk
+                f"SELECT memory_seq, vector FROM vectors WHERE {in_list('memory_seq', chunk)}",
+                chunk,
             )
             found.update({seq: bytes(vector) for seq, vector in rows})
         return found
@@ -796,12 +782,17 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
         with self.transaction():
-            self._conn.executemany(
-                "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)"
-                " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
-                " scope_id = excluded.scope_id",
-                [(seq, layer, matrix[i].tobytes()) for i, (seq, layer) in enumerate(rows)],
-            )
+            self._put_vectors([(seq, layer, matrix[i]) for i, (seq, layer) in enumerate(rows)])
+
+    def _put_vectors(self, rows: Sequence[tuple[int, int, np.ndarray]]) -> None:
+        """Store each ``(seq, layer, vector)``, replacing a memory's earlier vector
+        (inside the caller's transaction)."""
+        self._conn.executemany(
+            "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)"
+            " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
+            " scope_id = excluded.scope_id",
+            [(seq, layer, vector.tobytes()) for seq, layer, vector in rows],
+        )
 
     @_translated
     def info(self, key: str) -> str | None:
@@ -825,8 +816,8 @@ class SQLStore(GraphQueries, Store):
         seqs = [
             seq
             for (seq,) in self._query(
-                f"SELECT seq FROM memories WHERE {_in('scope_id', layers)} AND status = 'active'"
-                " AND seq > ? ORDER BY seq LIMIT ?",
+                f"SELECT seq FROM memories WHERE {in_list('scope_id', layers)}"
+                " AND status = 'active' AND seq > ? ORDER BY seq LIMIT ?",
                 [*layers, after, limit],
             )
         ]
@@ -838,7 +829,7 @@ class SQLStore(GraphQueries, Store):
         layers = self._layers(scope)
         if not layers:
             return Stats(0, 0, 0, 0, {}, {})
-        where = _in("scope_id", layers)
+        where = in_list("scope_id", layers)
         by_kind: dict[str, int] = {}
         by_status: dict[str, int] = {}
         for kind, status, n in self._query(
@@ -894,9 +885,9 @@ class SQLStore(GraphQueries, Store):
             return
         assignments = ", ".join(f"{column} = ?" for column, _ in changes)  # allow-listed names
         with self.transaction():
-            for chunk in _chunks(list(seqs)):
+            for chunk in chunked(list(seqs)):
                 self._conn.execute(
-                    f"UPDATE memories SET {assignments} WHERE {_in('seq', chunk)}",
+                    f"UPDATE memories SET {assignments} WHERE {in_list('seq', chunk)}",
                     [*(int(v) if isinstance(v, bool) else v for _, v in changes), *chunk],
                 )
 
@@ -906,7 +897,7 @@ class SQLStore(GraphQueries, Store):
         if not layers:
             return []
         rows = self._query(
-            f"SELECT seq FROM memories WHERE {_in('scope_id', layers)} AND key_subject = ?"
+            f"SELECT seq FROM memories WHERE {in_list('scope_id', layers)} AND key_subject = ?"
             " AND key_relation = ? ORDER BY observed_at, seq",
             [*layers, subject, relation],
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..filters import COLUMNS, LIST_COLUMNS, Condition
+from .sql_params import bindable, qmarks
 
 _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
@@ -16,7 +17,7 @@ _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:
     """One condition as SQL with its parameters."""
     expr, expr_params = _expression(condition, alias)
-    value, op = _bindable(condition.value), condition.op
+    value, op = bindable(condition.value), condition.op
     if op == "$contains":
         return _contains(condition, alias, expr, expr_params, value)
     if op == "$eq":
@@ -31,7 +32,7 @@ def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return f"{expr} {_COMPARE[op]} ?", [*expr_params, value]
     if op == "$unset_or_gt":  # internal (not a `where` operator): a missing bound never passes
         return f"({expr} IS NULL OR {expr} > ?)", [*expr_params, *expr_params, value]
-    marks = _marks(len(value)) if value else ""
+    marks = qmarks(len(value)) if value else ""
     if op == "$in":
         return (f"{expr} IN ({marks})", [*expr_params, *value]) if value else ("0", [])
     if not value:  # $nin of nothing excludes nothing
@@ -67,15 +68,3 @@ def _contains(
 def _json_path(key: str) -> str:
     # Keys with quotes or control characters are refused by filters.parse_where.
     return '$."' + key + '"'
-
-
-def _bindable(value: Any) -> Any:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, tuple):
-        return tuple(_bindable(v) for v in value)
-    return value
-
-
-def _marks(count: int) -> str:
-    return ",".join("?" * count)

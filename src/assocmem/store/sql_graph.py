@@ -1,7 +1,8 @@
-"""SQLite queries of the declared graph: entities, aliases, mentions, relations, deletion.
+"""SQL of the declared graph, shared by both backends: entities, aliases, mentions,
+relations, deletion.
 
-A mixin of `SQLiteStore`, split off along the seam between the memory store and
-the graph declared on it. Invariants: every row is read only in the reader's
+A mixin of `SQLStore`, split off along the seam between the memory store and the
+graph declared on it. Invariants: every row is read only in the reader's
 layers; one normalized alias names at most one entity per layer (a unique
 index); triggers remove every alias, mention and relation whose endpoint or
 anchor is deleted, so no declaration outlives what it names.
@@ -9,9 +10,8 @@ anchor is deleted, so no declaration outlives what it names.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from itertools import combinations
 from typing import Any
@@ -20,6 +20,7 @@ from .. import times
 from ..errors import AliasClash
 from ..types import Scope
 from .base import EntityRow, RelationRow, View
+from .sql_params import chunked, in_list
 
 
 def roles_of(key: str) -> list[str]:
@@ -33,19 +34,10 @@ _RELATION_COLUMNS = (
 )
 
 
-def _in(column: str, values: Sequence[Any]) -> str:
-    return f"{column} IN ({','.join('?' * len(values))})"
-
-
-def _chunks(values: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
 class GraphQueries:
-    """The graph half of the SQLite store (mixed into `SQLiteStore`)."""
+    """The graph half of the SQL store (mixed into `SQLStore`)."""
 
-    _conn: sqlite3.Connection
+    _conn: Any
     _query: Callable[..., list[Any]]
     _layers: Callable[[Scope], list[int]]
     _own_layer: Callable[..., int]
@@ -58,7 +50,7 @@ class GraphQueries:
             return []
         rows = self._query(
             "SELECT DISTINCT e.id FROM entity_aliases a JOIN entities e ON e.id = a.entity_id"
-            f" WHERE {_in('a.scope_id', layers)} AND a.normalized = ?",
+            f" WHERE {in_list('a.scope_id', layers)} AND a.normalized = ?",
             [*layers, normalized],
         )
         found = self.entities_by_id([r[0] for r in rows])
@@ -106,7 +98,7 @@ class GraphQueries:
                 " created_at) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
                 [entity_id, seq, declared_by, times.now()],
             )
-            return cursor.rowcount > 0
+            return bool(cursor.rowcount > 0)
 
     def add_relation(
         self,
@@ -140,19 +132,19 @@ class GraphQueries:
 
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
         found: dict[int, EntityRow] = {}
-        for chunk in _chunks(list(dict.fromkeys(ids))):
+        for chunk in chunked(list(dict.fromkeys(ids))):
             aliases: dict[int, list[str]] = {}
             for entity, alias in self._query(
                 "SELECT a.entity_id, a.alias FROM entity_aliases a"
                 " JOIN entities e ON e.id = a.entity_id"
-                f" WHERE {_in('a.entity_id', chunk)}"
+                f" WHERE {in_list('a.entity_id', chunk)}"
                 " ORDER BY a.entity_id, a.normalized <> e.normalized, a.alias",  # name first
                 chunk,
             ):
                 aliases.setdefault(entity, []).append(alias)
             for entity, layer, name, by, created in self._query(
                 "SELECT id, scope_id, name, declared_by, created_at FROM entities"
-                f" WHERE {_in('id', chunk)}",
+                f" WHERE {in_list('id', chunk)}",
                 chunk,
             ):
                 found[entity] = EntityRow(
@@ -165,7 +157,7 @@ class GraphQueries:
         if not layers:
             return []
         rows = self._query(
-            f"SELECT normalized, entity_id FROM entity_aliases WHERE {_in('scope_id', layers)}",
+            f"SELECT normalized, entity_id FROM entity_aliases WHERE {in_list('scope_id', layers)}",
             layers,
         )
         return [(alias, int(entity)) for alias, entity in rows]
@@ -173,11 +165,11 @@ class GraphQueries:
     def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
         layers = self._layers(scope)
         found: dict[int, list[int]] = {}
-        for chunk in _chunks(list(seqs)) if layers else ():
+        for chunk in chunked(list(seqs)) if layers else ():
             for seq, entity in self._query(
                 "SELECT m.memory_seq, m.entity_id FROM entity_mentions m"
                 " JOIN entities e ON e.id = m.entity_id"
-                f" WHERE {_in('m.memory_seq', chunk)} AND {_in('e.scope_id', layers)}"
+                f" WHERE {in_list('m.memory_seq', chunk)} AND {in_list('e.scope_id', layers)}"
                 " ORDER BY m.memory_seq, m.entity_id",
                 [*chunk, *layers],
             ):
@@ -199,9 +191,9 @@ class GraphQueries:
             return []
         ids = list(entity_ids)
         rows = self._query(
-            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {_in('scope_id', layers)}"
+            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
             " AND subject_kind = 'entity' AND object_kind = 'entity'"
-            f" AND ({_in('subject_id', ids)} OR {_in('object_id', ids)}) ORDER BY id",
+            f" AND ({in_list('subject_id', ids)} OR {in_list('object_id', ids)}) ORDER BY id",
             [*layers, *ids, *ids],
         )
         return [RelationRow(*row) for row in rows]
@@ -212,9 +204,9 @@ class GraphQueries:
             return []
         ids = list(seqs)
         rows = self._query(
-            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {_in('scope_id', layers)}"
+            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
             " AND subject_kind = 'mem' AND object_kind = 'mem'"
-            f" AND {_in('subject_id', ids)} AND {_in('object_id', ids)} ORDER BY id",
+            f" AND {in_list('subject_id', ids)} AND {in_list('object_id', ids)} ORDER BY id",
             [*layers, *ids, *ids],
         )
         return [RelationRow(*row) for row in rows]
@@ -227,16 +219,18 @@ class GraphQueries:
             return 0, 0
         with self.transaction():
             removed = 0
-            for chunk in _chunks(list(relation_ids)):
+            for chunk in chunked(list(relation_ids)):
                 removed += self._conn.execute(
-                    f"DELETE FROM relations WHERE {_in('id', chunk)} AND {_in('scope_id', layers)}",
+                    f"DELETE FROM relations WHERE {in_list('id', chunk)}"
+                    f" AND {in_list('scope_id', layers)}",
                     [*chunk, *layers],
                 ).rowcount
             unmentioned = 0
             for entity, seq in mentions:
                 unmentioned += self._conn.execute(
                     "DELETE FROM entity_mentions WHERE entity_id = ? AND memory_seq = ?"
-                    f" AND entity_id IN (SELECT id FROM entities WHERE {_in('scope_id', layers)})",
+                    " AND entity_id IN"
+                    f" (SELECT id FROM entities WHERE {in_list('scope_id', layers)})",
                     [entity, seq, *layers],
                 ).rowcount
             return removed, unmentioned
@@ -247,9 +241,10 @@ class GraphQueries:
             return 0
         with self.transaction():
             deleted = 0
-            for chunk in _chunks(list(entity_ids)):
+            for chunk in chunked(list(entity_ids)):
                 deleted += self._conn.execute(
-                    f"DELETE FROM entities WHERE {_in('id', chunk)} AND {_in('scope_id', layers)}",
+                    f"DELETE FROM entities WHERE {in_list('id', chunk)}"
+                    f" AND {in_list('scope_id', layers)}",
                     [*chunk, *layers],
                 ).rowcount
             return deleted
@@ -260,8 +255,8 @@ class GraphQueries:
             return 0
         with self.transaction():
             found = self._query(
-                f"SELECT seq, scope_id FROM memories WHERE {_in('seq', list(seqs))}"
-                f" AND {_in('scope_id', layers)}",
+                f"SELECT seq, scope_id FROM memories WHERE {in_list('seq', list(seqs))}"
+                f" AND {in_list('scope_id', layers)}",
                 [*seqs, *layers],
             )
             for seq, layer in found:
@@ -300,13 +295,14 @@ class GraphQueries:
                                                    [agent_id])]  # fmt: skip
         for concept in concepts:
             carried = self._query(
-                f"SELECT 1 FROM memory_concepts WHERE {_in('scope_id', agent_layers)}"
+                f"SELECT 1 FROM memory_concepts WHERE {in_list('scope_id', agent_layers)}"
                 " AND concept_id = ? LIMIT 1",
                 [*agent_layers, concept],
             )
             if not carried:
                 self._conn.execute(
-                    f"DELETE FROM links WHERE {_in('scope_id', agent_layers)} AND (a = ? OR b = ?)",
+                    f"DELETE FROM links WHERE {in_list('scope_id', agent_layers)}"
+                    " AND (a = ? OR b = ?)",
                     [*agent_layers, concept, concept],
                 )
 

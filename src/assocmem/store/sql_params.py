@@ -1,0 +1,39 @@
+"""Bound-parameter helpers shared by every SQL module of the store.
+
+Statements are written with ``?`` placeholders (the PostgreSQL connection rewrites
+them); these build the placeholder lists, keep ``IN`` lists to a bounded size, and
+turn values into what both drivers bind the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+# Parameters per IN (...) list; SQLite allows 32766, smaller chunks keep plans simple.
+CHUNK = 500
+
+
+def chunked(values: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    """``values`` in consecutive slices of at most ``size``."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def qmarks(count: int) -> str:
+    """``count`` comma-separated placeholders."""
+    return ",".join("?" * count)
+
+
+def in_list(column: str, values: Sequence[Any]) -> str:
+    """``column IN (?,…)`` with one placeholder per value."""
+    return f"{column} IN ({qmarks(len(values))})"
+
+
+def bindable(value: Any) -> Any:
+    """A filter value as both drivers bind it: booleans as 0/1, tuples element-wise."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, tuple):
+        return tuple(bindable(v) for v in value)
+    return value
