@@ -158,13 +158,14 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
     }
 
 
-def environment(stores: Stores) -> dict[str, Any]:
+def environment(**extra: Any) -> dict[str, Any]:
+    """The machine a benchmark ran on, plus what the benchmark adds (backend, model)."""
     return {
         "python": sys.version.split()[0],
-        **stores.describe(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **extra,
     }
 
 
@@ -176,6 +177,10 @@ def run(sizes: Sequence[int], out: str, db: str = "sqlite") -> dict[str, Any]:
         for size in sizes:
             print(f"core benchmark: {size} memories on {stores.backend}…", file=sys.stderr)
             results[str(size)] = run_size(size, stores)
-        report = {"benchmark": "core", "environment": environment(stores), "sizes": results}
+        report = {
+            "benchmark": "core",
+            "environment": environment(**stores.describe()),
+            "sizes": results,
+        }
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

@@ -25,7 +25,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import platform
 import random
 import statistics
 import sys
@@ -37,6 +36,8 @@ from typing import Any
 from assocmem import local_embedders
 from assocmem.embedders import Embedder
 from assocmem.errors import EmbedderUnavailable
+
+from .core import environment, percentile
 
 TURNS = 2_000
 SINGLE_CALLS = 200
@@ -94,11 +95,6 @@ def locomo_turns(path: Path, count: int) -> list[str]:
         for turn in session
     ]
     return turns[:count]
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 FORMS: dict[str, Callable[..., Embedder]] = {
@@ -165,15 +161,6 @@ def _ensure_built(name: str, folder: Path) -> float | None:
         start = time.perf_counter()
         BUILDERS[name](folder)
         return round(time.perf_counter() - start, 1)
-
-
-def environment() -> dict[str, Any]:
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
 
 
 def run(

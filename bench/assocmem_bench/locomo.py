@@ -18,8 +18,6 @@ and a question left with no evidence is counted and skipped.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import re
 import statistics
 import sys
@@ -34,6 +32,7 @@ from assocmem import Memory
 from assocmem.embedders import Embedder, load_embedder
 
 from . import oracle
+from .core import environment, percentile
 from .stores import open_stores
 
 KS = (5, 10, 20)
@@ -336,9 +335,9 @@ def run(
         timings={
             "index_seconds": index_seconds,
             "query_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
-            "query_p95_ms": round(_percentile(latencies, 0.95), 2) if latencies else None,
+            "query_p95_ms": round(percentile(latencies, 0.95), 2) if latencies else None,
         },
-        environment={**environment(embedder), **backend},
+        environment=environment(embedder=embedder.model_id if embedder else None, **backend),
         declared=declared or None,
         data=str(Path(data).name),
     )
@@ -356,18 +355,3 @@ def _reconstructed(mem: Memory, question: str, dia_of: dict[str, str]) -> dict[i
         }
         found[k] = {dia_of[ref.removeprefix("mem:")] for ref in refs}
     return found
-
-
-def _percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def environment(embedder: Embedder | None) -> dict[str, Any]:
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "embedder": embedder.model_id if embedder else None,
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }

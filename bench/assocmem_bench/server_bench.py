@@ -216,7 +216,7 @@ def run(out: str, *, clients: int = 8, seconds: float = 60.0, examples: int = 50
     with tempfile.TemporaryDirectory(prefix="assocmem-server-bench-") as folder:
         report = {
             "benchmark": "server",
-            "environment": environment(),
+            "environment": environment(sqlite=sqlite3.sqlite_version),
             "load": load_test(Path(folder), clients, seconds),
             "crash": crash_test(Path(folder), clients, min(seconds, 20.0)),
             "fuzz": fuzz_test(Path(folder), examples),
