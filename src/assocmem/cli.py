@@ -272,14 +272,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise DependencyMissing("the HTTP server needs `pip install assocmem[server]`") from exc
     ring = KeyRing(args.keys) if args.keys else None
-    if (ring is None or not len(ring)) and args.host not in LOOPBACK and not args.no_auth:
+    if ring is not None and not len(ring):
+        ring = None  # an empty key file authenticates no one: treated as no keys
+    if ring is None and args.host not in LOOPBACK and not args.no_auth:
         raise AccessDenied(
             f"no API keys configured: refusing to serve on {args.host}. Add keys with "
             "`assocmem keys add` and pass --keys, or pass --no-auth to serve unauthenticated"
         )
     app = create_app(
-        _db_path(args), keys=ring if ring is not None and len(ring) else None,
-        default_agent=args.agent, embedder=args.embedder or None,
+        _db_path(args), keys=ring, default_agent=args.agent, embedder=args.embedder or None,
     )  # fmt: skip
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0

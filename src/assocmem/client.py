@@ -106,15 +106,16 @@ def _error_from(exc: urllib.error.HTTPError) -> AssocmemError:
     cls = getattr(errors, str(detail.get("type")), None)
     message = str(detail.get("message", ""))
     if isinstance(cls, type) and issubclass(cls, AssocmemError):
-        error: AssocmemError
         if issubclass(cls, InvalidInput):
-            error = cls(message, field=detail.get("field"))
-        elif issubclass(cls, errors.UnknownMemory):
-            error = cls(message)
-        else:
-            error = cls(message)
-        return error
+            return cls(message, field=detail.get("field"))
+        return cls(message)
     return AssocmemError(f"{detail.get('type')}: {message}")
+
+
+@functools.cache
+def _type_hints(kind: type) -> dict[str, Any]:
+    """A dataclass's resolved field types; resolving them is slow, and the set is fixed."""
+    return typing.get_type_hints(kind)
 
 
 def from_plain(kind: Any, data: Any) -> Any:
@@ -128,7 +129,7 @@ def from_plain(kind: Any, data: Any) -> Any:
         options = [a for a in arguments if a is not type(None)]
         return from_plain(options[0], data) if len(options) == 1 else data
     if dataclasses.is_dataclass(kind) and isinstance(kind, type):
-        hints = typing.get_type_hints(kind)
+        hints = _type_hints(kind)
         return kind(**{
             f.name: from_plain(hints[f.name], data[f.name])
             for f in dataclasses.fields(kind) if f.name in data

@@ -144,13 +144,12 @@ def rrf(
     *,
     weights: Mapping[str, float] | None = None,
     k: float | None = None,
-    order: Sequence[str] = ARM_ORDER,
 ) -> list[Fused[K]]:
     """Weighted Reciprocal Rank Fusion of ranked key lists, best first.
 
     ``rankings`` maps an arm name to its keys, best first (rank 1). A key's score
     is the sum over arms of ``weight / (k + rank)``; its source is the arm where
-    it ranked best (earlier in ``order`` on ties). Equal scores order by key.
+    it ranked best (earlier in `ARM_ORDER` on ties). Equal scores order by key.
     """
     weights = ARM_WEIGHTS if weights is None else weights
     k = RRF_K if k is None else k
@@ -158,7 +157,7 @@ def rrf(
     for arm, keys in rankings.items():
         for rank, key in enumerate(keys, start=1):
             ranks.setdefault(key, {}).setdefault(arm, rank)
-    position = {arm: i for i, arm in enumerate(order)}
+    position = {arm: i for i, arm in enumerate(ARM_ORDER)}
     fused = []
     for key, by_arm in ranks.items():
         parts = {arm: weights.get(arm, 1.0) / (k + rank) for arm, rank in by_arm.items()}

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import recall
+from . import recall, requests
 from .concepts import normalize_text, tokenize
 from .errors import InvalidInput, UnknownEntity, UnknownMemory
 from .store import EntityRow, RelationRow, Store, View
@@ -631,13 +631,8 @@ def _bundles(
 
 def check_bounds(max_hops: Any, limit: Any, name: str = "limit", cap: int = MAX_LIMIT) -> None:
     """Validate hop and size bounds of a graph call."""
-    for field_name, value, low, high in (
-        ("max_hops", max_hops, 1, MAX_HOPS),
-        (name, limit, 1, cap),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidInput(f"{field_name} must be an integer from {low} to {high}",
-                               field=field_name)  # fmt: skip
+    requests.check_int(max_hops, "max_hops", 1, MAX_HOPS)
+    requests.check_int(limit, name, 1, cap)
 
 
 def check_declarer(declared_by: Any) -> str:

@@ -59,7 +59,7 @@ NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "don't", "doesn'
                        "isn't", "aren't", "wasn't", "won't", "without", "nor"})  # fmt: skip
 
 
-def archive(store: Store, view: View, seqs: Sequence[int]) -> Lifecycle:
+def archive(store: Store, seqs: Sequence[int]) -> Lifecycle:
     """Archive active memories; protected ones are skipped and named."""
     records = store.records_by_seq(list(seqs))
     skipped = {r.id: "protected" for r in records.values() if r.protected}
@@ -72,7 +72,7 @@ def restore(store: Store, seqs: Sequence[int]) -> Lifecycle:
     """Bring archived memories back, unchanged."""
     records = store.records_by_seq(list(seqs))
     chosen = [s for s, r in records.items() if r.status == "archived"]
-    skipped = {r.id: r.status for s, r in records.items() if s not in chosen}
+    skipped = {r.id: r.status for r in records.values() if r.status != "archived"}
     store.set_lifecycle(chosen, status="active")
     return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
 
@@ -99,11 +99,11 @@ def contradictions(store: Store, view: View) -> list[Contradiction]:
     wide = replace(view, statuses=("active", "superseded"))
     seqs = store.select(wide, MAX_SCAN)
     records = store.records_by_seq(seqs)
-    flags = _key_conflicts(store, view, records) + _polarity_clashes(store, view, records)
+    flags = _key_conflicts(records) + _polarity_clashes(store, view, records)
     return flags[:MAX_FLAGS]
 
 
-def _key_conflicts(store: Store, view: View, records: Mapping[int, Record]) -> list[Contradiction]:
+def _key_conflicts(records: Mapping[int, Record]) -> list[Contradiction]:
     groups: dict[tuple[str, str], list[Record]] = {}
     for record in records.values():
         if record.key:
@@ -226,11 +226,14 @@ def _recheck(
         return
     if isinstance(days, bool) or not isinstance(days, int | float) or days <= 0:
         raise InvalidInput("recheck_after_days must be a positive number", field="policy")
+    due: dict[str, list[int]] = {}  # one update per distinct date, not per record
     for seq, record in records.items():
         if record.recheck_by is None:
             start = times.to_datetime(record.verified_at or record.observed_at)
-            store.set_lifecycle([seq], recheck_by=times.format_time(start + timedelta(days=days)))
+            due.setdefault(times.format_time(start + timedelta(days=days)), []).append(seq)
             report.recheck_set.append(record.id)
+    for recheck_by, seqs in due.items():
+        store.set_lifecycle(seqs, recheck_by=recheck_by)
 
 
 def _proposals(spec: Mapping[str, Any], records: Mapping[int, Record]) -> list[dict[str, Any]]:

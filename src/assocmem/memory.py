@@ -397,7 +397,7 @@ class Memory:
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> Lifecycle:
         """Move memories out of default reads, reversibly; protected ones are skipped."""
-        return lifecycle.archive(self._store, View(self.scope), self._select(ids, where))
+        return lifecycle.archive(self._store, self._select(ids, where))
 
     def restore(self, ids: Sequence[str]) -> Lifecycle:
         """Bring archived memories back into reads, unchanged."""
@@ -503,14 +503,7 @@ class Memory:
         names = [n for n, _ in records.check_concepts(concepts)]
         if not names:
             raise InvalidInput("graph needs at least one concept", field="concepts")
-        if (
-            isinstance(depth, bool)
-            or not isinstance(depth, int)
-            or not 1 <= depth <= links.MAX_HOPS
-        ):
-            raise InvalidInput(
-                f"depth must be an integer from 1 to {links.MAX_HOPS}", field="depth"
-            )
+        requests.check_int(depth, "depth", 1, links.MAX_HOPS)
         return links.graph(self._store, self.scope, names, depth)
 
     def stats(self) -> Stats:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 from .app import create_app
@@ -15,8 +14,7 @@ from .app import create_app
 
 def schema() -> dict[str, object]:
     """The OpenAPI schema of the server (no store is opened to make it)."""
-    with tempfile.TemporaryDirectory() as folder:
-        return create_app(str(Path(folder) / "schema.db")).openapi()
+    return create_app(":memory:").openapi()  # the store opens in the lifespan, never run here
 
 
 def main(argv: list[str] | None = None) -> int:
