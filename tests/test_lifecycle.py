@@ -90,7 +90,8 @@ def _restricted_world(path: str) -> dict[str, str]:
         )
         secret = admin.write(
             SECRET, concepts=["reset", "password", "production"], access=["admin"], kind="semantic",
-            source="runbook", verified_at=at(0), associations={
+            source="runbook", verified_at=at(0), meta={"key": [1.0], "value": [1.0]},
+            associations={
                 "entities": ["ProdDB"], "relations": [
                     {"subject": "ProdDB", "predicate": "guarded by", "object": "Vault"}]},
         )  # fmt: skip
@@ -126,6 +127,7 @@ def test_a_restricted_record_never_surfaces_nor_counts(
         assert mem.soft_read([1.0]).weights == ()
     with Memory(path, agent_id="ops", embedder="toy", role="admin") as admin:
         assert admin.read(SECRET).items[0].id == ids["secret"]
+        assert [w[0] for w in admin.soft_read([1.0]).weights] == [ids["secret"]]
         assert admin.traverse("ProdDB").entities
         assert admin.stats().memories == 2
 

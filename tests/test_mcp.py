@@ -15,6 +15,8 @@ anyio = pytest.importorskip("anyio")
 from mcp.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from .conftest import SEED_NOTES  # noqa: E402
+
 
 def payload(result: Any) -> Any:
     assert not result.is_error, result.content
@@ -34,12 +36,7 @@ async def session_story(db: str) -> dict[str, Any]:
             p.get("description") for t in tools.values()
             for p in t.input_schema.get("properties", {}).values()
         )  # fmt: skip
-        notes = [("The deploy timed out after the release.", ["timeout", "deploy"]),
-                 ("Retried the request and it went through.", ["timeout", "retry"]),
-                 ("Timed out again, retried, fine.", ["timeout", "retry"]),
-                 ("Backoff of two seconds fixed the flaky call.",
-                  ["retry", "backoff"])]  # fmt: skip
-        for text, concepts in notes:
+        for text, concepts in SEED_NOTES[:4]:
             payload(await client.call_tool("remember", {"text": text, "concepts": concepts}))
         recalled = payload(await client.call_tool("recall", {"concepts": ["timeout"]}))
         seen["recall"] = recalled
@@ -50,8 +47,11 @@ async def session_story(db: str) -> dict[str, Any]:
         seen["edges"] = {(e["source"], e["target"]): e["weight"] for e in edges}
         failed = await client.call_tool("feedback", {"ids": ["nope"], "outcome": 1.0})
         seen["error"] = (failed.is_error, failed.content[0].text)
-        out_of_range = await client.call_tool("feedback", {"ids": ["x"], "outcome": 5})
-        seen["range_error"] = out_of_range.is_error
+        out_of_range = await client.call_tool("feedback", {
+            "ids": [backoff["id"]], "outcome": 5, "query_concepts": ["timeout"]})  # fmt: skip
+        seen["range_error"] = (out_of_range.is_error, out_of_range.content[0].text)
+        edges = payload(await client.call_tool("graph", {"concepts": ["timeout"]}))["edges"]
+        seen["edges_after"] = {(e["source"], e["target"]): e["weight"] for e in edges}
     return seen
 
 
@@ -68,4 +68,5 @@ def test_mcp_stdio_round_trip(tmp_path: Path) -> None:
     assert backoff["via"][0]["concept"] == "retry"
     assert seen["edges"][("timeout", "backoff")] == 1.0
     assert seen["error"][0] and "UnknownMemory" in seen["error"][1]
-    assert seen["range_error"]
+    assert seen["range_error"][0] and "outcome" in seen["range_error"][1]
+    assert seen["edges_after"][("timeout", "backoff")] == 1.0  # the refused call moved nothing

@@ -339,8 +339,9 @@ def test_agents_never_see_each_other(db_path: str) -> None:
         bob_backoff = next(i for i in bob.read(concepts=["timeout"]).items if i.via)
         for _ in range(3):
             bob.feedback([bob_backoff.id], 1.0, query_concepts=["timeout"])
+        assert bob.read(concepts=["timeout"]).expanded_concepts == {"retry": 5, "backoff": 3}
         assert alice.read(concepts=["timeout"]).expanded_concepts == {"retry": 2}
-        assert len(ids) == 6
+        assert [r.valence for r in alice.get(list(ids.values()))] == [0.0] * 6
 
 
 def test_projects_see_the_global_pool_but_not_each_other(db_path: str) -> None:

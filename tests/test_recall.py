@@ -271,5 +271,7 @@ def test_read_validation(mem: Memory) -> None:
         mem.read("x", explain="yes")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput):
         mem.read("x", as_of="yesterday")
-    bare = mem.read("anything", explain=False)
-    assert all(i.parts == {} and i.sources == {} for i in bare.items)
+    mem.write("the kettle boiled over", concepts=["kettle"])
+    bare = mem.read("kettle", explain=False)
+    assert bare.items and all(i.parts == {} and i.sources == {} for i in bare.items)
+    assert mem.read("kettle").items[0].parts  # explained by default

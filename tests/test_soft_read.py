@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,15 @@ def test_bad_soft_read_arguments(key: list[object], temperature: float) -> None:
         mem.soft_read(key, temperature=temperature)  # type: ignore[arg-type]
 
 
-def test_soft_read_sees_only_its_scope() -> None:
-    with Memory(":memory:", agent_id="a") as mem:
-        mem.write("keyed", meta={"key": [1.0], "value": [1.0]})
+def test_soft_read_sees_only_its_scope(tmp_path: Path) -> None:
+    path = str(tmp_path / "soft.db")
+    keyed = {"key": [1.0], "value": [1.0]}
+    with Memory(path, agent_id="a") as mem:
+        mine = mem.write("keyed", meta=keyed).id
+        admins = mem.write("admins only", meta=keyed, access=["admin"]).id
         assert mem.soft_read([1.0], where={"kind": "semantic"}).weights == ()
+        assert [w[0] for w in mem.soft_read([1.0]).weights] == [mine]
+    with Memory(path, agent_id="a", role="admin") as admin:
+        assert {w[0] for w in admin.soft_read([1.0]).weights} == {mine, admins}
+    with Memory(path, agent_id="b") as other:
+        assert other.soft_read([1.0]).weights == ()
