@@ -189,7 +189,7 @@ def fuzz_test(folder: Path, examples: int) -> dict[str, Any]:
              f"http://127.0.0.1:{port}/openapi.json", "--checks", "not_a_server_error",
              "--max-examples", str(examples), "-H", f"Authorization: Bearer {key}",
              "--workers", "1", "--phases", "examples,coverage,fuzzing"],
-            capture_output=True, text=True, timeout=3600,
+            capture_output=True, text=True, timeout=3600, cwd=folder,  # its cache stays there
         )  # fmt: skip
         alive = server.poll() is None
     finally:
