@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from assocmem import Memory
+from assocmem.store import pending_links
 
 from .conftest import Target
 
@@ -57,6 +58,9 @@ TOPICS = 10
 def _worker(db: str, worker: int, barrier: Any) -> list[str]:
     """300 writes and 100 feedback calls, interleaved; returns acknowledged ids."""
     acknowledged: list[str] = []
+    # Fold pending co-occurrence counts every few writes, so folds by one process
+    # interleave with the others' appends and reads (SQLite; no-op on PostgreSQL).
+    pending_links.fold_at = lambda links: 40
     with Memory(db, agent_id="team") as mem:
         barrier.wait()
         for i in range(WRITES):

@@ -17,6 +17,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .. import times
@@ -25,7 +26,9 @@ from ..filters import Condition
 from ..optional import require_numpy
 from ..records import NewMemory
 from ..types import Record, Scope, Stats, WriteResult
+from . import pending_links
 from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
+from .pending_links import PendingLinks
 from .sql_graph import GraphQueries, roles_of
 from .sql_params import chunked, in_list, qmarks
 
@@ -89,6 +92,9 @@ class SQLStore(GraphQueries, Store):
 
     driver_errors: tuple[type[BaseException], ...] = ()
     snapshot_begin = "BEGIN"
+    # Writes append co-occurrence counts to `pending_links` and fold them into
+    # `links` in bulk (see pending_links.py), where True; else they upsert `links`.
+    buffers_link_counts = False
     _conn: Any
 
     def _init_state(self) -> None:
@@ -101,6 +107,8 @@ class SQLStore(GraphQueries, Store):
         # Concepts created inside the open transaction: cached only once it commits,
         # or a rolled-back id could be handed out again for another name.
         self._pending_concepts: dict[str, int] = {}
+        # This connection's copy of `pending_links` (empty where counts are not buffered).
+        self._pending_links = PendingLinks()
         # Outermost transactions and snapshots begun on this connection: a token that
         # tells one transaction's cached reads from the next one's.
         self._transactions = 0
@@ -184,6 +192,7 @@ class SQLStore(GraphQueries, Store):
     def _undo(self, level: int) -> None:
         if level == 0:
             self._pending_concepts.clear()
+        self._pending_links.clear()  # it may hold rows this rollback takes back
         try:
             if level == 0:
                 self._conn.execute("ROLLBACK")
@@ -366,6 +375,11 @@ class SQLStore(GraphQueries, Store):
         self._conn.execute("UPDATE memories SET status = ? WHERE seq = ?", (status, seq))
 
     def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], now: str) -> None:
+        if self.buffers_link_counts:
+            self._append_pending(
+                "count", [(layer, a, b, n, n, now) for (layer, a, b), n in pairs.items()]
+            )
+            return
         # One upsert per pair: the increment happens inside the statement, so two
         # writers can never read the same count and both write count + 1. Key order
         # keeps consecutive upserts on neighbouring B-tree pages.
@@ -375,6 +389,76 @@ class SQLStore(GraphQueries, Store):
             " count = links.count + excluded.count, updated_at = excluded.updated_at",
             [(layer, a, b, n, n, now) for (layer, a, b), n in sorted(pairs.items())],
         )
+
+    def _append_pending(self, kind: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append co-occurrence counts (``kind`` "count": layer, a, b, weight, count, at)
+        or feedback (``kind`` "feedback": layer, a, b, weight, outcome, at) to the
+        pending list, and fold it once it is long enough."""
+        self._conn.executemany(
+            "INSERT INTO pending_links (scope_id, a, b, weight, count, updated_at)"
+            " VALUES (?,?,?,?,?,?)"
+            if kind == "count"
+            else "INSERT INTO pending_links (scope_id, a, b, weight, outcome_sum, feedback_count,"
+            " updated_at) VALUES (?,?,?,?,?,1,?)",
+            rows,
+        )
+        first, last = self._pending_span()
+        if first is not None and last - first + 1 >= pending_links.fold_at(self._links_at_fold()):
+            self._fold_links()
+
+    def _links_at_fold(self) -> int:
+        row = self._query("SELECT value FROM store_info WHERE key = 'links_at_fold'")
+        return int(row[0][0]) if row else 0
+
+    def _pending_span(self) -> tuple[int | None, int]:
+        # Two subqueries: SQLite answers a lone MIN or MAX of the key from the B-tree's
+        # edge, but both in one SELECT scan the table.
+        first, last = self._query(
+            "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links)"
+        )[0]
+        return first, last or 0
+
+    def _fold_links(self) -> None:
+        """Fold every pending count into `links`, inside the caller's write transaction
+        (which excludes every other writer), then empty the pending list."""
+        if not self.buffers_link_counts:
+            return
+        self._conn.execute(
+            "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+            " updated_at) SELECT scope_id, a, b, SUM(weight), SUM(count), SUM(outcome_sum),"
+            " SUM(feedback_count), MAX(updated_at) FROM pending_links"
+            " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
+            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
+            " count = links.count + excluded.count,"
+            " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+            " feedback_count = links.feedback_count + excluded.feedback_count,"
+            " updated_at = MAX(links.updated_at, excluded.updated_at)"
+        )
+        self._conn.execute("DELETE FROM pending_links")
+        self._conn.execute(
+            "INSERT INTO store_info (key, value) SELECT 'links_at_fold', COUNT(*) FROM links"
+            " WHERE true ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        )
+        self._pending_links.clear()
+
+    def _pending(self) -> PendingLinks:
+        """This connection's copy of `pending_links`, brought up to date. Call inside a
+        snapshot or transaction, so it agrees with what the same read sees of `links`."""
+        pending = self._pending_links
+        if not self.buffers_link_counts:
+            return pending
+        first, last = self._pending_span()
+        if first is None or first != pending.first or last < pending.last:
+            pending.clear()  # empty, or folded since the copy was made
+        if first is not None and last > pending.last:
+            pending.add(
+                self._query(
+                    "SELECT id, scope_id, a, b, weight, count, outcome_sum, feedback_count"
+                    " FROM pending_links WHERE id > ? ORDER BY id",
+                    [pending.last],
+                )
+            )
+        return pending
 
     @_translated
     def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
@@ -405,6 +489,12 @@ class SQLStore(GraphQueries, Store):
         now = times.now()
         with self.transaction():
             layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
+            if self.buffers_link_counts:
+                self._append_pending(
+                    "feedback",
+                    [(layers[key], a, b, delta, outcome, now) for key, a, b, delta in changes],
+                )
+                return
             self._conn.executemany(
                 "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
                 " updated_at) VALUES (?,?,?,?,0,?,1,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
@@ -565,23 +655,74 @@ class SQLStore(GraphQueries, Store):
         # least threshold / L: scanning each layer from that floor loses no link.
         floor = min_weight / len(layers)
         found: dict[tuple[int, int], float] = {}
-        for layer in layers:
-            for concept in concept_ids:
-                for near, far in (("a", "b"), ("b", "a")):
-                    rows = self._query(
-                        f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
-                        " AND weight >= ? ORDER BY weight DESC LIMIT ?",
-                        [layer, concept, floor, limit],
-                    )
-                    for other, weight in rows:
-                        found[(concept, other)] = found.get((concept, other), 0.0) + weight
-        if len(layers) > 1:
-            found = self._summed(scope, list(found))
+        with self.snapshot():
+            pending = self._pending()
+            for layer in layers:
+                for concept in concept_ids:
+                    for concept_is_a in (True, False):
+                        side = self._strongest(layer, concept, concept_is_a, pending, floor, limit)
+                        for other, weight in side.items():
+                            found[(concept, other)] = found.get((concept, other), 0.0) + weight
+            if len(layers) > 1:
+                found = self._summed(scope, list(found))
         ranked = sorted(
             ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
             key=lambda row: (-row[2], row[0], row[1]),
         )
         return ranked[:limit]
+
+    def _strongest(
+        self,
+        layer: int,
+        concept: int,
+        concept_is_a: bool,
+        pending: PendingLinks,
+        floor: float,
+        limit: int,
+    ) -> dict[int, float]:
+        """Up to ``limit`` of ``concept``'s strongest links in ``layer`` on one side (the
+        pairs where it is the lower id, or the higher), pending counts included, at
+        or above ``floor``: ``{other end: weight}``. Ties break on the other end's id,
+        so the same links are chosen whether their counts are pending or folded."""
+        near, far = ("a", "b") if concept_is_a else ("b", "a")
+        side = pending.side(layer, concept, concept_is_a=concept_is_a) if pending else None
+        # Feedback may have lowered pending pairs: one more row per lowered pair keeps
+        # `limit` rows whose weights nothing lowered.
+        widened = limit + (side.lowered() if side else 0)
+        rows = self._query(
+            f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+            f" AND weight >= ? ORDER BY weight DESC, {far} LIMIT ?",
+            [layer, concept, floor, widened],
+        )
+        if side is None:
+            return dict(rows)
+        if side.unresolved:  # pairs new since this side was last read: their weight in links
+            for other, weight in rows:
+                side.resolve(other, weight)
+            unresolved = sorted(o for o in side.unresolved if side.pairs[o].stored is None)
+            for chunk in chunked(unresolved):
+                stored = dict(
+                    self._query(
+                        f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+                        f" AND {in_list(far, chunk)}",
+                        [layer, concept, *chunk],
+                    )
+                )
+                for other in chunk:
+                    side.resolve(other, stored.get(other, 0.0))
+            side.unresolved.clear()
+        changed = side.pairs
+        weights = {o: w + (p.weight if (p := changed.get(o)) else 0.0) for o, w in rows}
+        # A pair the query did not return holds below the floor or (the query hit its
+        # limit) at most the last weight returned, so with no pending change it ranks
+        # below the limit-th weight so far; a pending pair joins if it reaches that.
+        ranked = sorted(weights.values(), reverse=True)
+        bar = max(floor, ranked[limit - 1]) if len(ranked) >= limit else floor
+        for weight, other in side.ranked():
+            if weight < bar:
+                break
+            weights.setdefault(other, weight)
+        return {other: w for other, w in weights.items() if w >= floor}
 
     def _summed(
         self, scope: Scope, pairs: Sequence[tuple[int, int]]
@@ -599,29 +740,86 @@ class SQLStore(GraphQueries, Store):
             return {}
         firsts = sorted({a for a, _ in wanted})
         seconds = sorted({b for _, b in wanted})
-        rows = self._query(
-            f"SELECT a, b, SUM(weight) FROM links WHERE {in_list('scope_id', layers)}"
-            f" AND {in_list('a', firsts)} AND {in_list('b', seconds)} GROUP BY a, b",
-            [*layers, *firsts, *seconds],
-        )
-        return {(a, b): float(w) for a, b, w in rows if (a, b) in wanted}
+        with self.snapshot():
+            pending = self._pending()
+            rows = self._query(
+                f"SELECT a, b, SUM(weight) FROM links WHERE {in_list('scope_id', layers)}"
+                f" AND {in_list('a', firsts)} AND {in_list('b', seconds)} GROUP BY a, b",
+                [*layers, *firsts, *seconds],
+            )
+        sums = {(a, b): float(w) for a, b, w in rows if (a, b) in wanted}
+        if pending:
+            for a, b in wanted:
+                for layer in layers:
+                    if change := pending.pair(layer, a, b):
+                        sums[(a, b)] = sums.get((a, b), 0.0) + change.weight
+        return sums
 
     @_translated
     def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
         layers = self._layers(scope)
         if not concept_ids or not layers:
             return []
-        rows = self._query(
-            "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
-            f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
-            f" AND ({in_list('a', concept_ids)} OR {in_list('b', concept_ids)})"
-            " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
-            [*layers, *concept_ids, *concept_ids, limit],
-        )
-        return [
-            LinkRow(a, b, max(0.0, float(w)), int(c), float(o), int(f), u)
-            for a, b, w, c, o, f, u in rows
-        ]
+        with self.snapshot():
+            pending = self._pending()
+            changes = pending.around(layers, concept_ids) if pending else {}
+            # A pending change only lowers a pair by feedback; fetching one more row per
+            # lowered pair keeps at least `limit` rows the query ranked truthfully.
+            lowered = sum(sum(c.weight for c in change) < 0 for change in changes.values())
+            rows = self._query(
+                "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
+                f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
+                f" AND ({in_list('a', concept_ids)} OR {in_list('b', concept_ids)})"
+                " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
+                [*layers, *concept_ids, *concept_ids, limit + lowered],
+            )
+            links = {(a, b): LinkRow(a, b, float(w), int(c), float(o), int(f), u)
+                     for a, b, w, c, o, f, u in rows}  # fmt: skip
+            if changes:
+                # A pair the query left out and nothing changed is weaker than `limit`
+                # pairs it returned, so merging the pending pairs keeps the top exact.
+                links.update(self._rows_of(layers, [p for p in changes if p not in links]))
+                updated = self._pending_updated([c.last_row for cs in changes.values() for c in cs])
+                for (a, b), change in changes.items():
+                    row = links.get((a, b)) or LinkRow(a, b, 0.0, 0, 0.0, 0, "")
+                    links[(a, b)] = LinkRow(
+                        a, b,
+                        row.weight + sum(c.weight for c in change),
+                        row.count + sum(c.count for c in change),
+                        row.outcome_sum + sum(c.outcome_sum for c in change),
+                        row.feedback_count + sum(c.feedback_count for c in change),
+                        max(row.updated_at, updated.get((a, b), "")),
+                    )  # fmt: skip
+        ranked = sorted(links.values(), key=lambda r: (-r.weight, r.a, r.b))[:limit]
+        return [replace(row, weight=max(0.0, row.weight)) for row in ranked]
+
+    def _rows_of(
+        self, layers: Sequence[int], pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], LinkRow]:
+        """The stored links of ``pairs``, summed over ``layers``."""
+        found: dict[tuple[int, int], LinkRow] = {}
+        for chunk in chunked(sorted(pairs), 400):
+            firsts, seconds = sorted({a for a, _ in chunk}), sorted({b for _, b in chunk})
+            wanted = set(chunk)
+            for a, b, w, c, o, f, u in self._query(
+                "SELECT a, b, SUM(weight), SUM(count), SUM(outcome_sum), SUM(feedback_count),"
+                f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
+                f" AND {in_list('a', firsts)} AND {in_list('b', seconds)} GROUP BY a, b",
+                [*layers, *firsts, *seconds],
+            ):
+                if (a, b) in wanted:
+                    found[(a, b)] = LinkRow(a, b, float(w), int(c), float(o), int(f), u)
+        return found
+
+    def _pending_updated(self, row_ids: Sequence[int]) -> dict[tuple[int, int], str]:
+        """When each pair of the pending rows ``row_ids`` was last counted."""
+        latest: dict[tuple[int, int], str] = {}
+        for chunk in chunked(list(row_ids)):
+            for a, b, when in self._query(
+                f"SELECT a, b, updated_at FROM pending_links WHERE {in_list('id', chunk)}", chunk
+            ):
+                latest[(a, b)] = max(latest.get((a, b), ""), when)
+        return latest
 
     @_translated
     def memories_with_concepts(
@@ -839,13 +1037,19 @@ class SQLStore(GraphQueries, Store):
             by_kind[kind] = by_kind.get(kind, 0) + n
             by_status[status] = by_status.get(status, 0) + n
 
-        def count(sql: str) -> int:
-            return int(self._query(sql, layers)[0][0])
+        def count(sql: str, uses: int = 1) -> int:  # uses: how often `where` appears
+            return int(self._query(sql, layers * uses)[0][0])
 
         return Stats(
             memories=sum(by_kind.values()),
             concepts=count(f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}"),
             links=count(
+                f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
+                f" UNION SELECT a, b FROM pending_links WHERE {where}) AS pairs",
+                uses=2,
+            )
+            if self.buffers_link_counts
+            else count(
                 f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
             ),
             feedback=count(f"SELECT COUNT(*) FROM feedback WHERE {where}"),

@@ -42,6 +42,7 @@ class GraphQueries:
     _layers: Callable[[Scope], list[int]]
     _own_layer: Callable[..., int]
     _view_sql: Callable[..., tuple[str, list[Any]]]
+    _fold_links: Callable[[], None]
     transaction: Callable[[], AbstractContextManager[None]]
 
     def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
@@ -254,6 +255,8 @@ class GraphQueries:
         if not layers or not seqs:
             return 0
         with self.transaction():
+            # Taking a memory's pairs back needs them all in `links`, none pending.
+            self._fold_links()
             found = self._query(
                 f"SELECT seq, scope_id FROM memories WHERE {in_list('seq', list(seqs))}"
                 f" AND {in_list('scope_id', layers)}",

@@ -53,6 +53,7 @@ class SQLiteStore(SQLStore):
     """
 
     driver_errors = (sqlite3.Error,)
+    buffers_link_counts = True
 
     def __init__(self, path: str, *, synchronous: str = "normal") -> None:
         if synchronous not in _SYNCHRONOUS:

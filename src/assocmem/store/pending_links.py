@@ -1,0 +1,159 @@
+"""Changes to learned links that a write or feedback has recorded but not yet
+folded into `links`.
+
+Upserting each pair of a write into `links` dirties a random page of the table
+and of both weight indexes per pair: at 100k memories that page traffic, not the
+SQL, was most of a write's cost. So a SQLite write appends its pairs (and
+feedback its weight changes) to `pending_links`, a few pages at the end of one
+table, and the writer folds them into `links` in one sorted pass once enough
+rows wait (`fold_at`): each touched page is rewritten once per fold instead of
+once per commit. Between folds `links` does not change at all.
+
+Every read adds what is pending to what `links` holds, so nothing a write taught
+is ever invisible. Readers keep a copy of the pending rows (`PendingLinks`),
+extended by id after each commit: ids are never reused, rows are only appended,
+and a fold deletes them all, so "the first id changed" means "reload". Because
+`links` is fixed until that happens, the copy also remembers each pending pair's
+weight in `links` once it has been looked up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+# When to fold: once the pending rows reach a quarter of the rows of `links`, so
+# a fold (which rewrites most pages of the links B-trees) is paid once per that
+# many rows at any store size, and a reader's copy (~350 bytes a row, measured)
+# stays in proportion to the store; never fewer than FOLD_MIN rows, so a young
+# store does not fold at every write, and never more than FOLD_MAX, which bounds
+# the copy (~35 MB) and a fold's time (under a second at 100k memories).
+FOLD_RATIO = 4
+FOLD_MIN = 10_000
+FOLD_MAX = 100_000
+
+
+def fold_at(links: int) -> int:
+    """Pending rows that start a fold when `links` holds ``links`` rows."""
+    return min(FOLD_MAX, max(FOLD_MIN, links // FOLD_RATIO))
+
+
+class PendingPair:
+    """One pair's pending changes in one layer, summed, and its weight in `links`."""
+
+    __slots__ = ("weight", "count", "outcome_sum", "feedback_count", "last_row", "stored")
+
+    def __init__(self) -> None:
+        self.weight = 0.0
+        self.count = 0
+        self.outcome_sum = 0.0
+        self.feedback_count = 0
+        self.last_row = 0  # id of the latest pending row of the pair
+        self.stored: float | None = None  # weight in `links` (0 if absent); None: not looked up
+
+
+class PendingSide:
+    """The pending pairs of one concept in one layer where it is the lower id (or
+    the higher): ``{other end: PendingPair}``."""
+
+    __slots__ = ("pairs", "unresolved", "_ranked", "_lowered")
+
+    def __init__(self) -> None:
+        self.pairs: dict[int, PendingPair] = {}
+        self.unresolved: set[int] = set()  # other ends whose stored weight may be unknown
+        self._ranked: list[tuple[float, int]] | None = None
+        self._lowered: int | None = None
+
+    def changed(self) -> None:
+        self._ranked = self._lowered = None
+
+    def lowered(self) -> int:
+        """How many pairs pending feedback has lowered (a negative pending weight)."""
+        if self._lowered is None:
+            self._lowered = sum(p.weight < 0 for p in self.pairs.values())
+        return self._lowered
+
+    def resolve(self, other: int, stored: float) -> None:
+        pair = self.pairs.get(other)
+        if pair is not None and pair.stored is None:
+            pair.stored = stored
+
+    def ranked(self) -> list[tuple[float, int]]:
+        """``(stored + pending weight, other end)``, strongest first, ties on the lower
+        id; every pair must be resolved. Kept until the next row for this side."""
+        if self._ranked is None:
+            self._ranked = sorted(
+                (((p.stored or 0.0) + p.weight, other) for other, p in self.pairs.items()),
+                key=lambda r: (-r[0], r[1]),
+            )
+        return self._ranked
+
+
+class PendingLinks:
+    """A reader's copy of `pending_links`, reachable from either end of each pair."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None  # id of the first row copied (None: none yet)
+        self.last = 0  # id of the last row copied
+        # (layer, concept, concept is the lower id) -> its side; both ends of a pair
+        # share one PendingPair.
+        self._sides: dict[tuple[int, int, bool], PendingSide] = {}
+
+    def clear(self) -> None:
+        self.first, self.last = None, 0
+        self._sides.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self._sides)
+
+    def add(self, rows: Iterable[Sequence[Any]]) -> None:
+        """Copy rows ``(id, layer, a, b, weight, count, outcome_sum, feedback_count)``
+        read in id order."""
+        sides = self._sides
+        for row_id, layer, a, b, weight, count, outcome_sum, feedback_count in rows:
+            if self.first is None:
+                self.first = row_id
+            self.last = row_id
+            lower = sides.get((layer, a, True)) or sides.setdefault((layer, a, True), PendingSide())
+            upper = sides.get((layer, b, False)) or sides.setdefault(
+                (layer, b, False), PendingSide()
+            )
+            pair = lower.pairs.get(b)
+            if pair is None:
+                pair = lower.pairs[b] = upper.pairs[a] = PendingPair()
+                lower.unresolved.add(b)
+                upper.unresolved.add(a)
+            pair.weight += weight
+            pair.count += count
+            pair.outcome_sum += outcome_sum
+            pair.feedback_count += feedback_count
+            pair.last_row = row_id
+            lower.changed()
+            upper.changed()
+
+    def side(self, layer: int, concept: int, *, concept_is_a: bool) -> PendingSide | None:
+        """``concept``'s pending pairs in ``layer`` where it is the lower id
+        (``concept_is_a``) or the higher one; None if it has none."""
+        return self._sides.get((layer, concept, concept_is_a))
+
+    def pair(self, layer: int, a: int, b: int) -> PendingPair | None:
+        """The pending changes of pair ``(a, b)`` (``a < b``) in ``layer``."""
+        side = self._sides.get((layer, a, True))
+        return side.pairs.get(b) if side else None
+
+    def around(
+        self, layers: Sequence[int], concepts: Sequence[int]
+    ) -> dict[tuple[int, int], list[PendingPair]]:
+        """The pending pairs with an end in ``concepts``: ``{(a, b): one per layer}``."""
+        found: dict[tuple[int, int], list[PendingPair]] = {}
+        asked = set(concepts)
+        for layer in layers:
+            for concept in asked:
+                for concept_is_a in (True, False):
+                    side = self._sides.get((layer, concept, concept_is_a))
+                    for other, pair in side.pairs.items() if side else ():
+                        if not concept_is_a and other in asked:
+                            continue  # both ends asked: taken once, from the lower one
+                        key = (concept, other) if concept_is_a else (other, concept)
+                        found.setdefault(key, []).append(pair)
+        return found
