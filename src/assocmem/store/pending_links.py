@@ -24,10 +24,11 @@ from typing import Any
 
 # When to fold: once the pending rows reach a quarter of the rows of `links`, so
 # a fold (which rewrites most pages of the links B-trees) is paid once per that
-# many rows at any store size, and a reader's copy (~350 bytes a row, measured)
-# stays in proportion to the store; never fewer than FOLD_MIN rows, so a young
-# store does not fold at every write, and never more than FOLD_MAX, which bounds
-# the copy (~35 MB) and a fold's time (under a second at 100k memories).
+# many rows at any store size, and a connection's copy (~200 bytes a row,
+# measured) stays in proportion to the store; never fewer than FOLD_MIN rows, so
+# a young store does not fold at every write, and never more than FOLD_MAX, which
+# bounds the copy (~20 MB; a server holds one per pooled connection) and a fold's
+# time (about half a second at 100k memories).
 FOLD_RATIO = 4
 FOLD_MIN = 10_000
 FOLD_MAX = 100_000
@@ -39,17 +40,27 @@ def fold_at(links: int) -> int:
 
 
 class PendingPair:
-    """One pair's pending changes in one layer, summed, and its weight in `links`."""
+    """One pair's pending changes in one layer, summed, and its weight in `links`.
 
-    __slots__ = ("weight", "count", "outcome_sum", "feedback_count", "last_row", "stored")
+    Kept small, as a copy may hold 100k of them: co-occurrence adds to `count` (a
+    small int, shared by Python), and only feedback gives a pair float fields of
+    its own (`moved`, `outcome_sum`), so most pairs share the zeros.
+    """
+
+    __slots__ = ("count", "moved", "outcome_sum", "feedback_count", "last_row", "stored")
 
     def __init__(self) -> None:
-        self.weight = 0.0
         self.count = 0
+        self.moved = 0.0  # weight moved by feedback
         self.outcome_sum = 0.0
         self.feedback_count = 0
         self.last_row = 0  # id of the latest pending row of the pair
         self.stored: float | None = None  # weight in `links` (0 if absent); None: not looked up
+
+    @property
+    def weight(self) -> float:
+        """The pending change of the pair's weight: its count plus what feedback moved."""
+        return self.count + self.moved
 
 
 class PendingSide:
@@ -60,7 +71,7 @@ class PendingSide:
 
     def __init__(self) -> None:
         self.pairs: dict[int, PendingPair] = {}
-        self.unresolved: set[int] = set()  # other ends whose stored weight may be unknown
+        self.unresolved: list[int] = []  # other ends added since their stored weight was read
         self._ranked: list[tuple[float, int]] | None = None
         self._lowered: int | None = None
 
@@ -98,10 +109,12 @@ class PendingLinks:
         # (layer, concept, concept is the lower id) -> its side; both ends of a pair
         # share one PendingPair.
         self._sides: dict[tuple[int, int, bool], PendingSide] = {}
+        self._ids: dict[int, int] = {}  # one int object per concept id, however many pairs
 
     def clear(self) -> None:
         self.first, self.last = None, 0
         self._sides.clear()
+        self._ids.clear()
 
     def __bool__(self) -> bool:
         return bool(self._sides)
@@ -109,11 +122,12 @@ class PendingLinks:
     def add(self, rows: Iterable[Sequence[Any]]) -> None:
         """Copy rows ``(id, layer, a, b, weight, count, outcome_sum, feedback_count)``
         read in id order."""
-        sides = self._sides
+        sides, ids = self._sides, self._ids
         for row_id, layer, a, b, weight, count, outcome_sum, feedback_count in rows:
             if self.first is None:
                 self.first = row_id
             self.last = row_id
+            a, b = ids.setdefault(a, a), ids.setdefault(b, b)
             lower = sides.get((layer, a, True)) or sides.setdefault((layer, a, True), PendingSide())
             upper = sides.get((layer, b, False)) or sides.setdefault(
                 (layer, b, False), PendingSide()
@@ -121,12 +135,13 @@ class PendingLinks:
             pair = lower.pairs.get(b)
             if pair is None:
                 pair = lower.pairs[b] = upper.pairs[a] = PendingPair()
-                lower.unresolved.add(b)
-                upper.unresolved.add(a)
-            pair.weight += weight
+                lower.unresolved.append(b)
+                upper.unresolved.append(a)
             pair.count += count
-            pair.outcome_sum += outcome_sum
-            pair.feedback_count += feedback_count
+            if feedback_count:
+                pair.moved += weight - count
+                pair.outcome_sum += outcome_sum
+                pair.feedback_count += feedback_count
             pair.last_row = row_id
             lower.changed()
             upper.changed()

@@ -451,13 +451,14 @@ class SQLStore(GraphQueries, Store):
         if first is None or first != pending.first or last < pending.last:
             pending.clear()  # empty, or folded since the copy was made
         if first is not None and last > pending.last:
-            pending.add(
-                self._query(
-                    "SELECT id, scope_id, a, b, weight, count, outcome_sum, feedback_count"
-                    " FROM pending_links WHERE id > ? ORDER BY id",
-                    [pending.last],
+            with self._lock:  # rows streamed from the cursor, never all in one list
+                pending.add(
+                    self._conn.execute(
+                        "SELECT id, scope_id, a, b, weight, count, outcome_sum, feedback_count"
+                        " FROM pending_links WHERE id > ? ORDER BY id",
+                        [pending.last],
+                    )
                 )
-            )
         return pending
 
     @_translated
@@ -699,7 +700,7 @@ class SQLStore(GraphQueries, Store):
         if side.unresolved:  # pairs new since this side was last read: their weight in links
             for other, weight in rows:
                 side.resolve(other, weight)
-            unresolved = sorted(o for o in side.unresolved if side.pairs[o].stored is None)
+            unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
             for chunk in chunked(unresolved):
                 stored = dict(
                     self._query(
