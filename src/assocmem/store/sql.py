@@ -229,6 +229,30 @@ class SQLStore(GraphQueries, Store):
             rows: list[Any] = self._conn.execute(sql, params).fetchall()
             return rows
 
+    def _query_in(
+        self, sql: str, values: Sequence[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
+    ) -> list[Any]:
+        """The rows of ``sql`` over all ``values``: its ``(?*)`` becomes the placeholders
+        of one bounded chunk of them at a time, bound between ``before`` and ``after``."""
+        rows: list[Any] = []
+        for chunk in chunked(list(values)):
+            marks = f"({qmarks(len(chunk))})"
+            rows += self._query(sql.replace("(?*)", marks), [*before, *chunk, *after])
+        return rows
+
+    def _execute_in(
+        self, sql: str, values: Sequence[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
+    ) -> int:
+        """Run ``sql`` over all ``values`` in chunks, as `_query_in`; the rows it changed."""
+        changed = 0
+        with self._lock:
+            for chunk in chunked(list(values)):
+                marks = f"({qmarks(len(chunk))})"
+                changed += self._conn.execute(
+                    sql.replace("(?*)", marks), [*before, *chunk, *after]
+                ).rowcount
+        return changed
+
     # -- scope layers -----------------------------------------------------------
 
     def layers(self, scope: Scope) -> list[int]:
@@ -377,7 +401,7 @@ class SQLStore(GraphQueries, Store):
     def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], now: str) -> None:
         if self.buffers_link_counts:
             self._append_pending(
-                "count", [(layer, a, b, n, n, now) for (layer, a, b), n in pairs.items()]
+                [(layer, a, b, n, n, 0.0, 0, now) for (layer, a, b), n in pairs.items()]
             )
             return
         # One upsert per pair: the increment happens inside the statement, so two
@@ -390,33 +414,27 @@ class SQLStore(GraphQueries, Store):
             [(layer, a, b, n, n, now) for (layer, a, b), n in sorted(pairs.items())],
         )
 
-    def _append_pending(self, kind: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Append co-occurrence counts (``kind`` "count": layer, a, b, weight, count, at)
-        or feedback (``kind`` "feedback": layer, a, b, weight, outcome, at) to the
-        pending list, and fold it once it is long enough."""
+    def _append_pending(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append link changes (layer, a, b, weight, count, outcome_sum, feedback_count,
+        at) to the pending list, and fold it once it is long enough."""
         self._conn.executemany(
-            "INSERT INTO pending_links (scope_id, a, b, weight, count, updated_at)"
-            " VALUES (?,?,?,?,?,?)"
-            if kind == "count"
-            else "INSERT INTO pending_links (scope_id, a, b, weight, outcome_sum, feedback_count,"
-            " updated_at) VALUES (?,?,?,?,?,1,?)",
+            "INSERT INTO pending_links (scope_id, a, b, weight, count, outcome_sum,"
+            " feedback_count, updated_at) VALUES (?,?,?,?,?,?,?,?)",
             rows,
         )
-        first, last = self._pending_span()
-        if first is not None and last - first + 1 >= pending_links.fold_at(self._links_at_fold()):
+        first, last, links = self._pending_span()
+        if first is not None and last - first + 1 >= pending_links.fold_at(links):
             self._fold_links()
 
-    def _links_at_fold(self) -> int:
-        row = self._query("SELECT value FROM store_info WHERE key = 'links_at_fold'")
-        return int(row[0][0]) if row else 0
-
-    def _pending_span(self) -> tuple[int | None, int]:
-        # Two subqueries: SQLite answers a lone MIN or MAX of the key from the B-tree's
-        # edge, but both in one SELECT scan the table.
-        first, last = self._query(
-            "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links)"
+    def _pending_span(self) -> tuple[int | None, int, int]:
+        """First and last id of the pending rows, and the rows `links` held at the last fold."""
+        # One subquery each: SQLite answers a lone MIN or MAX of the key from the
+        # B-tree's edge, but both in one SELECT scan the table.
+        first, last, links = self._query(
+            "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links),"
+            " (SELECT value FROM store_info WHERE key = 'links_at_fold')"
         )[0]
-        return first, last or 0
+        return first, last or 0, int(links or 0)
 
     def _fold_links(self) -> None:
         """Fold every pending count into `links`, inside the caller's write transaction
@@ -447,7 +465,7 @@ class SQLStore(GraphQueries, Store):
         pending = self._pending_links
         if not self.buffers_link_counts:
             return pending
-        first, last = self._pending_span()
+        first, last, _ = self._pending_span()
         if first is None or first != pending.first or last < pending.last:
             pending.clear()  # empty, or folded since the copy was made
         if first is not None and last > pending.last:
@@ -475,13 +493,7 @@ class SQLStore(GraphQueries, Store):
         return {n: cache[n] if n in cache else pending[n] for n in names}
 
     def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for chunk in chunked(list(names)):
-            rows = self._query(
-                f"SELECT name, id FROM concepts WHERE name IN ({qmarks(len(chunk))})", chunk
-            )
-            found.update(dict(rows))
-        return found
+        return dict(self._query_in("SELECT name, id FROM concepts WHERE name IN (?*)", names))
 
     @_translated
     def adjust_links(
@@ -492,8 +504,7 @@ class SQLStore(GraphQueries, Store):
             layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
             if self.buffers_link_counts:
                 self._append_pending(
-                    "feedback",
-                    [(layers[key], a, b, delta, outcome, now) for key, a, b, delta in changes],
+                    [(layers[key], a, b, delta, 0, outcome, 1, now) for key, a, b, delta in changes]
                 )
                 return
             self._conn.executemany(
@@ -508,24 +519,21 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:
         with self.transaction():
-            for chunk in chunked(list(seqs)):
-                self._conn.execute(
-                    f"UPDATE memories SET valence = valence + ? * (? - valence)"
-                    f" WHERE seq IN ({qmarks(len(chunk))})",
-                    [rate, outcome, *chunk],
-                )
+            self._execute_in(
+                "UPDATE memories SET valence = valence + ? * (? - valence) WHERE seq IN (?*)",
+                seqs,
+                before=[rate, outcome],
+            )
 
     @_translated
     def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
-        found: dict[int, str] = {}
-        for chunk in chunked(list(seqs)):
-            rows = self._query(
+        return dict(
+            self._query_in(
                 "SELECT m.seq, s.access FROM memories m JOIN scopes s ON s.id = m.scope_id"
-                f" WHERE {in_list('m.seq', chunk)}",
-                chunk,
+                " WHERE m.seq IN (?*)",
+                seqs,
             )
-            found.update({seq: access for seq, access in rows})
-        return found
+        )
 
     @_translated
     def log_feedback(
@@ -565,27 +573,25 @@ class SQLStore(GraphQueries, Store):
         self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
     ) -> dict[str, int]:
         layers = self._layers(scope)
-        found: dict[str, int] = {}
-        for chunk in chunked(list(ids)) if layers else ():
-            rows = self._query(
+        if not layers:
+            return {}
+        return dict(
+            self._query_in(
                 f"SELECT id, seq FROM memories WHERE {in_list('scope_id', layers)}"
-                f" AND {in_list('status', statuses)} AND {in_list('id', chunk)}",
-                [*layers, *statuses, *chunk],
+                f" AND {in_list('status', statuses)} AND id IN (?*)",
+                ids,
+                before=[*layers, *statuses],
             )
-            found.update(dict(rows))
-        return found
+        )
 
     @_translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
-        found: dict[int, RankFields] = {}
-        for chunk in chunked(list(seqs)):
-            for seq, *fields in self._query(
-                "SELECT seq, id, kind, value, valence, observed_at, accessed_at FROM memories"
-                f" WHERE {in_list('seq', chunk)}",
-                chunk,
-            ):
-                found[seq] = RankFields(*fields)
-        return found
+        rows = self._query_in(
+            "SELECT seq, id, kind, value, valence, observed_at, accessed_at FROM memories"
+            " WHERE seq IN (?*)",
+            seqs,
+        )
+        return {seq: RankFields(*fields) for seq, *fields in rows}
 
     @_translated
     def keyed_records(self, view: View, limit: int) -> list[Record]:
@@ -600,20 +606,15 @@ class SQLStore(GraphQueries, Store):
 
     @_translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
-        rows: list[Any] = []
+        rows = self._query_in(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs)
         concepts: dict[int, list[tuple[str, str]]] = {}
-        for chunk in chunked(list(seqs)):
-            marks = qmarks(len(chunk))
-            rows += self._query(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN ({marks})", chunk
-            )
-            for seq, name, form in self._query(
-                "SELECT mc.memory_seq, c.name, mc.form FROM memory_concepts mc"
-                " JOIN concepts c ON c.id = mc.concept_id"
-                f" WHERE mc.memory_seq IN ({marks}) ORDER BY mc.memory_seq, mc.position",
-                chunk,
-            ):
-                concepts.setdefault(seq, []).append((name, form))
+        for seq, name, form in self._query_in(
+            "SELECT mc.memory_seq, c.name, mc.form FROM memory_concepts mc"
+            " JOIN concepts c ON c.id = mc.concept_id"
+            " WHERE mc.memory_seq IN (?*) ORDER BY mc.memory_seq, mc.position",
+            seqs,
+        ):
+            concepts.setdefault(seq, []).append((name, form))
         return {row[0]: _record(row, concepts.get(row[0], [])) for row in rows}
 
     @_translated
@@ -625,24 +626,17 @@ class SQLStore(GraphQueries, Store):
 
     @_translated
     def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
-        found: dict[int, str] = {}
-        for chunk in chunked(list(ids)):
-            rows = self._query(
-                f"SELECT id, name FROM concepts WHERE id IN ({qmarks(len(chunk))})", chunk
-            )
-            found.update(dict(rows))
-        return found
+        return dict(self._query_in("SELECT id, name FROM concepts WHERE id IN (?*)", ids))
 
     @_translated
     def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
         result: dict[int, list[int]] = {}
-        for chunk in chunked(list(seqs)):
-            for seq, concept in self._query(
-                "SELECT memory_seq, concept_id FROM memory_concepts"
-                f" WHERE memory_seq IN ({qmarks(len(chunk))}) ORDER BY memory_seq, position",
-                chunk,
-            ):
-                result.setdefault(seq, []).append(concept)
+        for seq, concept in self._query_in(
+            "SELECT memory_seq, concept_id FROM memory_concepts"
+            " WHERE memory_seq IN (?*) ORDER BY memory_seq, position",
+            seqs,
+        ):
+            result.setdefault(seq, []).append(concept)
         return result
 
     @_translated
@@ -686,7 +680,7 @@ class SQLStore(GraphQueries, Store):
         or above ``floor``: ``{other end: weight}``. Ties break on the other end's id,
         so the same links are chosen whether their counts are pending or folded."""
         near, far = ("a", "b") if concept_is_a else ("b", "a")
-        side = pending.side(layer, concept, concept_is_a=concept_is_a) if pending else None
+        side = pending.side(layer, concept, concept_is_a=concept_is_a)
         # Feedback may have lowered pending pairs: one more row per lowered pair keeps
         # `limit` rows whose weights nothing lowered.
         widened = limit + (side.lowered() if side else 0)
@@ -701,16 +695,16 @@ class SQLStore(GraphQueries, Store):
             for other, weight in rows:
                 side.resolve(other, weight)
             unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
-            for chunk in chunked(unresolved):
-                stored = dict(
-                    self._query(
-                        f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
-                        f" AND {in_list(far, chunk)}",
-                        [layer, concept, *chunk],
-                    )
+            stored = dict(
+                self._query_in(
+                    f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+                    f" AND {far} IN (?*)",
+                    unresolved,
+                    before=[layer, concept],
                 )
-                for other in chunk:
-                    side.resolve(other, stored.get(other, 0.0))
+            )
+            for other in unresolved:
+                side.resolve(other, stored.get(other, 0.0))
             side.unresolved.clear()
         changed = side.pairs
         weights = {o: w + (p.weight if (p := changed.get(o)) else 0.0) for o, w in rows}
@@ -739,21 +733,13 @@ class SQLStore(GraphQueries, Store):
         wanted, layers = set(pairs), self._layers(scope)
         if not wanted or not layers:
             return {}
-        firsts = sorted({a for a, _ in wanted})
-        seconds = sorted({b for _, b in wanted})
         with self.snapshot():
             pending = self._pending()
-            rows = self._query(
-                f"SELECT a, b, SUM(weight) FROM links WHERE {in_list('scope_id', layers)}"
-                f" AND {in_list('a', firsts)} AND {in_list('b', seconds)} GROUP BY a, b",
-                [*layers, *firsts, *seconds],
-            )
-        sums = {(a, b): float(w) for a, b, w in rows if (a, b) in wanted}
-        if pending:
-            for a, b in wanted:
-                for layer in layers:
-                    if change := pending.pair(layer, a, b):
-                        sums[(a, b)] = sums.get((a, b), 0.0) + change.weight
+            sums = {pair: row.weight for pair, row in self._rows_of(layers, list(wanted)).items()}
+        for a, b in wanted if pending else ():
+            for layer in layers:
+                if change := pending.pair(layer, a, b):
+                    sums[(a, b)] = sums.get((a, b), 0.0) + change.weight
         return sums
 
     @_translated
@@ -763,7 +749,7 @@ class SQLStore(GraphQueries, Store):
             return []
         with self.snapshot():
             pending = self._pending()
-            changes = pending.around(layers, concept_ids) if pending else {}
+            changes = pending.around(layers, concept_ids)
             # A pending change only lowers a pair by feedback; fetching one more row per
             # lowered pair keeps at least `limit` rows the query ranked truthfully.
             lowered = sum(sum(c.weight for c in change) < 0 for change in changes.values())
@@ -815,11 +801,10 @@ class SQLStore(GraphQueries, Store):
     def _pending_updated(self, row_ids: Sequence[int]) -> dict[tuple[int, int], str]:
         """When each pair of the pending rows ``row_ids`` was last counted."""
         latest: dict[tuple[int, int], str] = {}
-        for chunk in chunked(list(row_ids)):
-            for a, b, when in self._query(
-                f"SELECT a, b, updated_at FROM pending_links WHERE {in_list('id', chunk)}", chunk
-            ):
-                latest[(a, b)] = max(latest.get((a, b), ""), when)
+        for a, b, when in self._query_in(
+            "SELECT a, b, updated_at FROM pending_links WHERE id IN (?*)", row_ids
+        ):
+            latest[(a, b)] = max(latest.get((a, b), ""), when)
         return latest
 
     @_translated
@@ -858,16 +843,10 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
-        found: set[int] = set()
-        for chunk in chunked(list(seqs)):
-            found.update(
-                seq
-                for (seq,) in self._query(
-                    f"SELECT m.seq FROM memories m WHERE {where} AND {in_list('m.seq', chunk)}",
-                    [*params, *chunk],
-                )
-            )
-        return found
+        rows = self._query_in(
+            f"SELECT m.seq FROM memories m WHERE {where} AND m.seq IN (?*)", seqs, before=params
+        )
+        return {seq for (seq,) in rows}
 
     @_translated
     def thread_adjacency(
@@ -875,19 +854,17 @@ class SQLStore(GraphQueries, Store):
     ) -> dict[int, tuple[int | None, int | None]]:
         layers = self._layers(view.scope)
         near, params = self._view_sql(view, layers, "n")
-        found: dict[int, tuple[int | None, int | None]] = {}
-        for chunk in chunked(list(seqs)):
-            rows = self._query(
-                "SELECT m.seq,"
-                f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
-                f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
-                f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
-                f"  AND n.thread = m.thread AND n.seq > m.seq AND {near})"
-                f" FROM memories m WHERE m.thread IS NOT NULL AND {in_list('m.seq', chunk)}",
-                [*params, *params, *chunk],
-            )
-            found.update({seq: (before, after) for seq, before, after in rows})
-        return found
+        rows = self._query_in(
+            "SELECT m.seq,"
+            f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+            f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
+            f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+            f"  AND n.thread = m.thread AND n.seq > m.seq AND {near})"
+            " FROM memories m WHERE m.thread IS NOT NULL AND m.seq IN (?*)",
+            seqs,
+            before=[*params, *params],
+        )
+        return {seq: (before, after) for seq, before, after in rows}
 
     @_translated
     def size(self) -> int:
@@ -935,11 +912,9 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def touch(self, seqs: Sequence[int], when: str) -> None:
         with self.transaction():
-            for chunk in chunked(list(seqs)):
-                self._conn.execute(
-                    f"UPDATE memories SET accessed_at = ? WHERE {in_list('seq', chunk)}",
-                    [when, *chunk],
-                )
+            self._execute_in(
+                "UPDATE memories SET accessed_at = ? WHERE seq IN (?*)", seqs, before=[when]
+            )
 
     @_translated
     def vector_rows(self, after: int) -> VectorRows:
@@ -959,14 +934,10 @@ class SQLStore(GraphQueries, Store):
 
     @_translated
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
-        found: dict[int, bytes] = {}
-        for chunk in chunked(list(seqs)):
-            rows = self._query(
-                f"SELECT memory_seq, vector FROM vectors WHERE {in_list('memory_seq', chunk)}",
-                chunk,
-            )
-            found.update({seq: bytes(vector) for seq, vector in rows})
-        return found
+        rows = self._query_in(
+            "SELECT memory_seq, vector FROM vectors WHERE memory_seq IN (?*)", seqs
+        )
+        return {seq: bytes(vector) for seq, vector in rows}
 
     @_translated
     def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:
@@ -1090,11 +1061,11 @@ class SQLStore(GraphQueries, Store):
             return
         assignments = ", ".join(f"{column} = ?" for column, _ in changes)  # allow-listed names
         with self.transaction():
-            for chunk in chunked(list(seqs)):
-                self._conn.execute(
-                    f"UPDATE memories SET {assignments} WHERE {in_list('seq', chunk)}",
-                    [*(int(v) if isinstance(v, bool) else v for _, v in changes), *chunk],
-                )
+            self._execute_in(
+                f"UPDATE memories SET {assignments} WHERE seq IN (?*)",
+                seqs,
+                before=[int(v) if isinstance(v, bool) else v for _, v in changes],
+            )
 
     @_translated
     def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:

@@ -20,7 +20,7 @@ from .. import times
 from ..errors import AliasClash
 from ..types import Scope
 from .base import EntityRow, RelationRow, View
-from .sql_params import chunked, in_list
+from .sql_params import in_list
 
 
 def roles_of(key: str) -> list[str]:
@@ -39,6 +39,8 @@ class GraphQueries:
 
     _conn: Any
     _query: Callable[..., list[Any]]
+    _query_in: Callable[..., list[Any]]
+    _execute_in: Callable[..., int]
     _layers: Callable[[Scope], list[int]]
     _own_layer: Callable[..., int]
     _view_sql: Callable[..., tuple[str, list[Any]]]
@@ -132,26 +134,23 @@ class GraphQueries:
             return int(relation)
 
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
-        found: dict[int, EntityRow] = {}
-        for chunk in chunked(list(dict.fromkeys(ids))):
-            aliases: dict[int, list[str]] = {}
-            for entity, alias in self._query(
-                "SELECT a.entity_id, a.alias FROM entity_aliases a"
-                " JOIN entities e ON e.id = a.entity_id"
-                f" WHERE {in_list('a.entity_id', chunk)}"
-                " ORDER BY a.entity_id, a.normalized <> e.normalized, a.alias",  # name first
-                chunk,
-            ):
-                aliases.setdefault(entity, []).append(alias)
-            for entity, layer, name, by, created in self._query(
-                "SELECT id, scope_id, name, declared_by, created_at FROM entities"
-                f" WHERE {in_list('id', chunk)}",
-                chunk,
-            ):
-                found[entity] = EntityRow(
-                    entity, layer, name, by, created, tuple(aliases.get(entity, []))
-                )
-        return found
+        unique = list(dict.fromkeys(ids))
+        aliases: dict[int, list[str]] = {}
+        for entity, alias in self._query_in(
+            "SELECT a.entity_id, a.alias FROM entity_aliases a"
+            " JOIN entities e ON e.id = a.entity_id WHERE a.entity_id IN (?*)"
+            " ORDER BY a.entity_id, a.normalized <> e.normalized, a.alias",  # name first
+            unique,
+        ):
+            aliases.setdefault(entity, []).append(alias)
+        rows = self._query_in(
+            "SELECT id, scope_id, name, declared_by, created_at FROM entities WHERE id IN (?*)",
+            unique,
+        )
+        return {
+            entity: EntityRow(entity, layer, name, by, created, tuple(aliases.get(entity, [])))
+            for entity, layer, name, by, created in rows
+        }
 
     def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]:
         layers = self._layers(scope)
@@ -166,15 +165,15 @@ class GraphQueries:
     def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
         layers = self._layers(scope)
         found: dict[int, list[int]] = {}
-        for chunk in chunked(list(seqs)) if layers else ():
-            for seq, entity in self._query(
-                "SELECT m.memory_seq, m.entity_id FROM entity_mentions m"
-                " JOIN entities e ON e.id = m.entity_id"
-                f" WHERE {in_list('m.memory_seq', chunk)} AND {in_list('e.scope_id', layers)}"
-                " ORDER BY m.memory_seq, m.entity_id",
-                [*chunk, *layers],
-            ):
-                found.setdefault(seq, []).append(entity)
+        for seq, entity in self._query_in(
+            "SELECT m.memory_seq, m.entity_id FROM entity_mentions m"
+            " JOIN entities e ON e.id = m.entity_id"
+            f" WHERE m.memory_seq IN (?*) AND {in_list('e.scope_id', layers)}"
+            " ORDER BY m.memory_seq, m.entity_id",
+            seqs if layers else (),
+            after=layers,
+        ):
+            found.setdefault(seq, []).append(entity)
         return found
 
     def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
@@ -219,13 +218,11 @@ class GraphQueries:
         if not layers:
             return 0, 0
         with self.transaction():
-            removed = 0
-            for chunk in chunked(list(relation_ids)):
-                removed += self._conn.execute(
-                    f"DELETE FROM relations WHERE {in_list('id', chunk)}"
-                    f" AND {in_list('scope_id', layers)}",
-                    [*chunk, *layers],
-                ).rowcount
+            removed = self._execute_in(
+                f"DELETE FROM relations WHERE id IN (?*) AND {in_list('scope_id', layers)}",
+                relation_ids,
+                after=layers,
+            )
             unmentioned = 0
             for entity, seq in mentions:
                 unmentioned += self._conn.execute(
@@ -241,14 +238,11 @@ class GraphQueries:
         if not layers:
             return 0
         with self.transaction():
-            deleted = 0
-            for chunk in chunked(list(entity_ids)):
-                deleted += self._conn.execute(
-                    f"DELETE FROM entities WHERE {in_list('id', chunk)}"
-                    f" AND {in_list('scope_id', layers)}",
-                    [*chunk, *layers],
-                ).rowcount
-            return deleted
+            return self._execute_in(
+                f"DELETE FROM entities WHERE id IN (?*) AND {in_list('scope_id', layers)}",
+                entity_ids,
+                after=layers,
+            )
 
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
         layers = self._layers(scope)
