@@ -275,3 +275,22 @@ def test_read_validation(mem: Memory) -> None:
     bare = mem.read("kettle", explain=False)
     assert bare.items and all(i.parts == {} and i.sources == {} for i in bare.items)
     assert mem.read("kettle").items[0].parts  # explained by default
+
+
+def test_an_evidence_read_embeds_once_and_touches_only_what_it_returns(
+    store_target: Target,
+) -> None:
+    model = ToyEmbedder()
+    with Memory(store_target("evidence"), agent_id="ops", embedder=model) as mem:
+        day = "2024-01-01T00:00:00Z"
+        fact = mem.write("the kettle limit is two litres", kind="semantic", source="manual",
+                         observed_at=day, verified_at=day)  # fmt: skip
+        note = mem.write("kettle limit looked low today", observed_at="2024-01-10T00:00:00Z")
+        model.calls.clear()
+        result = mem.read("kettle limit", mode="evidence", as_of="2024-01-12T00:00:00Z")
+        assert [i.id for i in result.items] == [fact.id]
+        assert result.gates == {"not_semantic": [note.id]}  # the plain pass saw the note
+        assert model.calls == [1]  # one question vector for both passes
+        touched = {r.id: r.accessed_at for r in mem.get([fact.id or "", note.id or ""])}
+        assert touched[fact.id] == "2024-01-12T00:00:00.000000Z"
+        assert touched[note.id] is None  # found by the plain pass only: not returned

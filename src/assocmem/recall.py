@@ -92,8 +92,11 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     gated = replace(
         request, as_of=as_of, view=replace(request.view, conditions=request.view.conditions + gates)
     )
-    result = _read(store, gated, space)
-    plain = _read(store, replace(request, as_of=as_of, explain=False), space)
+    probes: dict[str, np.ndarray] = {}  # the question is embedded once for both passes
+    result = _read(store, gated, space, probes)
+    # What a plain read would return, only to name what each gate dropped: it was
+    # not returned, so it restarts no decay clock.
+    plain = _read(store, replace(request, as_of=as_of, explain=False), space, probes, touch=False)
     kept = {item.id for item in result.items}
     dropped = [
         (item.id, gate)
@@ -106,8 +109,16 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     return replace(result, mode="evidence", gates=provenance.gate_report(dropped))
 
 
-def _read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
-    """The stages of one read (the filter is the request's view)."""
+def _read(
+    store: Store,
+    request: ReadRequest,
+    space: VectorSpace | None,
+    probes: dict[str, np.ndarray] | None = None,
+    *,
+    touch: bool = True,
+) -> ReadResult:
+    """The stages of one read (the filter is the request's view). ``probes`` keeps
+    question vectors already embedded; ``touch`` restarts the returned memories' clocks."""
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
     view = request.view
     with store.snapshot():
@@ -121,7 +132,7 @@ def _read(store: Store, request: ReadRequest, space: VectorSpace | None) -> Read
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
         associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
-        probe = space.embed_query(question.probe) if space and question else None
+        probe = _embedded(space, question.probe, probes) if space and question else None
         rankings = {
             **(_question_arms(store, view, request, question, space, probe, depth)
                if request.query is not None and question is not None else {}),
@@ -144,7 +155,8 @@ def _read(store: Store, request: ReadRequest, space: VectorSpace | None) -> Read
         reaches = {seq: r for seq, _, r in associative}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
-    _touch(store, ranked, request.as_of)
+    if touch:
+        _touch(store, ranked, request.as_of)
     items = [_explain(item, reaches.get(seq, []), names, request.explain) for seq, item in ranked]
     return ReadResult(
         items=tuple(items),
@@ -161,6 +173,15 @@ def _read(store: Store, request: ReadRequest, space: VectorSpace | None) -> Read
             "expanded_concepts_cut": expansion.cut,
         },
     )
+
+
+def _embedded(space: VectorSpace, text: str, probes: dict[str, np.ndarray] | None) -> np.ndarray:
+    """The vector of a question text, from ``probes`` when it was embedded already."""
+    if probes is None:
+        return space.embed_query(text)
+    if text not in probes:
+        probes[text] = space.embed_query(text)
+    return probes[text]
 
 
 def _question_arms(
