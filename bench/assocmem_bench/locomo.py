@@ -39,6 +39,7 @@ KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SCORED = (1, 2, 3, 4)
 RRF_K = 60
+HYBRID_DEPTH = 100  # turns each baseline hands the hybrid's fusion
 
 
 @dataclass
@@ -226,12 +227,18 @@ class Baselines:
         order = numpy.argsort(-scores, kind="stable")[:depth]
         return [self.dia_ids[int(i)] for i in order]
 
-    def rank_hybrid(self, question: str, depth: int) -> list[str]:
+    def rank_all(self, question: str, depth: int) -> dict[str, list[str]]:
+        """``depth`` turns from each baseline; the question is embedded once for all."""
+        dense = self.rank_dense(question, max(depth, HYBRID_DEPTH))  # a stable order: cut
         fused: dict[str, float] = {}
-        for ranking in (self.rank_bm25(question, 100), self.rank_dense(question, 100)):
+        for ranking in (self.rank_bm25(question, HYBRID_DEPTH), dense[:HYBRID_DEPTH]):
             for rank, dia_id in enumerate(ranking, start=1):
                 fused[dia_id] = fused.get(dia_id, 0.0) + 1.0 / (RRF_K + rank)
-        return sorted(fused, key=lambda d: (-fused[d], d))[:depth]
+        return {
+            "bm25": self.rank_bm25(question, depth),
+            "dense": dense[:depth],
+            "hybrid": sorted(fused, key=lambda d: (-fused[d], d))[:depth],
+        }
 
 
 # -- the run -------------------------------------------------------------------
@@ -315,10 +322,8 @@ def run(
                         question.evidence,
                     )  # fmt: skip
                 if base is not None:
-                    for name, rank in (("bm25", base.rank_bm25), ("dense", base.rank_dense),
-                                       ("hybrid", base.rank_hybrid)):  # fmt: skip
-                        scores[name].add(question.category, rank(question.text, max(KS)),
-                                         question.evidence)  # fmt: skip
+                    for name, ranked in base.rank_all(question.text, max(KS)).items():
+                        scores[name].add(question.category, ranked, question.evidence)
                 progress.step(conversation.sample_id)
             mem.close()
             per_conversation[conversation.sample_id] = {n: s.table() for n, s in scores.items()}
