@@ -46,6 +46,11 @@ def test_core_benchmark_smoke(db: str, tmp_path: Path, monkeypatch: pytest.Monke
     # the fill, two rounds of batches, two of ten-times batches and two of single writes
     assert size["memories"] == 200 + 2 * 40 + 2 * 400 + 2 * 10
     assert size["writes_per_s_single"] > 0 and size["writes_per_s_batched"] > 0
+    assert size["write_single_max_ms"] > 0
+    if db == "sqlite":  # the run's link changes wait in the pending list, measured
+        assert size["pending_links_copy"]["rows"] > 0 and size["pending_links_copy"]["mb"] > 0
+    else:
+        assert size["pending_links_copy"] is None
     assert (
         0 < size["read_concepts"]["hops_1"]["p50_ms"] <= size["read_concepts"]["hops_1"]["p95_ms"]
     )

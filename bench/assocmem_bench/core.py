@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import time
+import tracemalloc
 from collections.abc import Sequence
 from itertools import accumulate
 from pathlib import Path
@@ -107,6 +108,25 @@ def _timed_reads(mem: Memory, queries: list[list[str]], hops: int | None) -> dic
     }
 
 
+def _pending_copy(mem: Memory) -> dict[str, float] | None:
+    """Pending link rows at the end of the run and the memory a connection's copy of
+    them takes (traced while it is rebuilt); None where changes are not buffered."""
+    store = mem._store  # the store's own copy: measured, not part of the public API
+    if not getattr(store, "buffers_link_counts", False):
+        return None
+    store._pending_links.clear()
+    tracemalloc.start()
+    try:
+        with store.snapshot():
+            copy = store._pending()
+        size = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    first, last = copy.first, copy.last
+    rows = last - first + 1 if first is not None else 0
+    return {"rows": rows, "mb": round(size / 2**20, 1)}
+
+
 def run_size(size: int, stores: Stores) -> dict[str, Any]:
     """Fill a store to ``size`` memories and measure it."""
     rng = random.Random(SEED)
@@ -132,12 +152,15 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
             start = time.perf_counter()
             mem.write_many(batch)
             large.append(10 * BATCH / (time.perf_counter() - start))
+        slowest = 0.0  # the single write that paid a fold, if one fell in these rounds
         for _ in range(SINGLE_ROUNDS):  # then single writes, one transaction each
             singles = [corpus.memory(index + i) for i in range(SINGLE_WRITES)]
             index += SINGLE_WRITES
             start = time.perf_counter()
             for item in singles:
+                began = time.perf_counter()
                 mem.write(item["text"], concepts=item["concepts"])
+                slowest = max(slowest, time.perf_counter() - began)
             single.append(time.perf_counter() - start)
 
         queries = [corpus.concepts(rng.choice((1, 1, 2))) for _ in range(READS)]
@@ -148,6 +171,7 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
         reads = {f"hops_{h}": _timed_reads(mem, queries, h) for h in (1, 2)}
         text_reads = _timed_reads(mem, queries, None)
         stats = mem.stats()
+        pending = _pending_copy(mem)
     return {
         "memories": stats.memories,
         "concepts": stats.concepts,
@@ -158,6 +182,8 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
         "writes_per_s_batched_10000": round(statistics.mean(large)),
         "writes_per_s_single": round(SINGLE_ROUNDS * SINGLE_WRITES / sum(single)),
         "writes_per_s_single_median_round": round(SINGLE_WRITES / statistics.median(single)),
+        "write_single_max_ms": round(slowest * 1000, 1),
+        "pending_links_copy": pending,
         "read_concepts": reads,
         "read_text_no_embedder": text_reads,
         "store_mb": round(stores.size_mb(target), 1),
