@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,51 @@ def test_full_durability_is_selectable(db_path: str) -> None:
 def test_migration_splitter_keeps_trigger_bodies_whole() -> None:
     script = "CREATE TABLE t (x);\nCREATE TRIGGER g BEFORE UPDATE ON t\nBEGIN\n SELECT 1;\nEND;\n"
     assert len(list(sqlite_store._statements(script))) == 2
+
+
+def _plans(mem: Memory, run: Callable[[], object]) -> str:
+    """The query plans of every statement ``run`` sends to the store, in one string."""
+    conn = mem._store._conn  # the store's own connection: its SQL is what is checked
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        run()
+    finally:
+        conn.set_trace_callback(None)
+    plans = []
+    for sql in statements:
+        if sql.lstrip().upper().startswith(("SELECT", "INSERT")):
+            plans += [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    return "\n".join(plans)
+
+
+def test_exact_text_and_duplicate_checks_use_their_indexes(db_path: str) -> None:
+    with Memory(db_path, agent_id="a") as mem:
+        noon = "2024-05-01T12:00:00Z"
+        mem.write("The deploy timed out at noon.", observed_at=noon)
+        plans = _plans(mem, lambda: mem.read("The deploy timed out at noon."))
+        assert "USING INDEX memories_by_fingerprint" in plans
+        retry = partial(mem.write, "The deploy timed out at noon.", observed_at=noon)
+        assert "USING INDEX memories_dedupe" in _plans(mem, retry)
+
+
+def test_records_from_before_the_time_local_indexes_keep_their_duplicates(db_path: str) -> None:
+    with Memory(db_path, agent_id="a") as mem:
+        first = mem.write("Rotated the signing key.", observed_at="2024-05-01T12:00:00Z")
+    conn = sqlite3.connect(db_path)  # put the store back as it was before 0006
+    conn.executescript(
+        "DROP INDEX memories_dedupe;"
+        " CREATE UNIQUE INDEX memories_dedupe ON memories (scope_id, dedupe_key);"
+        " DROP INDEX memories_by_fingerprint;"
+        " ALTER TABLE memories DROP COLUMN fingerprint_key;"
+        " CREATE INDEX memories_by_fingerprint ON memories (scope_id, fingerprint);"
+        " DELETE FROM schema_migrations WHERE name = '0006_time_local_indexes';"
+    )
+    conn.close()
+    with Memory(db_path, agent_id="a") as mem:
+        again = mem.write("Rotated the signing key.", observed_at="2024-05-01T12:00:00Z")
+        assert (again.stored, again.reason, again.id) == (False, "duplicate", first.id)
+        later = mem.write("Rotated the signing key.", observed_at="2024-06-01T12:00:00Z")
+        assert later.stored
+        items = mem.read("rotated the  SIGNING key.").items
+        assert {i.id for i in items if "episodic" in i.sources} == {later.id, first.id}

@@ -348,7 +348,7 @@ class SQLStore(GraphQueries, Store):
             " author, thread, fingerprint, dedupe_key, created_at, task, source_canonical,"
             " status, superseded_by)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (scope_id, dedupe_key) DO NOTHING RETURNING seq",
+            " ON CONFLICT (scope_id, observed_at, dedupe_key) DO NOTHING RETURNING seq",
             (
                 memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
                 memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
@@ -380,8 +380,8 @@ class SQLStore(GraphQueries, Store):
         if current and not history:
             self._set_status(current[0], "active")  # a refused duplicate retires nothing
         (existing,) = self._conn.execute(
-            "SELECT id FROM memories WHERE scope_id = ? AND dedupe_key = ?",
-            (layer, memory.dedupe_key),
+            "SELECT id FROM memories WHERE scope_id = ? AND observed_at = ? AND dedupe_key = ?",
+            (layer, memory.observed_at, memory.dedupe_key),
         ).fetchone()
         return WriteResult(id=existing, stored=False, reason="duplicate"), None
 
@@ -875,9 +875,10 @@ class SQLStore(GraphQueries, Store):
         layers = self._layers(view.scope)
         where, params = self._view_sql(view, layers, "m")
         rows = self._query(
-            f"SELECT m.seq FROM memories m WHERE m.fingerprint = ? AND {where}"
-            " ORDER BY m.seq DESC LIMIT ?",
-            [fingerprint, *params, limit],
+            # The index holds fingerprint_key, the 8 hex digits after the "b2:" prefix.
+            f"SELECT m.seq FROM memories m WHERE m.fingerprint_key = ? AND m.fingerprint = ?"
+            f" AND {where} ORDER BY m.seq DESC LIMIT ?",
+            [fingerprint[3:11], fingerprint, *params, limit],
         )
         return [seq for (seq,) in rows]
 
