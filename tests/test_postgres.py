@@ -63,6 +63,19 @@ def test_a_database_from_a_newer_version_is_refused(url: str) -> None:
         Memory(url)
 
 
+def test_text_link_times_from_before_0006_become_microseconds(url: str) -> None:
+    with Memory(url, agent_id="ops") as mem:
+        mem.write("Backoff fixed the flaky call.", concepts=["retry", "backoff"])
+    raw_query(  # put the column back as 0006 found it
+        url,
+        "ALTER TABLE links ALTER COLUMN updated_at TYPE TEXT USING '2024-05-01T12:00:00.000001Z'",
+    )
+    raw_query(url, "DELETE FROM schema_migrations WHERE name = '0006_link_times_in_micros'")
+    with Memory(url, agent_id="ops") as mem:
+        (edge,) = mem.graph(["retry"]).edges
+        assert (edge.count, edge.updated_at) == (1, "2024-05-01T12:00:00.000001Z")
+
+
 def test_an_unreachable_server_is_reported_without_the_password() -> None:
     with pytest.raises(StoreUnavailable) as caught:
         Memory("postgresql://someone:hunter2@127.0.0.1:9/nowhere")

@@ -149,3 +149,46 @@ def test_records_from_before_the_time_local_indexes_keep_their_duplicates(db_pat
         assert later.stored
         items = mem.read("rotated the  SIGNING key.").items
         assert {i.id for i in items if "episodic" in i.sources} == {later.id, first.id}
+
+
+def test_link_times_move_to_microseconds_with_what_was_pending(db_path: str) -> None:
+    conn = sqlite3.connect(db_path)  # a store as 0006 left it, links and pending rows in it
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, sql in migrations("sqlite"):
+        if name >= "0007":
+            break
+        conn.executescript(sql)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, '2026-01-01')", (name,))
+    conn.execute("INSERT INTO scopes (agent_id, project_id, channel) VALUES ('a', '', '')")
+    conn.executemany(
+        "INSERT INTO concepts (id, name) VALUES (?, ?)",
+        [(1, "retry"), (2, "backoff"), (3, "jitter")],
+    )
+    conn.execute(
+        "INSERT INTO links VALUES (1, 1, 2, 3.0, 3, 0.0, 0, '2024-05-01T12:00:00.000001Z')"
+    )
+    conn.executemany(
+        "INSERT INTO pending_links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+        " updated_at) VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (1, 1, 2, 1.0, 0, 1.0, 1, "2024-05-02T00:00:00.000000Z"),  # helpful feedback
+            (1, 2, 3, 2.0, 2, 0.0, 0, "2024-05-03T00:00:00.500000Z"),  # a pair not yet folded
+        ],
+    )
+    conn.commit()
+    conn.close()
+    with Memory(db_path, agent_id="a") as mem:
+        edges = {
+            frozenset((e.source, e.target)): (e.weight, e.count, e.valence, e.updated_at)
+            for e in mem.graph(["backoff"], depth=1).edges
+        }
+        assert edges == {
+            frozenset(("retry", "backoff")): (4.0, 3, 1.0, "2024-05-02T00:00:00.000000Z"),
+            frozenset(("backoff", "jitter")): (2.0, 2, 0.0, "2024-05-03T00:00:00.500000Z"),
+        }
+        mem.write("Jitter spreads the retries.", concepts=["jitter", "backoff"])
+        again = {frozenset((e.source, e.target)): e.count for e in mem.graph(["jitter"]).edges}
+        assert again == {frozenset(("backoff", "jitter")): 3}
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT typeof(updated_at) FROM links").fetchall() == [("integer",)] * 2
+    conn.close()

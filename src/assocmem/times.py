@@ -3,15 +3,21 @@
 Invariant: stored times are ``YYYY-MM-DDTHH:MM:SS.ffffffZ``, so string order is
 time order in SQL on every backend. Naive datetimes and relative phrases are
 rejected: a time that depends on when it is read rots once stored.
+
+One exception: learned links keep their time as integer microseconds since the
+epoch (`to_micros`, `from_micros`), because `links` and its pending list are the
+store's most rewritten rows and the text form was half their width.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from .errors import InvalidTime
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def now() -> str:
@@ -52,3 +58,13 @@ def parse_time(value: str | datetime, *, field: str) -> str:
 def to_datetime(stored: str) -> datetime:
     """A stored time back as an aware datetime."""
     return datetime.fromisoformat(stored)  # the stored form ends in Z: aware, UTC
+
+
+def to_micros(stored: str) -> int:
+    """A stored time as integer microseconds since the Unix epoch (exact)."""
+    return (to_datetime(stored) - _EPOCH) // _MICROSECOND
+
+
+def from_micros(micros: int) -> str:
+    """Integer microseconds since the Unix epoch in the stored form (exact)."""
+    return format_time(_EPOCH + timedelta(microseconds=micros))

@@ -77,6 +77,11 @@ def readable_by(access: str, role: str | None) -> bool:
     return access == "" or (role is not None and role in roles_of(access))
 
 
+def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> LinkRow:
+    """A `links` row summed over layers; its time is stored in microseconds."""
+    return LinkRow(a, b, float(w), int(c), float(o), int(f), times.from_micros(int(at)))
+
+
 def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
 
@@ -330,7 +335,7 @@ class SQLStore(GraphQueries, Store):
             for _, layer, memory in stored:
                 concepts = sorted(ids[n] for n, _ in memory.concepts)
                 pairs.update((layer, a, b) for a, b in itertools.combinations(concepts, 2))
-            self._count_cooccurrence(pairs, now)
+            self._count_cooccurrence(pairs, times.to_micros(now))
             return results
 
     def _insert_memory(
@@ -398,10 +403,11 @@ class SQLStore(GraphQueries, Store):
     def _set_status(self, seq: int, status: str) -> None:
         self._conn.execute("UPDATE memories SET status = ? WHERE seq = ?", (status, seq))
 
-    def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], now: str) -> None:
+    def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], at: int) -> None:
+        """Add each pair's count; ``at``: the time in microseconds (see times.py)."""
         if self.buffers_link_counts:
             self._append_pending(
-                [(layer, a, b, n, n, 0.0, 0, now) for (layer, a, b), n in pairs.items()]
+                [(layer, a, b, n, at, None, None) for (layer, a, b), n in pairs.items()]
             )
             return
         # One upsert per pair: the increment happens inside the statement, so two
@@ -411,15 +417,16 @@ class SQLStore(GraphQueries, Store):
             "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,?,?,?)"
             " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.count,"
             " count = links.count + excluded.count, updated_at = excluded.updated_at",
-            [(layer, a, b, n, n, now) for (layer, a, b), n in sorted(pairs.items())],
+            [(layer, a, b, n, n, at) for (layer, a, b), n in sorted(pairs.items())],
         )
 
     def _append_pending(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Append link changes (layer, a, b, weight, count, outcome_sum, feedback_count,
-        at) to the pending list, and fold it once it is long enough."""
+        """Append link changes (layer, a, b, count, at, weight moved by feedback,
+        outcome) to the pending list, and fold it once it is long enough. The last two
+        are None on co-occurrence rows."""
         self._conn.executemany(
-            "INSERT INTO pending_links (scope_id, a, b, weight, count, outcome_sum,"
-            " feedback_count, updated_at) VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO pending_links (scope_id, a, b, count, at, moved, outcome)"
+            " VALUES (?,?,?,?,?,?,?)",
             rows,
         )
         first, last, links = self._pending_span()
@@ -443,8 +450,8 @@ class SQLStore(GraphQueries, Store):
             return
         self._conn.execute(
             "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-            " updated_at) SELECT scope_id, a, b, SUM(weight), SUM(count), SUM(outcome_sum),"
-            " SUM(feedback_count), MAX(updated_at) FROM pending_links"
+            " updated_at) SELECT scope_id, a, b, SUM(count) + TOTAL(moved), SUM(count),"
+            " TOTAL(outcome), COUNT(outcome), MAX(at) FROM pending_links"
             " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
             " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
             " count = links.count + excluded.count,"
@@ -472,7 +479,8 @@ class SQLStore(GraphQueries, Store):
             with self._lock:  # rows streamed from the cursor, never all in one list
                 pending.add(
                     self._conn.execute(
-                        "SELECT id, scope_id, a, b, weight, count, outcome_sum, feedback_count"
+                        "SELECT id, scope_id, a, b, count + IFNULL(moved, 0), count,"
+                        " IFNULL(outcome, 0), outcome IS NOT NULL"
                         " FROM pending_links WHERE id > ? ORDER BY id",
                         [pending.last],
                     )
@@ -499,12 +507,12 @@ class SQLStore(GraphQueries, Store):
     def adjust_links(
         self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
     ) -> None:
-        now = times.now()
+        at = times.to_micros(times.now())
         with self.transaction():
             layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
             if self.buffers_link_counts:
                 self._append_pending(
-                    [(layers[key], a, b, delta, 0, outcome, 1, now) for key, a, b, delta in changes]
+                    [(layers[key], a, b, 0, at, delta, outcome) for key, a, b, delta in changes]
                 )
                 return
             self._conn.executemany(
@@ -513,7 +521,7 @@ class SQLStore(GraphQueries, Store):
                 " weight = links.weight + excluded.weight,"
                 " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
                 " feedback_count = links.feedback_count + 1, updated_at = excluded.updated_at",
-                [(layers[key], a, b, delta, outcome, now) for key, a, b, delta in sorted(changes)],
+                [(layers[key], a, b, delta, outcome, at) for key, a, b, delta in sorted(changes)],
             )
 
     @_translated
@@ -760,8 +768,7 @@ class SQLStore(GraphQueries, Store):
                 " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
                 [*layers, *concept_ids, *concept_ids, limit + lowered],
             )
-            links = {(a, b): LinkRow(a, b, float(w), int(c), float(o), int(f), u)
-                     for a, b, w, c, o, f, u in rows}  # fmt: skip
+            links = {(a, b): _link_row(a, b, w, c, o, f, u) for a, b, w, c, o, f, u in rows}
             if changes:
                 # A pair the query left out and nothing changed is weaker than `limit`
                 # pairs it returned, so merging the pending pairs keeps the top exact.
@@ -795,17 +802,17 @@ class SQLStore(GraphQueries, Store):
                 [*layers, *firsts, *seconds],
             ):
                 if (a, b) in wanted:
-                    found[(a, b)] = LinkRow(a, b, float(w), int(c), float(o), int(f), u)
+                    found[(a, b)] = _link_row(a, b, w, c, o, f, u)
         return found
 
     def _pending_updated(self, row_ids: Sequence[int]) -> dict[tuple[int, int], str]:
         """When each pair of the pending rows ``row_ids`` was last counted."""
-        latest: dict[tuple[int, int], str] = {}
-        for a, b, when in self._query_in(
-            "SELECT a, b, updated_at FROM pending_links WHERE id IN (?*)", row_ids
+        latest: dict[tuple[int, int], int] = {}
+        for a, b, at in self._query_in(
+            "SELECT a, b, at FROM pending_links WHERE id IN (?*)", row_ids
         ):
-            latest[(a, b)] = max(latest.get((a, b), ""), when)
-        return latest
+            latest[(a, b)] = max(latest.get((a, b), at), at)
+        return {pair: times.from_micros(at) for pair, at in latest.items()}
 
     @_translated
     def memories_with_concepts(
