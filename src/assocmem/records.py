@@ -86,6 +86,12 @@ def content_hash(text: str) -> str:
     return HASH_PREFIX + digest
 
 
+def fingerprint_key(fingerprint: str) -> str:
+    """The slice of a fingerprint the exact-text index holds: 8 hex digits after the
+    prefix, as the `fingerprint_key` column computes them (migration 0006)."""
+    return fingerprint.removeprefix(HASH_PREFIX)[:8]
+
+
 def new_memory(fields: Mapping[str, Any]) -> NewMemory:
     """Validate one write's fields (the keyword arguments of `Memory.write`)."""
     unknown = set(fields) - WRITE_FIELDS

@@ -120,10 +120,10 @@ class PendingLinks:
         return bool(self._sides)
 
     def add(self, rows: Iterable[Sequence[Any]]) -> None:
-        """Copy rows ``(id, layer, a, b, weight, count, outcome_sum, feedback_count)``
-        read in id order."""
+        """Copy rows ``(id, layer, a, b, count, moved, outcome)`` of `pending_links`
+        read in id order (``moved`` and ``outcome`` are None on co-occurrence rows)."""
         sides, ids = self._sides, self._ids
-        for row_id, layer, a, b, weight, count, outcome_sum, feedback_count in rows:
+        for row_id, layer, a, b, count, moved, outcome in rows:
             if self.first is None:
                 self.first = row_id
             self.last = row_id
@@ -138,10 +138,10 @@ class PendingLinks:
                 lower.unresolved.append(b)
                 upper.unresolved.append(a)
             pair.count += count
-            if feedback_count:
-                pair.moved += weight - count
-                pair.outcome_sum += outcome_sum
-                pair.feedback_count += feedback_count
+            if outcome is not None:
+                pair.moved += moved
+                pair.outcome_sum += outcome
+                pair.feedback_count += 1
             pair.last_row = row_id
             lower.changed()
             upper.changed()

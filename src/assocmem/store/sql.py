@@ -24,7 +24,7 @@ from .. import times
 from ..errors import AssocmemError
 from ..filters import Condition
 from ..optional import require_numpy
-from ..records import NewMemory
+from ..records import NewMemory, fingerprint_key
 from ..types import Record, Scope, Stats, WriteResult
 from . import pending_links
 from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
@@ -479,8 +479,7 @@ class SQLStore(GraphQueries, Store):
             with self._lock:  # rows streamed from the cursor, never all in one list
                 pending.add(
                     self._conn.execute(
-                        "SELECT id, scope_id, a, b, count + IFNULL(moved, 0), count,"
-                        " IFNULL(outcome, 0), outcome IS NOT NULL"
+                        "SELECT id, scope_id, a, b, count, moved, outcome"
                         " FROM pending_links WHERE id > ? ORDER BY id",
                         [pending.last],
                     )
@@ -882,10 +881,9 @@ class SQLStore(GraphQueries, Store):
         layers = self._layers(view.scope)
         where, params = self._view_sql(view, layers, "m")
         rows = self._query(
-            # The index holds fingerprint_key, the 8 hex digits after the "b2:" prefix.
             f"SELECT m.seq FROM memories m WHERE m.fingerprint_key = ? AND m.fingerprint = ?"
             f" AND {where} ORDER BY m.seq DESC LIMIT ?",
-            [fingerprint[3:11], fingerprint, *params, limit],
+            [fingerprint_key(fingerprint), fingerprint, *params, limit],
         )
         return [seq for (seq,) in rows]
 
