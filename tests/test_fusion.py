@@ -49,6 +49,21 @@ def test_folds_are_bounded() -> None:
     assert fusion.value_factor(1.0) == 1.0
     assert fusion.value_factor(3.0) == pytest.approx(2**0.25)
     assert fusion.value_factor(0.0) < 1.0
+    assert fusion.question_factor(0.0) == 1.0
+    assert fusion.question_factor(1.0) == pytest.approx(0.9)
+    assert fusion.question_factor(7.0) == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [("The deploy failed at noon.", 0.0), ("Did the deploy fail?", 1.0),
+     ("It failed. Why did it fail?", 4 / 6), ("Maria: wow! what kind is it?", 4 / 6),
+     ("How do I reset it? Hold the button.", 0.0), ("Really?! Yes.", 0.0),
+     ("Hm? Why? How?", 1.0), ("What is it? [a photo of a mat]", 0.0),
+     ("no marks at all", 0.0), ("?", 0.0), ("デプロイは失敗しましたか？", 1.0), ("", 0.0)],
+)  # fmt: skip
+def test_question_share_counts_the_words_of_closing_questions(text: str, share: float) -> None:
+    assert fusion.question_share(text) == pytest.approx(share)
 
 
 def test_access_resets_only_within_the_window() -> None:

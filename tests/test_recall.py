@@ -155,6 +155,18 @@ def test_value_and_valence_fold_into_the_score(mem: Memory) -> None:
     assert result.items[0].id == high.id
 
 
+def test_a_memory_that_only_asks_ranks_below_one_that_states(mem: Memory) -> None:
+    # The question is the shorter text, so BM25 alone would rank it first.
+    asked = mem.write("Which printer jams in room four?")
+    stated = mem.write("The printer in room four jams on thick paper, says facilities.")
+    result = mem.read("printer jams room four", k=2)
+    parts = {i.id: i.parts for i in result.items}
+    assert parts[asked.id]["question"] == pytest.approx(0.9)  # type: ignore[index]
+    assert parts[stated.id]["question"] == 1.0  # type: ignore[index]
+    assert result.items[0].id == stated.id
+    assert result.items[0].sources["lexical"] == 2
+
+
 def test_where_filters_columns_and_meta_before_ranking(mem: Memory) -> None:
     mem.write("alpha release notes", tags=["release"], meta={"env": "prod", "n": 3})
     mem.write("alpha release draft", tags=["draft"], meta={"env": "dev", "n": 7})

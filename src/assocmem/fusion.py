@@ -2,13 +2,14 @@
 
 Invariants: fusion sees only ranks, never raw arm scores, so arms with unrelated
 score scales (BM25, cosine, link weights) combine without calibration; each fold
-after fusion (value, decay, valence, preference) is a bounded multiplier, so it
-reorders close candidates without burying what the arms agree on; ties break on
-the key, so the same inputs always give the same order.
+after fusion (value, decay, valence, question form, preference) is a bounded
+multiplier, so it reorders close candidates without burying what the arms agree
+on; ties break on the key, so the same inputs always give the same order.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -88,6 +89,19 @@ VALENCE_WEIGHT = 0.1
 # Importance: the score scales with ((1 + value) / 2) ** 0.25, so the default
 # value 1 is neutral, value 3 lifts a memory by 19% and value 0 lowers it by 16%.
 VALUE_EXPONENT = 0.25
+
+
+# A memory that ends asking states nothing of what it asks: the answer, if any,
+# is in what follows it (which thread smoothing already credits). Its form still
+# matches a question's form, word for word and in embedding space, so it is
+# folded down by the share of its words in those closing questions, within the
+# same ±10% bound as decay and valence: a memory that is all question keeps 90%
+# of its score.
+QUESTION_WEIGHT = 0.1
+# A sentence: what runs up to its closing marks (ASCII and full-width).
+_SENTENCE = re.compile(r"([^.!?。！？]*)([.!?。！？]*)")
+_WORD = re.compile(r"\w+")
+_QUESTION_MARKS = frozenset("?？")
 
 
 # Thread smoothing: a memory's arm score gains a share of its thread neighbours'
@@ -185,6 +199,31 @@ def value_factor(value: float) -> float:
 def valence_factor(valence: float) -> float:
     """The score multiplier for a memory's valence in [-1, 1]."""
     return 1.0 + VALENCE_WEIGHT * max(-1.0, min(1.0, valence))
+
+
+def question_share(text: str) -> float:
+    """The share of a text's words in the questions it ends with.
+
+    Only closing questions count: a memory that ends asking awaits its answer,
+    while one that asks and then answers ("How do I reset it? Hold the button.")
+    states that answer.
+    """
+    if not _QUESTION_MARKS.intersection(text):
+        return 0.0
+    words = closing = 0
+    for body, marks in _SENTENCE.findall(text):
+        count = len(_WORD.findall(body))
+        words += count
+        if _QUESTION_MARKS.intersection(marks):
+            closing += count
+        elif count:
+            closing = 0
+    return closing / words if words else 0.0
+
+
+def question_factor(share: float) -> float:
+    """The score multiplier for a memory whose words are ``share`` question."""
+    return 1.0 - QUESTION_WEIGHT * max(0.0, min(1.0, share))
 
 
 def resets_clock(kind: str, age_days: float) -> bool:

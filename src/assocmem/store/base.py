@@ -58,7 +58,8 @@ class VectorRows:
 
 @dataclass(frozen=True)
 class RankFields:
-    """The few fields ranking folds into a score, read without the whole record."""
+    """The fields ranking folds into a score (the text for its question form),
+    read without the whole record."""
 
     id: str
     kind: str
@@ -66,6 +67,7 @@ class RankFields:
     valence: float
     observed_at: str
     accessed_at: str | None
+    text: str
 
 
 @dataclass(frozen=True)

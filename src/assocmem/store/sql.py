@@ -594,7 +594,7 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
-            "SELECT seq, id, kind, value, valence, observed_at, accessed_at FROM memories"
+            "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text FROM memories"
             " WHERE seq IN (?*)",
             seqs,
         )
