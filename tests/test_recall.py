@@ -159,9 +159,11 @@ def test_a_memory_that_only_asks_ranks_below_one_that_states(mem: Memory) -> Non
     # The question is the shorter text, so BM25 alone would rank it first.
     asked = mem.write("Which printer jams in room four?")
     stated = mem.write("The printer in room four jams on thick paper, says facilities.")
-    result = mem.read("printer jams room four", k=2)
+    full_width = mem.write("Does the printer in room four still jam？")
+    result = mem.read("printer jams room four", k=3)
     parts = {i.id: i.parts for i in result.items}
     assert parts[asked.id]["question"] == pytest.approx(0.9)  # type: ignore[index]
+    assert parts[full_width.id]["question"] == pytest.approx(0.9)  # type: ignore[index]
     assert parts[stated.id]["question"] == 1.0  # type: ignore[index]
     assert result.items[0].id == stated.id
     assert result.items[0].sources["lexical"] == 2

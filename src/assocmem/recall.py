@@ -323,7 +323,7 @@ def _rank(
             "value": fusion.value_factor(row.value),
             "decay": fusion.decay_factor(fusion.decay(row.kind, _age_days(row, as_of))),
             "valence": fusion.valence_factor(row.valence),
-            "question": fusion.question_factor(fusion.question_share(row.text)),
+            "question": fusion.question_factor(fusion.question_share(row.asking_text)),
             "prefer": boosts.get(candidate.key, 1.0),
         }
         score = candidate.score

@@ -58,8 +58,11 @@ class VectorRows:
 
 @dataclass(frozen=True)
 class RankFields:
-    """The fields ranking folds into a score (the text for its question form),
-    read without the whole record."""
+    """The fields ranking folds into a score, read without the whole record.
+
+    ``asking_text`` is the text when it holds a question mark (its question form
+    is read from it), else empty: most texts need not travel.
+    """
 
     id: str
     kind: str
@@ -67,7 +70,7 @@ class RankFields:
     valence: float
     observed_at: str
     accessed_at: str | None
-    text: str
+    asking_text: str
 
 
 @dataclass(frozen=True)
