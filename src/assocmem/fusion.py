@@ -98,11 +98,11 @@ VALUE_EXPONENT = 0.25
 # same ±10% bound as decay and valence: a memory that is all question keeps 90%
 # of its score.
 QUESTION_WEIGHT = 0.1
-# A sentence: what runs up to its closing marks (ASCII and full-width).
-_SENTENCE = re.compile(r"([^.!?。！？]*)([.!?。！？]*)")
+_QUESTION_MARKS = "?？"  # ASCII and full-width
+# A sentence: what runs up to its closing marks.
+_CLOSERS = ".!。！" + _QUESTION_MARKS
+_SENTENCE = re.compile(f"([^{_CLOSERS}]*)([{_CLOSERS}]*)")
 _WORD = re.compile(r"\w+")
-# (The store reads a text for this fold only when it holds one of these.)
-QUESTION_MARKS = ("?", "？")
 
 
 # Thread smoothing: a memory's arm score gains a share of its thread neighbours'
@@ -209,13 +209,13 @@ def question_share(text: str) -> float:
     while one that asks and then answers ("How do I reset it? Hold the button.")
     states that answer.
     """
-    if not any(mark in text for mark in QUESTION_MARKS):
+    if not any(mark in text for mark in _QUESTION_MARKS):
         return 0.0
     words = closing = 0
     for body, marks in _SENTENCE.findall(text):
         count = len(_WORD.findall(body))
         words += count
-        if any(mark in marks for mark in QUESTION_MARKS):
+        if any(mark in marks for mark in _QUESTION_MARKS):
             closing += count
         elif count:
             closing = 0

@@ -7,8 +7,8 @@
    (neighbours of the best hits in their session);
 3. fusion: weighted Reciprocal Rank Fusion of the rankings;
 4. ranking: the fused score times bounded folds for value, per-kind decay,
-   valence, question form (a memory that only asks states nothing) and the soft
-   ``prefer`` cues;
+   valence, question form (a memory that ends asking states nothing of what it
+   asks) and the soft ``prefer`` cues;
 5. explanation: each item names the arm that ranked it best, every arm that
    found it with its rank, its score parts, and the links that reached it.
 
@@ -323,7 +323,7 @@ def _rank(
             "value": fusion.value_factor(row.value),
             "decay": fusion.decay_factor(fusion.decay(row.kind, _age_days(row, as_of))),
             "valence": fusion.valence_factor(row.valence),
-            "question": fusion.question_factor(fusion.question_share(row.asking_text)),
+            "question": fusion.question_factor(fusion.question_share(row.text)),
             "prefer": boosts.get(candidate.key, 1.0),
         }
         score = candidate.score

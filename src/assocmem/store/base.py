@@ -58,11 +58,8 @@ class VectorRows:
 
 @dataclass(frozen=True)
 class RankFields:
-    """The fields ranking folds into a score, read without the whole record.
-
-    ``asking_text`` is the text when it holds a question mark (its question form
-    is read from it), else empty: most texts need not travel.
-    """
+    """The fields ranking folds into a score (the text for its question form),
+    read without the rest of the record."""
 
     id: str
     kind: str
@@ -70,7 +67,7 @@ class RankFields:
     valence: float
     observed_at: str
     accessed_at: str | None
-    asking_text: str
+    text: str
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from .. import times
 from ..errors import AssocmemError
 from ..filters import Condition
-from ..fusion import QUESTION_MARKS
 from ..optional import require_numpy
 from ..records import NewMemory, fingerprint_key
 from ..types import Record, Scope, Stats, WriteResult
@@ -595,11 +594,9 @@ class SQLStore(GraphQueries, Store):
     @_translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
-            "SELECT seq, id, kind, value, valence, observed_at, accessed_at,"
-            " CASE WHEN text LIKE ? OR text LIKE ? THEN text ELSE '' END"
-            " FROM memories WHERE seq IN (?*)",
+            "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text FROM memories"
+            " WHERE seq IN (?*)",
             seqs,
-            before=[f"%{mark}%" for mark in QUESTION_MARKS],
         )
         return {seq: RankFields(*fields) for seq, *fields in rows}
 
