@@ -9,6 +9,7 @@ import pytest
 from assocmem import EmbedderMismatch, InvalidInput, Memory
 from assocmem.embedders import load_embedder, register_embedder, unregister_embedder
 from assocmem.testing import ToyEmbedder
+from assocmem.vectors import embedding_text
 
 from .conftest import Target, raw_query
 
@@ -112,6 +113,45 @@ def test_memories_written_without_an_embedder_are_embedded_later(store_target: T
         mem.write("zebra stripes")
     with Memory(path, agent_id="ops", embedder="toy") as mem:
         assert mem.read("stripes zebra").items[0].sources.get("semantic") == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "author", "embedded"),
+    [
+        ("Ana: zebra stripes", "Ana", "zebra stripes"),
+        ("  ana :zebra stripes", "Ana", "zebra stripes"),  # spacing and case as written
+        ("A.J.: zebra stripes", "A.J.", "zebra stripes"),  # the name is matched literally
+        ("Bo: zebra stripes", "Ana", "Bo: zebra stripes"),  # someone else's label stays
+        ("Anabel: zebra stripes", "Ana", "Anabel: zebra stripes"),
+        ("Zebra stripes, said Ana: all of them", "Ana", "Zebra stripes, said Ana: all of them"),
+        ("Ana:", "Ana", "Ana:"),  # nothing but the label: kept whole
+        ("Ana: zebra stripes", None, "Ana: zebra stripes"),
+    ],
+)
+def test_a_memory_is_embedded_without_its_authors_label(
+    text: str, author: str | None, embedded: str
+) -> None:
+    assert embedding_text(text, author) == embedded
+
+
+def _labelled_pair(mem: Memory) -> None:
+    # Same words, one label each; only Ana's label names its memory's author.
+    mem.write_many([{"text": "Bo: zebra stripes"}, {"text": "Ana: zebra stripes", "author": "Ana"}])
+
+
+def _semantic_ranks(mem: Memory) -> dict[str, int]:
+    return {i.text: i.sources.get("semantic", 0) for i in mem.read("zebra stripes").items}
+
+
+def test_the_vector_holds_what_was_said_not_who_said_it(store_target: Target) -> None:
+    with Memory(store_target("label"), agent_id="ops", embedder="toy") as mem:
+        _labelled_pair(mem)
+        assert _semantic_ranks(mem) == {"Ana: zebra stripes": 1, "Bo: zebra stripes": 2}
+    path = store_target("label-later")  # vectors filled in later follow the same rule
+    with Memory(path, agent_id="ops") as mem:
+        _labelled_pair(mem)
+    with Memory(path, agent_id="ops", embedder="toy") as mem:
+        assert _semantic_ranks(mem) == {"Ana: zebra stripes": 1, "Bo: zebra stripes": 2}
 
 
 def test_unknown_embedder_name_is_an_input_error(store_target: Target) -> None:

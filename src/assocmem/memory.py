@@ -223,7 +223,7 @@ class Memory:
 
     def _store_memories(self, memories: Sequence[NewMemory]) -> list[WriteResult]:
         # Embedding happens before the transaction: a model failure writes nothing.
-        vectors = self._space.embed([m.text for m in memories]) if self._space else None
+        vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
         return self._store.write(self.scope, memories, vectors)
 
     def _check_parents(self, memories: Sequence[NewMemory]) -> None:

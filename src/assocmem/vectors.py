@@ -14,7 +14,9 @@ step for the sizes one SQLite file serves.
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .embedders import Embedder
@@ -59,16 +61,17 @@ class VectorSpace:
                 "vector spaces. Open it with the same embedder, or with none."
             )
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors for texts about to be written."""
-        return self.embedder.embed(texts)
+    def embed(self, memories: Sequence[tuple[str, str | None]]) -> np.ndarray:
+        """Unit vectors for memories given as ``(text, author)``, each embedded as
+        `embedding_text` says."""
+        return self.embedder.embed([embedding_text(text, author) for text, author in memories])
 
     def backfill(self) -> int:
         """Embed every memory stored without a vector; returns how many."""
         done = 0
         while rows := self.store.missing_vectors(BACKFILL_BATCH):
-            matrix = self.embedder.embed([text for _, _, text in rows])
-            self.store.add_vectors([(seq, layer) for seq, layer, _ in rows], matrix)
+            matrix = self.embed([(text, author) for _, _, text, author in rows])
+            self.store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
             done += len(rows)
         return done
 
@@ -103,6 +106,24 @@ class VectorSpace:
         probe = vector + rows.mean(axis=0)
         norm = float(np.linalg.norm(probe))
         return probe / norm if norm > 0 else vector
+
+
+def embedding_text(text: str, author: str | None) -> str:
+    """What a memory's vector is made from: its text without a leading label naming
+    its own author ("Ana: I swim on Sundays" gives "I swim on Sundays").
+
+    Transcripts carry who spoke as such a label, while the author is a field of
+    its own, preferred when a question names them (see `cues`). A question's probe
+    drops the author names it uses that way; the memory's vector drops its own
+    label, so that both describe what was said. Anything else, the author's name
+    elsewhere in the text included, is embedded as written.
+    """
+    if not author:
+        return text
+    label = re.match(rf"\s*{re.escape(author)}\s*:\s*", text, flags=re.IGNORECASE)
+    if label is None or label.end() == len(text):
+        return text
+    return text[label.end() :]
 
 
 class VectorIndex:

@@ -198,8 +198,8 @@ class Store(abc.ABC):
         """The stored float32 vectors of these memories, as bytes."""
 
     @abc.abstractmethod
-    def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:
-        """``(seq, scope layer, text)`` of memories stored without a vector."""
+    def missing_vectors(self, limit: int) -> list[tuple[int, int, str, str | None]]:
+        """``(seq, scope layer, text, author)`` of memories stored without a vector."""
 
     @abc.abstractmethod
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:

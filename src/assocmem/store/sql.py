@@ -946,14 +946,14 @@ class SQLStore(GraphQueries, Store):
         return {seq: bytes(vector) for seq, vector in rows}
 
     @_translated
-    def missing_vectors(self, limit: int) -> list[tuple[int, int, str]]:
+    def missing_vectors(self, limit: int) -> list[tuple[int, int, str, str | None]]:
         rows = self._query(
-            "SELECT m.seq, m.scope_id, m.text FROM memories m"
+            "SELECT m.seq, m.scope_id, m.text, m.author FROM memories m"
             " WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_seq = m.seq)"
             " ORDER BY m.seq LIMIT ?",
             [limit],
         )
-        return [(seq, layer, text) for seq, layer, text in rows]
+        return [(seq, layer, text, author) for seq, layer, text, author in rows]
 
     @_translated
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
