@@ -82,6 +82,15 @@ def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> Li
     return LinkRow(a, b, float(w), int(c), float(o), int(f), times.from_micros(int(at)))
 
 
+def _in_chunks(
+    sql: str, values: Sequence[Any], before: Sequence[Any], after: Sequence[Any]
+) -> Iterator[tuple[str, list[Any]]]:
+    """``sql`` and its parameters once per bounded chunk of ``values``, its ``(?*)``
+    made the chunk's placeholders."""
+    for chunk in chunked(list(values)):
+        yield sql.replace("(?*)", f"({qmarks(len(chunk))})"), [*before, *chunk, *after]
+
+
 def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
 
@@ -239,24 +248,21 @@ class SQLStore(GraphQueries, Store):
     ) -> list[Any]:
         """The rows of ``sql`` over all ``values``: its ``(?*)`` becomes the placeholders
         of one bounded chunk of them at a time, bound between ``before`` and ``after``."""
-        rows: list[Any] = []
-        for chunk in chunked(list(values)):
-            marks = f"({qmarks(len(chunk))})"
-            rows += self._query(sql.replace("(?*)", marks), [*before, *chunk, *after])
-        return rows
+        return [
+            row
+            for statement, params in _in_chunks(sql, values, before, after)
+            for row in self._query(statement, params)
+        ]
 
     def _execute_in(
         self, sql: str, values: Sequence[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
     ) -> int:
         """Run ``sql`` over all ``values`` in chunks, as `_query_in`; the rows it changed."""
-        changed = 0
         with self._lock:
-            for chunk in chunked(list(values)):
-                marks = f"({qmarks(len(chunk))})"
-                changed += self._conn.execute(
-                    sql.replace("(?*)", marks), [*before, *chunk, *after]
-                ).rowcount
-        return changed
+            return sum(
+                self._conn.execute(statement, params).rowcount
+                for statement, params in _in_chunks(sql, values, before, after)
+            )
 
     # -- scope layers -----------------------------------------------------------
 
@@ -791,7 +797,7 @@ class SQLStore(GraphQueries, Store):
     ) -> dict[tuple[int, int], LinkRow]:
         """The stored links of ``pairs``, summed over ``layers``."""
         found: dict[tuple[int, int], LinkRow] = {}
-        for chunk in chunked(sorted(pairs), 400):
+        for chunk in chunked(sorted(pairs)):  # two IN lists of at most CHUNK ids each
             firsts, seconds = sorted({a for a, _ in chunk}), sorted({b for _, b in chunk})
             wanted = set(chunk)
             for a, b, w, c, o, f, u in self._query(
