@@ -7,7 +7,16 @@ not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
 
 from __future__ import annotations
 
-from .base import EntityRow, LinkRow, RankFields, RelationRow, Store, VectorRows, View
+from .base import (
+    ConceptLessons,
+    EntityRow,
+    LinkRow,
+    RankFields,
+    RelationRow,
+    Store,
+    VectorRows,
+    View,
+)
 from .sqlite import SQLiteStore
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -24,6 +33,7 @@ def open_store(target: str, *, synchronous: str = "normal") -> Store:
 
 
 __all__ = [
+    "ConceptLessons",
     "EntityRow",
     "LinkRow",
     "RankFields",

@@ -110,6 +110,20 @@ class LinkRow:
     updated_at: str
 
 
+@dataclass(frozen=True)
+class ConceptLessons:
+    """What outcomes taught about one concept, summed over a reader's layers.
+
+    ``taught``: the helpful outcomes of feedback calls whose query carried it;
+    ``spread``: how many memories its lessons point at; ``strongest``: ``(memory
+    seq, lesson weight)`` of the heaviest of them, heaviest first.
+    """
+
+    taught: float
+    spread: int
+    strongest: tuple[tuple[int, float], ...]
+
+
 class Store(abc.ABC):
     """What the engine needs from a backend. All methods translate backend errors."""
 
@@ -274,6 +288,37 @@ class Store(abc.ABC):
     ) -> None:
         """Add each ``(access key, a, b, delta)`` to the scope's own layer of that access
         class, and record ``outcome``."""
+
+    @abc.abstractmethod
+    def lesson_weights(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        """The summed lesson weight of each ``(concept id, memory seq)`` that has one."""
+
+    @abc.abstractmethod
+    def add_lessons(
+        self,
+        scope: Scope,
+        lessons: Sequence[tuple[str, int, int, float]],
+        taught: Sequence[tuple[str, int, float]],
+    ) -> None:
+        """Add each ``(access key, concept, memory seq, delta)`` to a lesson, and each
+        ``(access key, concept, outcome)`` to what that concept was taught, in the
+        scope's own layer of that access class."""
+
+    @abc.abstractmethod
+    def lesson_taught(self, scope: Scope, concept_ids: Sequence[int]) -> dict[int, float]:
+        """The summed helpful outcomes each concept was taught with (those that have any)."""
+
+    @abc.abstractmethod
+    def concept_lessons(
+        self, scope: Scope, concept_ids: Sequence[int], limit: int
+    ) -> dict[int, ConceptLessons]:
+        """What the reader's layers hold of lessons for each concept that has any."""
+
+    @abc.abstractmethod
+    def carried(self, scope: Scope, concept_ids: Sequence[int]) -> set[int]:
+        """The concepts some memory in the reader's layers carries."""
 
     @abc.abstractmethod
     def access_of(self, seqs: Sequence[int]) -> dict[int, str]:

@@ -10,15 +10,14 @@ only from constants in this package. Backend exceptions are translated to the
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .. import times
 from ..errors import AssocmemError
@@ -30,7 +29,10 @@ from . import pending_links
 from .base import LinkRow, RankFields, Store, VectorRows, View, new_id
 from .pending_links import PendingLinks
 from .sql_graph import GraphQueries, roles_of
-from .sql_params import chunked, in_list, qmarks
+from .sql_lessons import LessonQueries
+from .sql_params import chunked, in_list, qmarks, translated
+
+_translated = translated
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,25 +48,6 @@ _MEMORY_COLUMNS = (
     "key_subject, key_relation, derived_from, status, protected, valence, created_at, "
     "author, thread, accessed_at, task, source_canonical"
 )
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _translated(method: Callable[P, R]) -> Callable[P, R]:
-    """Backend exceptions leave a store method as the matching `AssocmemError`."""
-
-    @functools.wraps(method)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except Exception as exc:
-            store = args[0]
-            if isinstance(store, SQLStore) and isinstance(exc, store.driver_errors):
-                raise store.translate(exc) from exc
-            raise
-
-    return wrapper
 
 
 def access_key(roles: Sequence[str]) -> str:
@@ -95,7 +78,7 @@ def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
 
 
-class SQLStore(GraphQueries, Store):
+class SQLStore(GraphQueries, LessonQueries, Store):
     """The SQL both backends share; a subclass opens the connection and supplies the
     dialect: how a write transaction begins, its error translation, its `where`
     compiler, and full-text and JSON queries.

@@ -268,6 +268,8 @@ class GraphQueries:
                 )
                 self._uncount_cooccurrence(seq, layer)
                 self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
+                # What outcomes taught about this memory points at nothing once it is gone.
+                self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
                 if key:
                     self._reactivate(key[0])
@@ -302,6 +304,12 @@ class GraphQueries:
                     " AND (a = ? OR b = ?)",
                     [*agent_layers, concept, concept],
                 )
+                for table in ("lessons", "lesson_concepts"):
+                    self._conn.execute(
+                        f"DELETE FROM {table} WHERE {in_list('scope_id', agent_layers)}"
+                        " AND concept_id = ?",
+                        [*agent_layers, concept],
+                    )
 
     def _uncount_cooccurrence(self, seq: int, layer: int) -> None:
         # What a memory's write added to its layer's links (1 per pair, to count and

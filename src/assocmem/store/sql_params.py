@@ -7,8 +7,12 @@ turn values into what both drivers bind the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 # Parameters per IN (...) list; SQLite allows 32766, smaller chunks keep plans simple.
 CHUNK = 500
@@ -37,3 +41,20 @@ def bindable(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(bindable(v) for v in value)
     return value
+
+
+def translated(method: Callable[P, R]) -> Callable[P, R]:
+    """Backend exceptions leave a store method as the matching `AssocmemError`
+    (the store, the method's first argument, names its driver's errors)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            store: Any = args[0]
+            if isinstance(exc, getattr(store, "driver_errors", ())):
+                raise store.translate(exc) from exc
+            raise
+
+    return wrapper
