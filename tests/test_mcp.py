@@ -62,10 +62,10 @@ def test_mcp_stdio_round_trip(tmp_path: Path) -> None:
         seen["tools"]
     )
     assert seen["described"]
-    assert seen["recall"]["expanded_concepts"] == {"retry": 2.0}
+    assert seen["recall"]["expanded_concepts"] == {"retri": 2.0}
     backoff = next(i for i in seen["recall"]["items"] if i["text"].startswith("Backoff"))
     assert backoff["source"] == "hebbian_retrieval"
-    assert backoff["via"][0]["concept"] == "retry"
+    assert backoff["via"][0]["concept"] == "retri"
     assert seen["edges"][("timeout", "backoff")] == 1.0
     assert seen["error"][0] and "UnknownMemory" in seen["error"][1]
     assert seen["range_error"][0] and "outcome" in seen["range_error"][1]

@@ -183,7 +183,7 @@ def test_link_times_move_to_microseconds_with_what_was_pending(db_path: str) -> 
             for e in mem.graph(["backoff"], depth=1).edges
         }
         assert edges == {
-            frozenset(("retry", "backoff")): (4.0, 3, 1.0, "2024-05-02T00:00:00.000000Z"),
+            frozenset(("retri", "backoff")): (4.0, 3, 1.0, "2024-05-02T00:00:00.000000Z"),
             frozenset(("backoff", "jitter")): (2.0, 2, 0.0, "2024-05-03T00:00:00.500000Z"),
         }
         mem.write("Jitter spreads the retries.", concepts=["jitter", "backoff"])

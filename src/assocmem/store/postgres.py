@@ -30,6 +30,7 @@ from ..types import WriteResult
 from .base import View
 from .migrations import migrations
 from .postgres_where import condition_sql
+from .refold import is_current, refold_once
 from .sql import SQLStore, _translated
 from .sql_params import in_list
 
@@ -142,6 +143,7 @@ class PostgresStore(SQLStore):
             raise StoreUnavailable(f"cannot connect to PostgreSQL: {_redact(exc)}") from exc
         try:
             self._migrate()
+            self._refold()
             self.native_vectors = self._enable_pgvector()
             if self.native_vectors:  # settings of the connection already open
                 self._conn.raw.execute("SET hnsw.iterative_scan = relaxed_order")
@@ -186,6 +188,17 @@ class PostgresStore(SQLStore):
                             "INSERT INTO schema_migrations (name, applied_at) VALUES (%s, %s)",
                             [name, times.now()],
                         )
+        finally:
+            raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
+
+    def _refold(self) -> None:
+        """Concept names to this assocmem's folding (refold.py), under the migration lock."""
+        if is_current(self):
+            return  # the one lookup of an open with nothing to do, and no lock taken
+        raw = self._conn.raw
+        raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
+        try:
+            refold_once(self)
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
 

@@ -24,6 +24,7 @@ from ..errors import (
 from ..filters import Condition
 from .base import View
 from .migrations import migrations
+from .refold import refold_once
 from .sql import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore, _translated
 from .sqlite_where import condition_sql
 
@@ -69,6 +70,7 @@ class SQLiteStore(SQLStore):
         try:
             self._configure(_SYNCHRONOUS[synchronous])
             self._migrate()
+            refold_once(self)  # BEGIN IMMEDIATE serialises it, as it does migrations
         except sqlite3.Error as exc:
             self._conn.close()
             raise translate(exc) from exc
