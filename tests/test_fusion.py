@@ -44,7 +44,8 @@ def test_decay_halves_per_half_life(kind: str, days: float, remaining: float) ->
 def test_folds_are_bounded() -> None:
     assert fusion.decay_factor(1.0) == 1.0
     assert fusion.decay_factor(0.0) == pytest.approx(0.9)
-    assert fusion.valence_factor(1.0) == pytest.approx(1.1)
+    assert fusion.valence_factor(1.0) == 1.0  # good outcomes lift through lessons only
+    assert fusion.valence_factor(-0.5) == pytest.approx(0.95)
     assert fusion.valence_factor(-5.0) == pytest.approx(0.9)
     assert fusion.value_factor(1.0) == 1.0
     assert fusion.value_factor(3.0) == pytest.approx(2**0.25)

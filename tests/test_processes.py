@@ -14,7 +14,7 @@ import pytest
 from assocmem import Memory
 from assocmem.store import pending_links
 
-from .conftest import Target
+from .conftest import Target, raw_query
 
 
 def run_step(step: str, db: str) -> dict[str, Any]:
@@ -37,9 +37,9 @@ def test_restart_control_across_three_processes(tmp_path: Path) -> None:
     rebuilt = run_step("rebuild", db)
 
     before, after = learned["before"], learned["after"]
-    assert before["expanded_concepts"] == {"retry": 2}
-    assert texts_via(before)["Backoff of two seconds fixed the flaky call."] == ["retry"]
-    assert after["expanded_concepts"] == {"backoff": 2, "retry": 4}
+    assert before["expanded_concepts"] == {"retri": 2}
+    assert texts_via(before)["Backoff of two seconds fixed the flaky call."] == ["retri"]
+    assert after["expanded_concepts"] == {"backoff": 2, "retri": 4}
     assert texts_via(after)["Jitter on the backoff spread the calls out."] == ["backoff"]
 
     assert loaded == after  # a fresh process reads exactly the taught path
@@ -94,17 +94,30 @@ def test_concurrent_processes_lose_nothing(store_target: Target) -> None:
         assert stats.memories == WORKERS * WRITES
         assert stats.feedback == WORKERS * FEEDBACKS
 
+        # Every rating is in the log, in commit order, and each taught "q" to its note.
+        log = raw_query(
+            db,
+            "SELECT f.outcome, m.text FROM feedback f JOIN feedback_items i"
+            " ON i.feedback_id = f.id JOIN memories m ON m.seq = i.memory_seq ORDER BY f.id",
+        )
+        assert len(log) == WORKERS * FEEDBACKS
         per_worker_feedback = sum(1.0 if k % 2 == 0 else 0.5 for k in range(FEEDBACKS))
+        (taught,) = raw_query(db, "SELECT SUM(taught) FROM lesson_concepts")[0]
+        assert taught == pytest.approx(WORKERS * per_worker_feedback)
+        lessons = raw_query(db, "SELECT SUM(weight), COUNT(*) FROM lessons")[0]
+        assert lessons == (pytest.approx(WORKERS * per_worker_feedback), WORKERS * FEEDBACKS)
+        # A call moves each link by its outcome times its note's share of what "q" was
+        # taught so far; replaying the log in commit order gives every weight exactly.
+        expected: dict[str, float] = {}
+        so_far = 0.0
+        for outcome, text in log:
+            so_far += outcome
+            _, worker, _, note = text.split()
+            for concept in ("common", f"w{worker}", f"topic{int(note) % TOPICS}"):
+                expected[concept] = expected.get(concept, 0.0) + outcome * outcome / so_far
         edges = {(e.source, e.target): e for e in mem.graph(["q"]).edges}
-        assert edges[("q", "common")].weight == pytest.approx(WORKERS * per_worker_feedback)
-        for w in range(WORKERS):
-            assert edges[("q", f"w{w}")].weight == pytest.approx(per_worker_feedback)
-        for topic in range(TOPICS):
-            # feedback rates notes i = 2, 5, 8, ...: topic i % 10
-            rated = [k for k in range(FEEDBACKS) if (3 * k + 2) % TOPICS == topic]
-            expected = WORKERS * sum(1.0 if k % 2 == 0 else 0.5 for k in rated)
-            edge = edges.get(("q", f"topic{topic}"))
-            assert (edge.weight if edge else 0.0) == pytest.approx(expected)
+        for concept, weight in expected.items():
+            assert edges[("q", concept)].weight == pytest.approx(weight)
 
         cooccurrence = {(e.source, e.target): e for e in mem.graph(["common"]).edges}
         for topic in range(TOPICS):

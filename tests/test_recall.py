@@ -84,8 +84,8 @@ def test_without_an_embedder_everything_but_the_vector_arm_runs(store_target: Ta
         result = mem.read("backup timed out")
         assert result.arms == {
             "episodic": True, "lexical": True, "semantic": False, "concept_scoped": True,
-            "hebbian_retrieval": True, "thread": True, "lexical_expansion": True,
-            "semantic_expansion": False,
+            "learned": True, "hebbian_retrieval": True, "thread": True,
+            "lexical_expansion": True, "semantic_expansion": False,
         }  # fmt: skip
         assert result.items[0].text.startswith("The backup")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from . import times
-from .concepts import STOP_WORDS, normalize_text, tokenize
+from .concepts import MAX_CONCEPT_CHARS, STOP_WORDS, normalize_concept, normalize_text, tokenize
 
 # Words that shape a question rather than say what it is about. As lexical terms
 # they match every memory that happens to ask or tell something.
@@ -106,6 +106,15 @@ def read_question(question: str, authors: Sequence[str]) -> QueryCues:
         periods=named_periods(question),
         author_words=frozenset(w for a in authors for w in normalize_text(a).split(" ")),
     )
+
+
+def compounds(question: str) -> list[str]:
+    """Adjacent word pairs of a question written as one word, normalised as concepts:
+    "time out" → ``timeout``, "set up" → ``setup``. Only candidates: a read keeps those
+    its reader's memories carry, so a compound never invents a concept."""
+    words = [t for t in tokenize(question) if t.isalpha()]
+    joined = (normalize_concept(a + b) for a, b in zip(words, words[1:], strict=False))
+    return list(dict.fromkeys(c for c in joined if len(c) <= MAX_CONCEPT_CHARS))
 
 
 def feedback_terms(texts: Sequence[str], question: QueryCues) -> list[str]:

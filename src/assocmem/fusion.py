@@ -23,8 +23,8 @@ RRF_K = 60.0
 
 # Arm order: on equal rank, the earlier arm is named as an item's source.
 ARM_ORDER: tuple[str, ...] = (
-    "episodic", "lexical", "semantic", "concept_scoped", "hebbian_retrieval", "thread",
-    "lexical_expansion", "semantic_expansion",
+    "episodic", "lexical", "semantic", "concept_scoped", "learned", "hebbian_retrieval",
+    "thread", "lexical_expansion", "semantic_expansion",
 )  # fmt: skip
 
 # Weight of each arm's vote. The three arms that match the question itself
@@ -35,11 +35,21 @@ ARM_ORDER: tuple[str, ...] = (
 # searches again, widened by what the best hits share) are guesses built on a
 # guess: half too. An exact fingerprint match
 # is the question's own text stored as a memory: it votes double.
+#
+# The learned arm carries what outcomes taught (see `lessons`): an application
+# said this memory answered questions with these concepts, which no retrieval
+# guess can say. Each of its votes is scaled by the share of the question its
+# lessons explain, and a vote explaining all of it weighs as much as every other
+# non-exact arm of a text read together (1 + 1 + 0.25 + 0.25 + 0.5 · 3 = 4): ranked
+# first, such a memory stands level with one that every other arm ranked first,
+# and one explaining half the question stands with a memory both direct arms rank
+# first. With no lesson for the question's concepts the arm is empty.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,
     "semantic": 1.0,
     "concept_scoped": 1.0,
+    "learned": 4.0,
     "hebbian_retrieval": 0.5,
     "thread": 0.5,
     "lexical_expansion": 0.5,
@@ -81,11 +91,21 @@ ACCESS_RESET_WINDOW = 1.0
 ACCESS_RESET_MIN = 0.01
 
 # Bounds of the folds. A fully faded memory keeps 90% of its fused score, and
-# valence moves a score by at most ±10%: under RRF (k = 60) that is the gap
-# between ranks about six places apart, so age and past outcomes reorder near
-# neighbours but never overturn a clear ranking.
+# a memory whose outcomes were bad keeps 90% of it: under RRF (k = 60) that is
+# the gap between ranks about six places apart, so age and past outcomes reorder
+# near neighbours but never overturn a clear ranking.
+#
+# Valence only lowers. A good outcome says a memory answered one question, and
+# the lessons it taught carry it to questions like that one; lifting it in every
+# read would push a popular answer into questions it does not answer (measured by
+# `assocmem bench learning`'s interference count). A bad outcome says it misled,
+# which is worth a reader's caution wherever it comes up.
 DECAY_WEIGHT = 0.1
 VALENCE_WEIGHT = 0.1
+# Lessons explaining half a question or less lift a candidate the question's arms
+# found by up to 10% (0.2 × ½), the bound every fold keeps; lessons explaining
+# more vote in fusion instead (see `lessons`).
+LESSON_WEIGHT = 0.2
 # Importance: the score scales with ((1 + value) / 2) ** 0.25, so the default
 # value 1 is neutral, value 3 lifts a memory by 19% and value 0 lowers it by 16%.
 VALUE_EXPONENT = 0.25
@@ -159,12 +179,14 @@ def rrf(
     *,
     weights: Mapping[str, float] | None = None,
     k: float | None = None,
+    confidence: Mapping[str, Mapping[K, float]] | None = None,
 ) -> list[Fused[K]]:
     """Weighted Reciprocal Rank Fusion of ranked key lists, best first.
 
     ``rankings`` maps an arm name to its keys, best first (rank 1). A key's score
-    is the sum over arms of ``weight / (k + rank)``; its source is the arm where
-    it ranked best (earlier in `ARM_ORDER` on ties). Equal scores order by key.
+    is the sum over arms of ``weight / (k + rank)``, times the arm's ``confidence``
+    in that key (in [0, 1]; 1 where not given); its source is the arm where it
+    ranked best (earlier in `ARM_ORDER` on ties). Equal scores order by key.
     """
     weights = ARM_WEIGHTS if weights is None else weights
     k = RRF_K if k is None else k
@@ -175,11 +197,26 @@ def rrf(
     position = {arm: i for i, arm in enumerate(ARM_ORDER)}
     fused = []
     for key, by_arm in ranks.items():
-        parts = {arm: weights.get(arm, 1.0) / (k + rank) for arm, rank in by_arm.items()}
+        parts = {
+            arm: weights.get(arm, 1.0) * _confidence(confidence, arm, key) / (k + rank)
+            for arm, rank in by_arm.items()
+        }
         source = min(by_arm, key=lambda arm: (by_arm[arm], position.get(arm, len(position)), arm))
         fused.append(Fused(key, sum(parts.values()), dict(by_arm), parts, source))
     fused.sort(key=lambda f: (-f.score, f.key))
     return fused
+
+
+def _confidence(confidence: Mapping[str, Mapping[K, float]] | None, arm: str, key: K) -> float:
+    if confidence is None or arm not in confidence:
+        return 1.0
+    return max(0.0, min(1.0, confidence[arm].get(key, 1.0)))
+
+
+def lesson_factor(support: float) -> float:
+    """The score multiplier for a candidate whose lessons explain ``support`` of the
+    question without voting (at most half of it)."""
+    return 1.0 + LESSON_WEIGHT * max(0.0, min(1.0, support))
 
 
 def decay(kind: str, age_days: float) -> float:
@@ -198,8 +235,9 @@ def value_factor(value: float) -> float:
 
 
 def valence_factor(valence: float) -> float:
-    """The score multiplier for a memory's valence in [-1, 1]."""
-    return 1.0 + VALENCE_WEIGHT * max(-1.0, min(1.0, valence))
+    """The score multiplier for a memory's valence in [-1, 1]: below 1 for a memory
+    whose outcomes were bad, 1 otherwise."""
+    return 1.0 + VALENCE_WEIGHT * max(-1.0, min(0.0, valence))
 
 
 def question_share(text: str) -> float:

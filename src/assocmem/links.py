@@ -4,7 +4,8 @@ how outcomes move them.
 Invariants: link weights are state of their own, persisted by the store and never
 recomputed from memories; a read follows only links whose weight, summed over
 the scope layers it can see, reaches the threshold; feedback moves every link
-between a query concept and a rated memory's concept by the outcome, and the
+between a query concept and a rated memory's concept by the outcome times how
+sharply that query concept points at the memory (see `lessons.teach`), and the
 weight a reader sees never drops below zero.
 """
 
@@ -14,6 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from . import lessons
 from .errors import UnknownMemory
 from .store import LinkRow, Store, View
 from .types import Edge, FeedbackResult, Graph, Scope, Via
@@ -128,12 +130,6 @@ def via(reaches: Sequence[Reach], names: dict[int, str]) -> tuple[Via, ...]:
     return tuple(sorted(steps, key=lambda v: (-v.weight, v.concept)))
 
 
-def feedback_delta(current: float, outcome: float) -> float:
-    """What to add to a layer so the summed weight moves by ``outcome``, floored at 0."""
-    visible = max(0.0, current)
-    return max(0.0, visible + outcome) - current
-
-
 def apply_feedback(
     store: Store,
     scope: Scope,
@@ -149,30 +145,41 @@ def apply_feedback(
                 raise UnknownMemory(
                     f"no memory {memory_id!r} is readable in this scope", record_id=memory_id
                 )
-        query_ids = set(store.intern_concepts(query_concepts).values())
+        query_ids = sorted(set(store.intern_concepts(query_concepts).values()))
         classes = store.access_of(list(seqs.values()))
         concepts = store.concepts_of(list(seqs.values()))
+        taught = lessons.teach(store, scope, classes, query_ids, outcome)
         # A pair learned from a restricted memory stays in that memory's access class,
         # so what a role may not read cannot surface as a link; a pair any public
-        # memory supports is learned publicly.
+        # memory supports is learned publicly. A link moves by the outcome times how
+        # sharply its query concept points at the rated memory, so a filler asked
+        # with every answer links to none of them.
         pair_class: dict[tuple[int, int], str] = {}
+        scale: dict[tuple[int, int], float] = {}
         for seq, memory_concepts in concepts.items():
             for q in query_ids:
                 for c in memory_concepts:
                     if q != c:
                         pair = (min(q, c), max(q, c))
                         pair_class[pair] = min(pair_class.get(pair, classes[seq]), classes[seq])
+                        scale[pair] = max(scale.get(pair, 0.0), taught.shares[(q, seq)])
         pairs = sorted(pair_class)
         current = store.links_between(scope, pairs)
         changes = [
-            (pair_class[(a, b)], a, b, feedback_delta(current.get((a, b), 0.0), outcome))
-            for a, b in pairs
+            (pair_class[pair], *pair, lessons.feedback_delta(current.get(pair, 0.0), move))
+            for pair in pairs
+            if (move := outcome * scale[pair])
         ]
         store.adjust_links(scope, changes, outcome)
         store.move_valence(list(seqs.values()), outcome, VALENCE_RATE)
         log_class = max(classes.values(), default="")
         feedback_id = store.log_feedback(scope, log_class, ids, query_concepts, outcome)
-    return FeedbackResult(id=feedback_id, links_updated=len(changes), memories_updated=len(seqs))
+    return FeedbackResult(
+        id=feedback_id,
+        links_updated=len(changes),
+        memories_updated=len(seqs),
+        lessons_updated=taught.lessons,
+    )
 
 
 def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Graph:

@@ -3,8 +3,9 @@
 1. filter: the read's `View` (scope layers, status, kinds, ``where``) is part of
    every store query below, so nothing outside it is ever scored;
 2. arms: each returns its own ranking: lexical (BM25), semantic (vectors),
-   episodic (exact fingerprint), concept_scoped, hebbian_retrieval, and thread
-   (neighbours of the best hits in their session);
+   episodic (exact fingerprint), concept_scoped, learned (memories outcomes
+   taught the question's concepts), hebbian_retrieval, and thread (neighbours of
+   the best hits in their session);
 3. fusion: weighted Reciprocal Rank Fusion of the rankings;
 4. ranking: the fused score times bounded folds for value, per-kind decay,
    valence, question form (a memory that ends asking states nothing of what it
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from . import filters, fusion, links, provenance, times
+from . import cues, filters, fusion, lessons, links, provenance, times
 from .cues import QueryCues, feedback_terms, read_question
 from .filters import Condition, Cue
 from .fusion import Fused, rrf
@@ -128,7 +129,10 @@ def _read(
             if request.query is not None
             else None
         )
-        query_ids = list(store.concept_ids(request.concepts).values())
+        query_concepts = request.concepts
+        if request.query is not None and not request.concepts_given:
+            query_concepts += _compounds(store, view, request.query, query_concepts)
+        query_ids = list(store.concept_ids(query_concepts).values())
         expansion = links.expand(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
@@ -140,8 +144,11 @@ def _read(
             "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }  # fmt: skip
+        learned = lessons.learned_hits(store, view, query_ids)
+        rankings["learned"] = [hit.seq for hit in lessons.voting(learned)][:depth]
         weights = fusion.arm_weights(request.concepts_given)
-        fused = rrf(rankings, weights=weights)
+        confidence = {"learned": {hit.seq: hit.support for hit in learned}}
+        fused = rrf(rankings, weights=weights, confidence=confidence)
         if fused and question is not None:
             rankings["thread"] = _thread_arm(store, view, fused, depth)
             best = [f.key for f in fused[:FEEDBACK_DOCS]]
@@ -149,19 +156,26 @@ def _read(
             if space is not None and probe is not None:
                 vector = space.feedback_probe(probe, best)
                 rankings["semantic_expansion"] = [s for s, _ in space.search(view, vector, depth)]
-            fused = rrf(rankings, weights=weights)
+            fused = rrf(rankings, weights=weights, confidence=confidence)
         pool = fused[:depth]
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        ranked = _rank(store, pool, _boosts(store, request, cues, [f.key for f in pool]), request)
+        boosts = _boosts(store, request, cues, [f.key for f in pool])
+        ranked = _rank(store, pool, boosts, lessons.corroborating(learned), request)
         reaches = {seq: r for seq, _, r in associative}
+        taught = {hit.seq: hit for hit in learned}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
+        concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
+                        for lesson in taught[seq].lessons}  # fmt: skip
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
     if touch:
         _touch(store, ranked, request.as_of)
-    items = [_explain(item, reaches.get(seq, []), names, request.explain) for seq, item in ranked]
+    items = [
+        _explain(item, reaches.get(seq, []), taught.get(seq), names, request.explain)
+        for seq, item in ranked
+    ]
     return ReadResult(
         items=tuple(items),
-        query_concepts=request.concepts,
+        query_concepts=query_concepts,
         expanded_concepts={
             names[r.concept_id]: r.weight
             for r in sorted(
@@ -174,6 +188,15 @@ def _read(
             "expanded_concepts_cut": expansion.cut,
         },
     )
+
+
+def _compounds(store: Store, view: View, question: str, concepts: Sequence[str]) -> tuple[str, ...]:
+    """Concepts the question spells as two words ("time out" for ``timeout``) that
+    the reader's memories carry."""
+    candidates = [c for c in cues.compounds(question) if c not in concepts]
+    known = store.concept_ids(candidates) if candidates else {}
+    carried = store.carried(view.scope, list(known.values())) if known else set()
+    return tuple(name for name, concept in known.items() if concept in carried)
 
 
 def _embedded(space: VectorSpace, text: str, probes: dict[str, np.ndarray] | None) -> np.ndarray:
@@ -308,10 +331,14 @@ def _boosts(
 
 
 def _rank(
-    store: Store, pool: list[Fused[int]], boosts: dict[int, float], request: ReadRequest
+    store: Store,
+    pool: list[Fused[int]],
+    boosts: dict[int, float],
+    corroborated: dict[int, float],
+    request: ReadRequest,
 ) -> list[tuple[int, Item]]:
-    """Fold value, decay, valence, question form and preference into the fused scores;
-    best k first."""
+    """Fold value, decay, valence, question form, preference and the support of
+    lessons too partial to vote into the fused scores; best k first."""
     as_of = times.to_datetime(request.as_of or times.now())
     fields = store.rank_fields([f.key for f in pool])
     scored = []
@@ -325,6 +352,7 @@ def _rank(
             "valence": fusion.valence_factor(row.valence),
             "question": fusion.question_factor(fusion.question_share(row.text)),
             "prefer": boosts.get(candidate.key, 1.0),
+            "lessons": fusion.lesson_factor(corroborated.get(candidate.key, 0.0)),
         }
         score = candidate.score
         for factor in folds.values():
@@ -370,8 +398,13 @@ def _touch(store: Store, ranked: Sequence[tuple[int, Item]], as_of: str | None) 
 
 
 def _explain(
-    item: Item, reaches: Sequence[links.Reach], names: dict[int, str], explain: bool
+    item: Item,
+    reaches: Sequence[links.Reach],
+    taught: lessons.LearnedHit | None,
+    names: dict[int, str],
+    explain: bool,
 ) -> Item:
     if not explain:
         return replace(item, sources={}, parts={})
-    return replace(item, via=links.via(reaches, names))
+    learned = lessons.via(taught, names) if taught is not None else ()
+    return replace(item, via=learned + links.via(reaches, names))

@@ -226,11 +226,13 @@ class Graph(_Plain):
 
 @dataclass(frozen=True)
 class FeedbackResult(_Plain):
-    """What one feedback call changed: links moved and memories re-valenced."""
+    """What one feedback call changed: links moved, lessons taught (see `lessons`)
+    and memories re-valenced."""
 
     id: int
     links_updated: int
     memories_updated: int
+    lessons_updated: int = 0
 
 
 @dataclass(frozen=True)
