@@ -42,6 +42,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.set_defaults(handler=_locomo)
 
+    doc = "whether feedback on outcomes reaches a reader's top 5 on held-out questions"
+    p = benches.add_parser("learning", help=doc, description=doc)
+    p.add_argument("--out", default="bench-learning.json", help="where to write the JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
+    p.add_argument("--types", type=int, default=40, help="problem types")
+    p.add_argument("--notes", type=int, default=2000, help="notes in the store")
+    p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
+    p.add_argument("--locomo", help="a LoCoMo-format file for the split-half transfer")
+    p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
+    p.add_argument("--outcomes", default="0,1,2,3,5", help="comma-separated outcome counts")
+    p.set_defaults(handler=_learning)
+
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
     p = benches.add_parser("server", help=doc, description=doc)
     p.add_argument("--out", default="bench-server.json", help="where to write the JSON")
@@ -79,6 +91,28 @@ def _locomo(args: argparse.Namespace) -> int:
     for name in systems:
         row = {cat: block["recall@10"] for cat, block in report[name].items()}
         print(f"{name:9s} recall@10 " + "  ".join(f"{c}={v:.3f}" for c, v in row.items()))
+    return 0
+
+
+def _learning(args: argparse.Namespace) -> int:
+    from . import learning  # needs the bench extra (PyStemmer), like server needs its own
+
+    report = learning.run(
+        args.out,
+        seed=args.seed,
+        types=args.types,
+        notes=args.notes,
+        embedder_name=None if args.embedder == "none" else args.embedder,
+        locomo_path=args.locomo,
+        conversations=args.conversations.split(",") if args.conversations else None,
+        outcomes=[int(n) for n in args.outcomes.split(",")],
+    )
+    for n, figures in report["outcomes"].items():
+        row = "  ".join(f"{m} r@5={figures[m]['recall@5']:.3f}" for m in learning.MODES)
+        print(f"outcomes {n}: {row}")
+    if "locomo" in report:
+        overall = report["locomo"]["recall@10"]["overall(1-4)"]
+        print(f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}")
     return 0
 
 

@@ -1,0 +1,663 @@
+"""Learning benchmark: does what the memory learns from outcomes reach a reader's top 5?
+
+On a generated recurring-problem workload (`learning_workload`) whose fixing notes
+share no word with the questions about them, the memory is told, for each problem
+type, which note fixed it after n training questions; then held-out wordings of
+every type are read as text and as concepts, and the fixing note's recall@5 and
+MRR@10 are scored. Next to each n: no feedback (n = 0), the same feedback calls
+rating random notes, BM25 and dense baselines, the n = 3 store read again in a
+fresh process (restart), a store rebuilt from the notes (what feedback taught is
+not in them), and teaching half the types (do their fixes crowd the other half's
+top 5?). With a LoCoMo-format file, each conversation's questions are split in
+two halves and feedback on one half's evidence is scored on the other's, with a
+random-feedback control and bootstrap intervals of the paired gains.
+
+The note store is built (and embedded) once; each condition reads a copy of its
+SQLite file, taken after the store was closed (so the WAL is checkpointed into it).
+Every note is observed at one fixed, long past moment, so every note has faded
+alike and a read restarts no decay clock: reads change nothing, and a copy read
+twice, or in another process, ranks the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from assocmem import Memory
+from assocmem.embedders import Embedder, load_embedder
+
+from . import learning_workload, locomo
+from .core import environment
+from .learning_workload import Question, Workload
+
+AGENT = "learning"
+READ_K = 10
+TOP = 5
+RESTART_OUTCOMES = 3
+INTERFERENCE_OUTCOMES = 3
+RESAMPLES = 2_000
+MODES = ("text", "concepts")  # a held-out question read as its text, and as its content words
+DIRECT_SOURCES = frozenset({"lexical", "semantic"})
+# Notes are episodic (half-life 7 days): this is long past, so every note has faded alike
+# and no read restarts a clock, whenever the benchmark runs.
+OBSERVED_AT = datetime(2020, 1, 1, tzinfo=UTC)
+
+Ranking = list[tuple[str, str]]  # (note key, source) of each item, best first
+Reads = list[dict[str, Any]]  # per held-out question: its type and both rankings
+Steps = list[tuple[str, list[str]]]  # (question, ids rated as having helped) per feedback call
+Halves = tuple[list[locomo.Question], list[locomo.Question]]  # training, held out
+
+
+@dataclass
+class Context:
+    """What every condition shares: the workload, the built store and the clock."""
+
+    workload: Workload
+    folder: Path
+    embedder: Embedder | None
+    embedder_name: str | None
+    base: Path
+    id_of: dict[str, str]  # note key -> memory id (the same in every copy)
+    start: float
+
+    @property
+    def key_of(self) -> dict[str, str]:
+        return {memory_id: key for key, memory_id in self.id_of.items()}
+
+    @property
+    def held_out(self) -> list[Question]:
+        return [q for t in self.workload.types for q in t.held_out]
+
+    def say(self, message: str) -> None:
+        print(f"[{time.perf_counter() - self.start:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+class CachedEmbedder(Embedder):
+    """The embedder given, remembering each batch it embedded.
+
+    Every condition asks the same questions of a copy of the same notes, and a
+    text's vector does not depend on the store, so each question is embedded once
+    for the whole run (embedding dominates a read on a CPU). A batch is looked up
+    whole: the vectors are exactly those the model would compute again.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id, self.dims = inner.model_id, inner.dims
+        self.batch_size, self.normalized = inner.batch_size, inner.normalized
+        self._batches: dict[tuple[str, ...], Any] = {}
+
+    def embed_batch(self, texts: Sequence[str]) -> Any:
+        key = tuple(texts)
+        if key not in self._batches:
+            self._batches[key] = self.inner.embed_batch(texts)
+        return self._batches[key].copy()
+
+
+# -- stores --------------------------------------------------------------------
+
+
+def build_store(workload: Workload, path: Path, embedder: Embedder | None) -> dict[str, str]:
+    """Write the workload's notes into a fresh store at ``path`` and close it; returns
+    note key -> memory id."""
+    with Memory(str(path), agent_id=AGENT, embedder=embedder) as mem:
+        results = mem.write_many(
+            [
+                {"text": n.text, "observed_at": OBSERVED_AT, "meta": {"note": n.key}}
+                for n in workload.notes
+            ]
+        )
+    refused = [r.reason for r in results if not r.stored]
+    if refused:
+        raise RuntimeError(f"{len(refused)} notes were not stored: {refused[:3]}")
+    return {n.key: str(r.id) for n, r in zip(workload.notes, results, strict=True)}
+
+
+def copy_store(source: Path, target: Path) -> Path:
+    """A copy of a closed store's file (the WAL was checkpointed into it at close)."""
+    wal = Path(f"{source}-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise RuntimeError(f"{source} has an unmerged WAL: close the store before copying it")
+    shutil.copyfile(source, target)
+    return target
+
+
+def teach(mem: Memory, steps: Steps, tick: Callable[[], None] = lambda: None) -> None:
+    """For each (question, ids): read the question, then rate those ids as having helped."""
+    for text, ids in steps:
+        result = mem.read(text, k=READ_K)
+        mem.feedback(ids, outcome=1.0, query_concepts=result.query_concepts)
+        tick()
+
+
+def fixing_steps(ctx: Context, n: int, types: Sequence[int] | None = None) -> Steps:
+    """n training questions per type (cycling its wordings), each rating its fixing note."""
+    chosen = [t for t in ctx.workload.types if types is None or t.index in types]
+    return [
+        (t.training[i % len(t.training)].text, [ctx.id_of[t.fix_key]])
+        for t in chosen
+        for i in range(n)
+    ]
+
+
+def random_steps(steps: Steps, ids: Sequence[str], rng: random.Random) -> Steps:
+    """The same questions, each rating one uniformly random note instead."""
+    return [(text, [rng.choice(ids)]) for text, _ in steps]
+
+
+# -- reading and scoring -------------------------------------------------------
+
+
+def held_out_reads(mem: Memory, questions: Sequence[Question], key_of: dict[str, str]) -> Reads:
+    """Each question read as text and as its content words, rankings as note keys."""
+    reads = []
+    for q in questions:
+        text = mem.read(q.text, k=READ_K).items
+        concepts = mem.read(concepts=learning_workload.content_words(q.text), k=READ_K).items
+        reads.append(
+            {
+                "type": q.type_index,
+                "new_template": q.new_template,
+                "text": [(key_of[i.id], i.source) for i in text],
+                "concepts": [(key_of[i.id], i.source) for i in concepts],
+            }
+        )
+    return reads
+
+
+def reciprocal_rank(ranking: Sequence[str], wanted: str) -> float:
+    return 1.0 / (ranking.index(wanted) + 1) if wanted in ranking[:READ_K] else 0.0
+
+
+def score_block(
+    rankings: Sequence[Ranking], wanted: Sequence[str], new_template: Sequence[bool]
+) -> dict[str, Any]:
+    """recall@5, MRR@10, and which arm brought the wanted note, over some reads."""
+    hits = [w in [k for k, _ in r[:TOP]] for r, w in zip(rankings, wanted, strict=True)]
+    fix_source = [dict(r).get(w) for r, w in zip(rankings, wanted, strict=True)]
+    by_source = Counter(s for r in rankings for _, s in r)
+    unseen = [h for h, new in zip(hits, new_template, strict=True) if new]
+    return {
+        "recall@5": _mean(hits),
+        "mrr@10": _mean(
+            reciprocal_rank([k for k, _ in r], w) for r, w in zip(rankings, wanted, strict=True)
+        ),
+        "recall@5_new_templates": _mean(unseen),
+        "fix_returned": sum(s is not None for s in fix_source),
+        "fix_sources": dict(sorted(Counter(s for s in fix_source if s).items())),
+        "fix_source_by_read": fix_source,
+        "mean_items_not_lexical_semantic": _mean(
+            sum(s not in DIRECT_SOURCES for _, s in r) for r in rankings
+        ),
+        "mean_items_by_source": {
+            s: round(c / max(1, len(rankings)), 3) for s, c in sorted(by_source.items())
+        },
+    }
+
+
+def summarize(ctx: Context, reads: Reads) -> dict[str, Any]:
+    """Text and concept figures of held-out reads."""
+    wanted = [ctx.workload.types[r["type"]].fix_key for r in reads]
+    new = [r["new_template"] for r in reads]
+    return {mode: score_block([r[mode] for r in reads], wanted, new) for mode in MODES}
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return round(statistics.fmean(values), 3) if values else 0.0
+
+
+def _line(figures: dict[str, Any]) -> str:
+    return " | ".join(
+        f"{mode} r@5={figures[mode]['recall@5']:.3f} mrr={figures[mode]['mrr@10']:.3f}"
+        for mode in MODES
+    )
+
+
+# -- conditions ----------------------------------------------------------------
+
+
+def condition(ctx: Context, name: str, steps: Steps) -> tuple[Path, Reads]:
+    """Teach a fresh copy of the base store, then read every held-out question."""
+    path = copy_store(ctx.base, ctx.folder / f"{name}.db")
+    with Memory(str(path), agent_id=AGENT, embedder=ctx.embedder) as mem:
+        teach(mem, steps)
+        reads = held_out_reads(mem, ctx.held_out, ctx.key_of)
+    return path, reads
+
+
+def outcome_conditions(ctx: Context, outcomes: Sequence[int], seed: int) -> dict[str, Any]:
+    """Fixing and random feedback after n outcomes per type, for every n."""
+    report: dict[str, Any] = {"outcomes": {}, "random_feedback": {}, "_reads": {}, "_paths": {}}
+    all_ids = [ctx.id_of[n.key] for n in ctx.workload.notes]
+    for n in sorted(set(outcomes) | {0}):
+        began = time.perf_counter()
+        steps = fixing_steps(ctx, n)
+        path, reads = condition(ctx, f"outcomes-{n}", steps)
+        report["_reads"][n], report["_paths"][n] = reads, path
+        if n in outcomes:
+            figures = {"feedback_calls": len(steps), **summarize(ctx, reads)}
+            figures["seconds"] = _since(began)
+            report["outcomes"][str(n)] = figures
+            ctx.say(f"outcomes n={n}: {_line(figures)} ({figures['seconds']}s)")
+        if n == 0:
+            continue
+        began = time.perf_counter()
+        rng = random.Random(f"{seed}:random:{n}")
+        _, reads = condition(ctx, f"random-{n}", random_steps(steps, all_ids, rng))
+        figures = {"feedback_calls": len(steps), **summarize(ctx, reads)}
+        figures["seconds"] = _since(began)
+        report["random_feedback"][str(n)] = figures
+        ctx.say(f"random feedback n={n}: {_line(figures)} ({figures['seconds']}s)")
+    return report
+
+
+def restart_reads(spec_path: str) -> None:
+    """Read the held-out questions of a spec file in this process and print the reads as
+    JSON (the restart control runs this in a fresh interpreter)."""
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    questions = [Question(q["text"], q["type"], q["new_template"]) for q in spec["questions"]]
+    with Memory(spec["path"], agent_id=AGENT, embedder=spec["embedder"]) as mem:
+        reads = held_out_reads(mem, questions, spec["key_of"])
+    print(json.dumps(reads))
+
+
+def restart(ctx: Context, path: Path, in_process: Reads) -> dict[str, Any]:
+    """The taught store, closed, read again by a fresh Python process."""
+    began = time.perf_counter()
+    spec = ctx.folder / "restart.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "path": str(path),
+                "embedder": ctx.embedder_name,
+                "key_of": ctx.key_of,
+                "questions": [
+                    {"text": q.text, "type": q.type_index, "new_template": q.new_template}
+                    for q in ctx.held_out
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    code = "import sys; from assocmem_bench import learning; learning.restart_reads(sys.argv[1])"
+    done = subprocess.run([sys.executable, "-c", code, str(spec)], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"the restart process failed: {done.stderr[-2000:]}")
+    reads = [_as_tuples(r) for r in json.loads(done.stdout)]
+    figures = summarize(ctx, reads)
+    report = {
+        "outcomes": RESTART_OUTCOMES,
+        **figures,
+        "equal_to_in_process": figures == summarize(ctx, in_process),
+        "identical_rankings": reads == in_process,
+        "seconds": _since(began),
+    }
+    ctx.say(f"restart n={RESTART_OUTCOMES}: {_line(figures)} equal={report['equal_to_in_process']}")
+    return report
+
+
+def _as_tuples(read: dict[str, Any]) -> dict[str, Any]:
+    return {**read, **{m: [tuple(x) for x in read[m]] for m in MODES}}
+
+
+def rebuilt(ctx: Context, no_feedback: Reads) -> dict[str, Any]:
+    """A store written again from the notes alone, read with no feedback."""
+    began = time.perf_counter()
+    path = ctx.folder / "rebuilt.db"
+    id_of = build_store(ctx.workload, path, ctx.embedder)
+    key_of = {memory_id: key for key, memory_id in id_of.items()}
+    with Memory(str(path), agent_id=AGENT, embedder=ctx.embedder) as mem:
+        reads = held_out_reads(mem, ctx.held_out, key_of)
+    figures = summarize(ctx, reads)
+    report = {
+        **figures,
+        "equal_to_no_feedback": figures == summarize(ctx, no_feedback),
+        "identical_rankings": reads == no_feedback,
+        "seconds": _since(began),
+    }
+    ctx.say(f"rebuilt: {_line(figures)} equal={report['equal_to_no_feedback']}")
+    return report
+
+
+def interference(ctx: Context, no_feedback: Reads) -> dict[str, Any]:
+    """Teach every other type; count the taught fixes in the untaught types' top 5."""
+    began = time.perf_counter()
+    taught = [t.index for t in ctx.workload.types if t.index % 2 == 0]
+    _, reads = condition(ctx, "interference", fixing_steps(ctx, INTERFERENCE_OUTCOMES, taught))
+    taught_fixes = {ctx.workload.types[i].fix_key for i in taught}
+
+    def crowding(rows: Reads, mode: str) -> float:
+        return _mean(sum(k in taught_fixes for k, _ in r[mode][:TOP]) for r in rows)
+
+    untaught = [r for r in reads if r["type"] not in taught]
+    untaught_before = [r for r in no_feedback if r["type"] not in taught]
+    taught_figures = summarize(ctx, [r for r in reads if r["type"] in taught])
+    untaught_figures = summarize(ctx, untaught)
+    report = {
+        "outcomes": INTERFERENCE_OUTCOMES,
+        "taught_types": taught,
+        "untaught_mean_taught_fixes_in_top5": {m: crowding(untaught, m) for m in MODES},
+        "untaught_mean_taught_fixes_in_top5_no_feedback": {
+            m: crowding(untaught_before, m) for m in MODES
+        },
+        "untaught_recall@5": {m: untaught_figures[m]["recall@5"] for m in MODES},
+        "taught_recall@5": {m: taught_figures[m]["recall@5"] for m in MODES},
+        "seconds": _since(began),
+    }
+    crowded = report["untaught_mean_taught_fixes_in_top5"]
+    ctx.say(
+        f"interference: taught fixes per untaught top 5 {crowded}, "
+        f"taught r@5 {report['taught_recall@5']}"
+    )
+    return report
+
+
+# -- baselines and the workload's semantic distance -----------------------------
+
+
+def baselines(ctx: Context) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """BM25 and dense recall@5 / MRR@10 on the held-out questions, and the dense
+    cosine and rank of each held-out question's fixing note (None without an embedder)."""
+    turns = [locomo.Turn(n.key, n.text, "", 0, OBSERVED_AT) for n in ctx.workload.notes]
+    base = locomo.Baselines(turns, ctx.embedder)
+    bm25, dense, check = [], [], []
+    position = {n.key: i for i, n in enumerate(ctx.workload.notes)}
+    for q in ctx.held_out:
+        fix = ctx.workload.types[q.type_index].fix_key
+        bm25.append((base.rank_bm25(q.text, READ_K), fix))
+        if base.vectors is not None and ctx.embedder is not None:
+            ranked = base.rank_dense(q.text, len(turns))
+            dense.append((ranked[:READ_K], fix))
+            cosine = float(base.vectors[position[fix]] @ ctx.embedder.embed_one(q.text))
+            check.append((q.type_index, cosine, ranked.index(fix) + 1))
+    report = {"bm25": _baseline_block(bm25), "dense": _baseline_block(dense) if dense else None}
+    ctx.say(f"baselines: {json.dumps(report)}")
+    return report, _dense_check(check) if check else None
+
+
+def _baseline_block(rows: Sequence[tuple[list[str], str]]) -> dict[str, float]:
+    return {
+        "recall@5": _mean(fix in ranked[:TOP] for ranked, fix in rows),
+        "mrr@10": _mean(reciprocal_rank(ranked, fix) for ranked, fix in rows),
+    }
+
+
+def _dense_check(rows: Sequence[tuple[int, float, int]]) -> dict[str, Any]:
+    per_type: dict[int, dict[str, list[Any]]] = {}
+    for type_index, cosine, rank in rows:
+        entry = per_type.setdefault(type_index, {"cosine": [], "rank": []})
+        entry["cosine"].append(round(cosine, 3))
+        entry["rank"].append(rank)
+    return {
+        "mean_cosine": _mean(c for _, c, _ in rows),
+        "mean_rank": _mean(r for _, _, r in rows),
+        "median_rank": statistics.median(r for _, _, r in rows),
+        "share_fix_in_dense_top5": _mean(r <= TOP for _, _, r in rows),
+        "per_type": [{"type": t, **v} for t, v in sorted(per_type.items())],
+    }
+
+
+def describe(workload: Workload) -> dict[str, Any]:
+    """The workload's shape, its digest and one type's notes and questions."""
+    roles = Counter(n.role for n in workload.notes)
+    first = workload.types[0]
+    return {
+        "seed": workload.seed,
+        "types": len(workload.types),
+        "notes": {"total": len(workload.notes), **dict(sorted(roles.items()))},
+        "problem_words_per_type": learning_workload.PROBLEM_WORDS,
+        "fixing_words_per_type": learning_workload.FIXING_WORDS,
+        "question_templates": len(learning_workload.QUESTION_TEMPLATES),
+        "held_out_only_templates": workload.held_out_only_templates,
+        "fingerprint": workload.fingerprint(),
+        "example": {
+            "problem_words": first.problem_words,
+            "fixing_words": first.fixing_words,
+            "notes": [n.text for n in workload.notes if n.type_index == first.index],
+            "training": [q.text for q in first.training],
+            "held_out": [q.text for q in first.held_out],
+        },
+    }
+
+
+# -- LoCoMo transfer -----------------------------------------------------------
+
+
+def split_questions(questions: Sequence[locomo.Question], seed: int) -> Halves:
+    """Training and held-out halves: sorted by a seeded hash of the text, alternating."""
+
+    def digest(q: locomo.Question) -> str:
+        return hashlib.sha256(f"{seed}\n{q.text}".encode()).hexdigest()
+
+    ordered = sorted(questions, key=lambda q: (digest(q), q.text))
+    return ordered[0::2], ordered[1::2]
+
+
+def evidence_recall(
+    mem: Memory,
+    questions: Sequence[locomo.Question],
+    dia_of: dict[str, str],
+    tick: Callable[[], None],
+) -> list[float]:
+    """recall@10 of each question's evidence turns."""
+    found = []
+    for q in questions:
+        ranked = {dia_of[i.id] for i in mem.read(q.text, k=READ_K).items}
+        found.append(len(ranked & set(q.evidence)) / len(q.evidence))
+        tick()
+    return found
+
+
+def scored_halves(conversation: locomo.Conversation, seed: int) -> Halves:
+    """The training and held-out halves of a conversation's category 1-4 questions."""
+    return split_questions([q for q in conversation.questions if q.category in locomo.SCORED], seed)
+
+
+def transfer_conversation(
+    conversation: locomo.Conversation,
+    folder: Path,
+    embedder: Embedder | None,
+    seed: int,
+    progress: locomo.Progress,
+) -> dict[str, Any]:
+    """No-feedback, feedback and random-feedback recall@10 on one conversation's held-out half."""
+    train, held = scored_halves(conversation, seed)
+    base = folder / f"{conversation.sample_id}.db"
+    mem, dia_of = locomo.index_assocmem(conversation, str(base), embedder)
+    mem.close()
+    by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
+    rng = random.Random(f"{seed}:locomo:{conversation.sample_id}")
+    ids = sorted(dia_of)
+    plans = {
+        "no_feedback": [],
+        "feedback": [(q.text, [by_dia[e] for e in q.evidence]) for q in train],
+        "random": [(q.text, rng.sample(ids, len(q.evidence))) for q in train],
+    }
+    recall = {}
+    for name, steps in plans.items():
+        path = copy_store(base, folder / f"{conversation.sample_id}-{name}.db")
+        with Memory(str(path), agent_id="locomo", embedder=embedder) as copy:
+            teach(copy, steps, lambda: progress.step(conversation.sample_id))
+            recall[name] = evidence_recall(
+                copy, held, dia_of, lambda: progress.step(conversation.sample_id)
+            )
+    return {"train": len(train), "held": held, "recall": recall}
+
+
+def bootstrap_ci(diffs: Sequence[float], rng: Any) -> list[float] | None:
+    """95% percentile interval of the mean of paired differences."""
+    import numpy
+
+    if not diffs:
+        return None
+    values = numpy.asarray(diffs, dtype=float)
+    means = values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(axis=1)
+    low, high = numpy.percentile(means, [2.5, 97.5])
+    return [round(float(low), 3), round(float(high), 3)]
+
+
+def transfer_table(rows: Sequence[tuple[int, dict[str, float]]], seed: int) -> dict[str, Any]:
+    """Per category and overall: each system's recall@10 and the paired gains with CIs."""
+    import numpy
+
+    rng = numpy.random.default_rng(seed)
+    groups = {
+        f"{c} {locomo.CATEGORIES[c]}": [r for cat, r in rows if cat == c]
+        for c in locomo.SCORED
+        if any(cat == c for cat, _ in rows)
+    }
+    groups["overall(1-4)"] = [r for _, r in rows]
+    table = {}
+    for name, group in groups.items():
+        block: dict[str, Any] = {"n": len(group)}
+        for system in ("no_feedback", "feedback", "random"):
+            block[system] = _mean(r[system] for r in group)
+        for system, label in (("feedback", "gain"), ("random", "random_gain")):
+            diffs = [r[system] - r["no_feedback"] for r in group]
+            block[label] = {"mean": _mean(diffs), "ci95": bootstrap_ci(diffs, rng)}
+        table[name] = block
+    return table
+
+
+def locomo_transfer(
+    path: str,
+    conversations: Sequence[str] | None,
+    folder: Path,
+    embedder: Embedder | None,
+    seed: int,
+    say: Any,
+) -> dict[str, Any]:
+    """The LoCoMo split-half feedback transfer over every (chosen) conversation."""
+    began = time.perf_counter()
+    rows: list[tuple[int, dict[str, float]]] = []
+    per_conversation = {}
+    loaded = locomo.load(path, conversations)
+    halves = [scored_halves(c, seed) for c in loaded]
+    progress = locomo.Progress(sum(2 * len(t) + 3 * len(h) for t, h in halves), "locomo")
+    for conversation in loaded:
+        result = transfer_conversation(conversation, folder, embedder, seed, progress)
+        mine = [
+            (q.category, {s: result["recall"][s][i] for s in result["recall"]})
+            for i, q in enumerate(result["held"])
+        ]
+        rows.extend(mine)
+        if progress.done < progress.total:  # the bar holds the line: end it first
+            sys.stderr.write("\n")
+        per_conversation[conversation.sample_id] = {
+            "training": result["train"],
+            "held_out": len(result["held"]),
+            **{s: _mean(r[s] for _, r in mine) for s in ("no_feedback", "feedback", "random")},
+        }
+        say(f"locomo {conversation.sample_id}: {per_conversation[conversation.sample_id]}")
+    table = transfer_table(rows, seed)
+    say(f"locomo overall: {table.get('overall(1-4)')}")
+    return {
+        "data": Path(path).name,
+        "k": READ_K,
+        "resamples": RESAMPLES,
+        "recall@10": table,
+        "per_conversation": per_conversation,
+        "seconds": _since(began),
+    }
+
+
+# -- the run -------------------------------------------------------------------
+
+
+def run(
+    out: str,
+    *,
+    seed: int = 0,
+    types: int = 40,
+    notes: int = 2000,
+    embedder_name: str | None = "minilm",
+    locomo_path: str | None = None,
+    conversations: Sequence[str] | None = None,
+    outcomes: Sequence[int] = (0, 1, 2, 3, 5),
+) -> dict[str, Any]:
+    """Run the benchmark and write the JSON report to ``out``; returns the report."""
+    start = time.perf_counter()
+    workload = learning_workload.generate(seed, types, notes)
+    embedder = CachedEmbedder(load_embedder(embedder_name)) if embedder_name else None
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="assocmem-learning-") as tmp:
+        folder = Path(tmp)
+        id_of = build_store(workload, folder / "base.db", embedder)
+        ctx = Context(workload, folder, embedder, embedder_name, folder / "base.db", id_of, start)
+        seconds["build"] = round(time.perf_counter() - start, 1)
+        ctx.say(f"built {len(workload.notes)} notes, {types} types ({seconds['build']}s)")
+        report = _learning_sections(ctx, outcomes, seed, seconds)
+        if locomo_path:
+            report["locomo"] = locomo_transfer(
+                locomo_path, conversations, folder, embedder, seed, ctx.say
+            )
+            seconds["locomo"] = report["locomo"]["seconds"]
+    seconds["total"] = round(time.perf_counter() - start, 1)
+    report["seconds"] = seconds
+    Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    ctx.say(f"done; wrote {out}")
+    return report
+
+
+def _learning_sections(
+    ctx: Context, outcomes: Sequence[int], seed: int, seconds: dict[str, float]
+) -> dict[str, Any]:
+    """Every section of the generated workload, in the report's key order."""
+    began = time.perf_counter()
+    workload = describe(ctx.workload)
+    baseline, workload["dense_check"] = baselines(ctx)
+    seconds["baselines"] = _since(began)
+    began = time.perf_counter()
+    taught = outcome_conditions(ctx, outcomes, seed)
+    reads, paths = taught.pop("_reads"), taught.pop("_paths")
+    if RESTART_OUTCOMES not in reads:
+        paths[RESTART_OUTCOMES], reads[RESTART_OUTCOMES] = condition(
+            ctx, "restart", fixing_steps(ctx, RESTART_OUTCOMES)
+        )
+    seconds["outcomes"] = _since(began)
+    report = {
+        "environment": environment(
+            embedder=ctx.embedder.model_id if ctx.embedder else None,
+            backend="sqlite",
+            sqlite=sqlite3.sqlite_version,
+        ),
+        "config": {
+            "seed": seed,
+            "types": len(ctx.workload.types),
+            "notes": len(ctx.workload.notes),
+            "embedder": ctx.embedder_name,
+            "outcomes": list(outcomes),
+            "read_k": READ_K,
+            "top": TOP,
+        },
+        "workload": workload,
+        **taught,
+        "baselines": baseline,
+        "restart": restart(ctx, paths[RESTART_OUTCOMES], reads[RESTART_OUTCOMES]),
+        "rebuilt": rebuilt(ctx, reads[0]),
+        "interference": interference(ctx, reads[0]),
+    }
+    seconds.update(
+        {name: report[name]["seconds"] for name in ("restart", "rebuilt", "interference")}
+    )
+    return report
+
+
+def _since(began: float) -> float:
+    return round(time.perf_counter() - began, 1)
