@@ -101,7 +101,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 def cmd_feedback(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         result = mem.feedback(args.ids, args.outcome, query_concepts=args.concept or None)
-    _emit(args, result.to_dict(), f"feedback {result.id}: {result.links_updated} links moved")
+    summary = f"{result.lessons_updated} lessons taught, {result.links_updated} links moved"
+    _emit(args, result.to_dict(), f"feedback {result.id}: {summary}")
     return 0
 
 

@@ -26,8 +26,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 INSTRUCTIONS = (
     "Long-term associative memory. `remember` what you saw and learned; `recall` returns "
     "memories with the path that found each (source, via). After answering, rate the "
-    "memories the answer relied on with `feedback`: the links between the question's "
-    "concepts and theirs move, and later recalls follow them."
+    "memories the answer relied on with `feedback`: they are taught the question's "
+    "concepts, so a later question carrying them finds them (source `learned`), and the "
+    "links between the question's concepts and theirs move."
 )
 
 Text = Annotated[str, Field(description="The memory's text, as observed (kept verbatim).")]
@@ -146,7 +147,8 @@ def build_server(
             list[str] | None, Field(description="The concepts the question was about.")
         ] = None,
     ) -> dict[str, Any]:
-        """Rate the memories an answer relied on; links from the question's concepts move."""
+        """Rate the memories an answer relied on: they are taught the question's concepts,
+        and links from those concepts move."""
         memory = _memory(ctx)
         return _guarded(lambda: memory.feedback(ids, outcome, query_concepts).to_dict())
 
