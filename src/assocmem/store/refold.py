@@ -7,14 +7,16 @@ or with another folding, is refolded once when it opens, in one write
 transaction: each concept is renamed to the current fold of the spelling its
 memories carry most (of its old name when none carries it), and concepts that
 come to share a name are merged into the lowest id, their memory rows, links and
-lessons summed, so nothing a write or feedback taught is lost. The SQL is shared
+lessons summed, so nothing a write or feedback taught is lost; a memory that
+carried two merged spellings counts each of its pairs once, as a write does. The SQL is shared
 by both backends; a schema migration cannot do this, as it needs the stemmer.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from ..concepts import FOLDING, normalize_concept
@@ -80,8 +82,10 @@ def _merge(store: SQLStore, merged: dict[int, int]) -> None:
     conn.execute("CREATE TEMPORARY TABLE refold_map (old_id BIGINT PRIMARY KEY, new_id BIGINT)")
     conn.executemany("INSERT INTO refold_map (old_id, new_id) VALUES (?, ?)", list(merged.items()))
     store._fold_links()  # every pending count in `links`, where the re-keying sees it
+    overcounts = _overcounts(store, merged)
     _merge_memory_concepts(store)
     _merge_links(store)
+    _uncount(store, overcounts)
     for table, columns in _BY_CONCEPT.items():
         _merge_by_concept(store, table, *columns)
     conn.execute("DELETE FROM concepts WHERE id IN (SELECT old_id FROM refold_map)")
@@ -130,6 +134,36 @@ def _merge_memory_concepts(store: SQLStore) -> None:
     )
     store._conn.execute(
         "DELETE FROM memory_concepts WHERE concept_id IN (SELECT old_id FROM refold_map)"
+    )
+
+
+def _overcounts(store: SQLStore, merged: dict[int, int]) -> Counter[tuple[int, int, int]]:
+    """Co-occurrence that summing would count more than once: a memory that carried
+    two spellings now merged (seeing, see) wrote a pair with each, so after the merge
+    it would hold n_a × n_b counts of a pair it carries once. ``(layer, a, b)`` → extra."""
+    carried: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for layer, seq, concept in store._query(
+        "SELECT scope_id, memory_seq, concept_id FROM memory_concepts WHERE memory_seq IN"
+        " (SELECT memory_seq FROM memory_concepts"
+        "  WHERE concept_id IN (SELECT old_id FROM refold_map))"
+    ):
+        carried[(layer, seq)].append(merged.get(concept, concept))
+    extra: Counter[tuple[int, int, int]] = Counter()
+    for (layer, _), concepts in carried.items():
+        times = Counter(concepts)
+        if max(times.values()) > 1:
+            for a, b in combinations(sorted(times), 2):
+                extra[(layer, a, b)] += times[a] * times[b] - 1
+    return extra
+
+
+def _uncount(store: SQLStore, extra: Counter[tuple[int, int, int]]) -> None:
+    """Take the counts `_overcounts` found back from the merged links, so each memory
+    counts each pair once, as a write of it today would (and `forget` takes back)."""
+    store._conn.executemany(
+        "UPDATE links SET count = count - ?, weight = weight - ? WHERE scope_id = ?"
+        " AND a = ? AND b = ?",
+        [(n, n, layer, a, b) for (layer, a, b), n in sorted(extra.items()) if n],
     )
 
 
