@@ -145,9 +145,10 @@ def _read(
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }  # fmt: skip
         learned = lessons.learned_hits(store, view, query_ids)
-        rankings["learned"] = [hit.seq for hit in lessons.voting(learned)][:depth]
+        voting = lessons.voting(learned)[:depth]
+        rankings["learned"] = [hit.seq for hit in voting]
         weights = fusion.arm_weights(request.concepts_given)
-        confidence = {"learned": {hit.seq: hit.support for hit in learned}}
+        confidence = {"learned": {hit.seq: hit.support for hit in voting}}
         fused = rrf(rankings, weights=weights, confidence=confidence)
         if fused and question is not None:
             rankings["thread"] = _thread_arm(store, view, fused, depth)

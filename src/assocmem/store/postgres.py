@@ -31,8 +31,8 @@ from .base import View
 from .migrations import migrations
 from .postgres_where import condition_sql
 from .refold import is_current, refold_once
-from .sql import SQLStore, _translated
-from .sql_params import in_list
+from .sql import SQLStore
+from .sql_params import in_list, translated
 
 if TYPE_CHECKING:
     import numpy as np
@@ -247,7 +247,7 @@ class PostgresStore(SQLStore):
 
     # -- full text and JSON ------------------------------------------------------
 
-    @_translated
+    @translated
     def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         if not terms:
             return []
@@ -262,7 +262,7 @@ class PostgresStore(SQLStore):
         )
         return [(seq, float(score)) for seq, score in rows]
 
-    @_translated
+    @translated
     def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
         counts = {}
         for term in dict.fromkeys(terms):
@@ -279,7 +279,7 @@ class PostgresStore(SQLStore):
 
     # -- pgvector ------------------------------------------------------------------
 
-    @_translated
+    @translated
     def write(
         self, scope: Any, memories: Sequence[Any], vectors: np.ndarray | None = None
     ) -> list[WriteResult]:
@@ -322,7 +322,7 @@ class PostgresStore(SQLStore):
             [(seq, layer, v.tobytes(), _vector_text(v.tolist())) for seq, layer, v in rows],
         )
 
-    @_translated
+    @translated
     def set_info(self, key: str, value: str) -> None:
         super().set_info(key, value)
         if key == "embedder_dims" and self.native_vectors and value.isdigit():
@@ -332,7 +332,7 @@ class PostgresStore(SQLStore):
                 f" ((embedding::vector({dims})) vector_cosine_ops)"
             )
 
-    @_translated
+    @translated
     def vector_search(
         self, view: View, vector: Sequence[float], limit: int
     ) -> list[tuple[int, float]]:
@@ -349,7 +349,7 @@ class PostgresStore(SQLStore):
         )
         return [(seq, float(score)) for seq, score in rows]
 
-    @_translated
+    @translated
     def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
         """Cosine of ``vector`` to each of these memories."""
         if not seqs:

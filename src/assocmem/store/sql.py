@@ -32,8 +32,6 @@ from .sql_graph import GraphQueries, roles_of
 from .sql_lessons import LessonQueries
 from .sql_params import chunked, in_list, qmarks, translated
 
-_translated = translated
-
 if TYPE_CHECKING:
     import numpy as np
 
@@ -290,7 +288,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
 
     # -- writes ---------------------------------------------------------------
 
-    @_translated
+    @translated
     def write(
         self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
     ) -> list[WriteResult]:
@@ -475,7 +473,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                 )
         return pending
 
-    @_translated
+    @translated
     def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
         cache, pending = self._concept_cache, self._pending_concepts
         missing = [n for n in dict.fromkeys(names) if n not in cache and n not in pending]
@@ -491,7 +489,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
     def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
         return dict(self._query_in("SELECT name, id FROM concepts WHERE name IN (?*)", names))
 
-    @_translated
+    @translated
     def adjust_links(
         self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
     ) -> None:
@@ -512,7 +510,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                 [(layers[key], a, b, delta, outcome, at) for key, a, b, delta in sorted(changes)],
             )
 
-    @_translated
+    @translated
     def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:
         with self.transaction():
             self._execute_in(
@@ -521,7 +519,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                 before=[rate, outcome],
             )
 
-    @_translated
+    @translated
     def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
         return dict(
             self._query_in(
@@ -531,7 +529,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             )
         )
 
-    @_translated
+    @translated
     def log_feedback(
         self,
         scope: Scope,
@@ -556,7 +554,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
 
     # -- reads ----------------------------------------------------------------
 
-    @_translated
+    @translated
     def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]:
         by_id = {
             r.id: r
@@ -564,7 +562,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         }
         return [by_id[i] for i in ids if i in by_id]
 
-    @_translated
+    @translated
     def visible_seqs(
         self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
     ) -> dict[str, int]:
@@ -580,7 +578,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             )
         )
 
-    @_translated
+    @translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
             "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text FROM memories"
@@ -589,7 +587,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return {seq: RankFields(*fields) for seq, *fields in rows}
 
-    @_translated
+    @translated
     def keyed_records(self, view: View, limit: int) -> list[Record]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
         rows = self._query(
@@ -600,7 +598,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         found = self.records_by_seq([seq for (seq,) in rows])
         return [found[seq] for (seq,) in rows]
 
-    @_translated
+    @translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         rows = self._query_in(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs)
         concepts: dict[int, list[tuple[str, str]]] = {}
@@ -613,18 +611,18 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             concepts.setdefault(seq, []).append((name, form))
         return {row[0]: _record(row, concepts.get(row[0], [])) for row in rows}
 
-    @_translated
+    @translated
     def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
         missing = [n for n in names if n not in self._concept_cache]
         if missing:
             self._concept_cache.update(self._lookup_concepts(missing))
         return {n: self._concept_cache[n] for n in names if n in self._concept_cache}
 
-    @_translated
+    @translated
     def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
         return dict(self._query_in("SELECT id, name FROM concepts WHERE id IN (?*)", ids))
 
-    @_translated
+    @translated
     def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
         result: dict[int, list[int]] = {}
         for seq, concept in self._query_in(
@@ -635,7 +633,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             result.setdefault(seq, []).append(concept)
         return result
 
-    @_translated
+    @translated
     def neighbors(
         self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
     ) -> list[tuple[int, int, float]]:
@@ -722,7 +720,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         sums = self.links_between(scope, ordered)
         return {(s, o): sums.get((min(s, o), max(s, o)), 0.0) for s, o in pairs}
 
-    @_translated
+    @translated
     def links_between(
         self, scope: Scope, pairs: Sequence[tuple[int, int]]
     ) -> dict[tuple[int, int], float]:
@@ -738,7 +736,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                     sums[(a, b)] = sums.get((a, b), 0.0) + change.weight
         return sums
 
-    @_translated
+    @translated
     def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
         layers = self._layers(scope)
         if not concept_ids or not layers:
@@ -802,7 +800,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             latest[(a, b)] = max(latest.get((a, b), at), at)
         return {pair: times.from_micros(at) for pair, at in latest.items()}
 
-    @_translated
+    @translated
     def memories_with_concepts(
         self,
         view: View,
@@ -835,7 +833,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
         return found
 
-    @_translated
+    @translated
     def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
         rows = self._query_in(
@@ -843,7 +841,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return {seq for (seq,) in rows}
 
-    @_translated
+    @translated
     def thread_adjacency(
         self, view: View, seqs: Sequence[int]
     ) -> dict[int, tuple[int | None, int | None]]:
@@ -861,11 +859,11 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return {seq: (before, after) for seq, before, after in rows}
 
-    @_translated
+    @translated
     def size(self) -> int:
         return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM memories")[0][0])
 
-    @_translated
+    @translated
     def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
         layers = self._layers(view.scope)
         where, params = self._view_sql(view, layers, "m")
@@ -876,7 +874,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return [seq for (seq,) in rows]
 
-    @_translated
+    @translated
     def authors(self, scope: Scope) -> list[str]:
         layers = self._layers(scope)
         if not layers:
@@ -886,7 +884,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return sorted(author for (author,) in rows)
 
-    @_translated
+    @translated
     def thread_neighbors(
         self, view: View, seqs: Sequence[int], window: int
     ) -> dict[int, list[tuple[int, int]]]:
@@ -904,14 +902,14 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                 found.setdefault(seq, []).extend((n, d) for d, (n,) in enumerate(rows, start=1))
         return found
 
-    @_translated
+    @translated
     def touch(self, seqs: Sequence[int], when: str) -> None:
         with self.transaction():
             self._execute_in(
                 "UPDATE memories SET accessed_at = ? WHERE seq IN (?*)", seqs, before=[when]
             )
 
-    @_translated
+    @translated
     def vector_rows(self, after: int) -> VectorRows:
         numpy = require_numpy()
         rows = self._query(
@@ -927,14 +925,14 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             matrix=matrix.reshape(len(rows), dims) if dims else matrix.reshape(len(rows), -1),
         )
 
-    @_translated
+    @translated
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
         rows = self._query_in(
             "SELECT memory_seq, vector FROM vectors WHERE memory_seq IN (?*)", seqs
         )
         return {seq: bytes(vector) for seq, vector in rows}
 
-    @_translated
+    @translated
     def missing_vectors(self, limit: int) -> list[tuple[int, int, str, str | None]]:
         rows = self._query(
             "SELECT m.seq, m.scope_id, m.text, m.author FROM memories m"
@@ -944,7 +942,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return [(seq, layer, text, author) for seq, layer, text, author in rows]
 
-    @_translated
+    @translated
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
         with self.transaction():
             self._put_vectors([(seq, layer, matrix[i]) for i, (seq, layer) in enumerate(rows)])
@@ -959,12 +957,12 @@ class SQLStore(GraphQueries, LessonQueries, Store):
             [(seq, layer, vector.tobytes()) for seq, layer, vector in rows],
         )
 
-    @_translated
+    @translated
     def info(self, key: str) -> str | None:
         rows = self._query("SELECT value FROM store_info WHERE key = ?", [key])
         return str(rows[0][0]) if rows else None
 
-    @_translated
+    @translated
     def set_info(self, key: str, value: str) -> None:
         with self.transaction():
             self._conn.execute(
@@ -973,7 +971,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                 [key, value],
             )
 
-    @_translated
+    @translated
     def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
         layers = self._layers(scope)
         if not layers:
@@ -989,7 +987,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         found = self.records_by_seq(seqs)
         return [(seq, found[seq]) for seq in seqs]
 
-    @_translated
+    @translated
     def stats(self, scope: Scope) -> Stats:
         layers = self._layers(scope)
         if not layers:
@@ -1026,7 +1024,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
 
     # -- lifecycle --------------------------------------------------------------
 
-    @_translated
+    @translated
     def select(self, view: View, limit: int) -> list[int]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
         rows = self._query(
@@ -1034,7 +1032,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
         )
         return [seq for (seq,) in rows]
 
-    @_translated
+    @translated
     def set_lifecycle(
         self,
         seqs: Sequence[int],
@@ -1062,7 +1060,7 @@ class SQLStore(GraphQueries, LessonQueries, Store):
                 before=[int(v) if isinstance(v, bool) else v for _, v in changes],
             )
 
-    @_translated
+    @translated
     def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
         layers = self._layers(scope)
         if not layers:

@@ -104,12 +104,12 @@ class LessonQueries:
             taught = self.lesson_taught(scope, concept_ids)
             if not taught:
                 return found  # nothing was taught with these concepts: no lesson to read
+            grouped = (
+                "SELECT memory_seq, SUM(weight) AS w FROM lessons"
+                f" WHERE {in_list('scope_id', layers)} AND concept_id = ?"
+                " GROUP BY memory_seq HAVING SUM(weight) > 0"
+            )
             for concept in concept_ids:
-                grouped = (
-                    "SELECT memory_seq, SUM(weight) AS w FROM lessons"
-                    f" WHERE {in_list('scope_id', layers)} AND concept_id = ?"
-                    " GROUP BY memory_seq HAVING SUM(weight) > 0"
-                )
                 strongest = self._query(
                     f"{grouped} ORDER BY w DESC, memory_seq DESC LIMIT ?",
                     [*layers, concept, limit],

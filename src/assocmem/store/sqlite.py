@@ -25,7 +25,8 @@ from ..filters import Condition
 from .base import View
 from .migrations import migrations
 from .refold import refold_once
-from .sql import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore, _translated
+from .sql import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore
+from .sql_params import translated
 from .sqlite_where import condition_sql
 
 
@@ -123,7 +124,7 @@ class SQLiteStore(SQLStore):
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return condition_sql(condition, alias)
 
-    @_translated
+    @translated
     def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         if not terms:
             return []
@@ -137,7 +138,7 @@ class SQLiteStore(SQLStore):
         )
         return [(seq, float(score)) for seq, score in rows]
 
-    @_translated
+    @translated
     def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
         counts = {}
         for term in dict.fromkeys(terms):
