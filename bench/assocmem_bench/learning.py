@@ -483,11 +483,15 @@ def transfer_conversation(
     mem.close()
     by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
     rng = random.Random(f"{seed}:locomo:{conversation.sample_id}")
-    ids = sorted(dia_of)
+    # Turns are drawn by their place in the conversation: memory ids written in the
+    # same millisecond sort in no fixed order, so a draw over them differs per run.
+    turns = [t.dia_id for t in conversation.turns if t.dia_id in by_dia]
     plans = {
         "no_feedback": [],
         "feedback": [(q.text, [by_dia[e] for e in q.evidence]) for q in train],
-        "random": [(q.text, rng.sample(ids, len(q.evidence))) for q in train],
+        "random": [
+            (q.text, [by_dia[d] for d in rng.sample(turns, len(q.evidence))]) for q in train
+        ],
     }
     recall = {}
     for name, steps in plans.items():
