@@ -17,10 +17,10 @@ from assocmem import (
     TextTooLong,
     UnknownMemory,
 )
-from assocmem.links import MAX_EXPANSION_PER_HOP
-from assocmem.records import MAX_TEXT_BYTES
+from assocmem.links.hebbian import MAX_EXPANSION_PER_HOP
+from assocmem.write.validate import MAX_TEXT_BYTES
 
-from .conftest import raw_query, write_seed
+from tests.conftest import raw_query, write_seed
 
 
 def test_seed_story_in_one_process(mem: Memory) -> None:

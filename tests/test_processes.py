@@ -14,7 +14,7 @@ import pytest
 from assocmem import Memory
 from assocmem.store import pending_links
 
-from .conftest import Target, raw_query
+from tests.conftest import Target, raw_query
 
 
 def run_step(step: str, db: str) -> dict[str, Any]:

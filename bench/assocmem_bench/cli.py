@@ -127,7 +127,7 @@ def _server(args: argparse.Namespace) -> int:
 
 
 def _embed(args: argparse.Namespace) -> int:
-    from assocmem.local_embedders import default_models_dir
+    from assocmem.vectors.local import default_models_dir
 
     models = Path(args.models_dir) if args.models_dir else default_models_dir()
     report = embed_speed.run(args.out, models)

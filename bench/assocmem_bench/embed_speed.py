@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from assocmem import local_embedders
-from assocmem.embedders import Embedder
 from assocmem.errors import EmbedderUnavailable
+from assocmem.vectors import local as local_embedders
+from assocmem.vectors.embedders import Embedder
 
 from .core import environment, percentile
 

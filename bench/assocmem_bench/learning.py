@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
-from assocmem.embedders import Embedder, load_embedder
+from assocmem.vectors.embedders import Embedder, load_embedder
 
 from . import learning_workload, locomo
 from .core import environment

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
-from assocmem.embedders import Embedder, load_embedder
+from assocmem.vectors.embedders import Embedder, load_embedder
 
 from . import oracle
 from .core import environment, percentile

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import AssocmemError, Memory
-from assocmem.client import Client
-from assocmem.server.keys import add_key
+from assocmem.adapters.client import Client
+from assocmem.adapters.server.keys import add_key
 
 from .core import environment, percentile
 
@@ -53,7 +53,7 @@ class Worker:
 
 def _serve(db: str, keys: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "assocmem.cli", "--db", db, "serve", "--port", str(port),
+        [sys.executable, "-m", "assocmem", "--db", db, "serve", "--port", str(port),
          "--keys", keys],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -118,7 +118,7 @@ def _load(url: str, workers: list[Worker], seconds: float) -> float:
 def taught_weight(rated: list[str]) -> float:
     """The weight the link from a client's query concept to its own concept must have
     after these ratings (outcome 1 each, in order): each moves it by the rated note's
-    share of what the query concept was taught so far (see `assocmem.lessons`)."""
+    share of what the query concept was taught so far (see `assocmem.links.lessons`)."""
     weight, taught, lessons = 0.0, 0, dict[str, int]()
     for memory_id in rated:
         taught += 1

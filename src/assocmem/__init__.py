@@ -5,14 +5,7 @@ memory learned from the outcomes of earlier answers; every result says which
 path brought it back. One SQLite file by default.
 """
 
-from .embedders import (
-    Embedder,
-    embedder_names,
-    load_embedder,
-    register_embedder,
-    unregister_embedder,
-)
-from .errors import (
+from assocmem.errors import (
     AccessDenied,
     AliasClash,
     AssocmemError,
@@ -36,8 +29,8 @@ from .errors import (
     UnknownEntity,
     UnknownMemory,
 )
-from .memory import Memory
-from .types import (
+from assocmem.memory import Memory
+from assocmem.types import (
     Contradiction,
     Declared,
     Dropped,
@@ -60,6 +53,13 @@ from .types import (
     Traversal,
     Via,
     WriteResult,
+)
+from assocmem.vectors.embedders import (
+    Embedder,
+    embedder_names,
+    load_embedder,
+    register_embedder,
+    unregister_embedder,
 )
 
 __version__ = "0.1.0"

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .memory import Memory
-from .types import ReadResult
+from assocmem.memory import Memory
+from assocmem.types import ReadResult
 
 AGENT = "demo"
 QUESTION = ["timeout"]

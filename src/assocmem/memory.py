@@ -12,12 +12,16 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from . import filters, graph, lifecycle, links, recall, records, requests, soft
-from .embedders import Embedder, load_embedder
-from .errors import AssocmemError, InvalidInput, UnknownMemory
-from .records import NewMemory
-from .store import Store, View, open_store
-from .types import (
+from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
+from assocmem.graph import core as graph
+from assocmem.lifecycle import core as lifecycle
+from assocmem.links import hebbian as links
+from assocmem.recall import filters, soft
+from assocmem.recall import pipeline as recall
+from assocmem.recall import request as requests
+from assocmem.schema import NewMemory
+from assocmem.store import Store, View, open_store
+from assocmem.types import (
     KINDS,
     STATUSES,
     Contradiction,
@@ -34,7 +38,9 @@ from .types import (
     Traversal,
     WriteResult,
 )
-from .vectors import VectorSpace
+from assocmem.vectors.embedders import Embedder, load_embedder
+from assocmem.vectors.space import VectorSpace
+from assocmem.write import validate as records
 
 MAX_BATCH = 10_000
 EXPORT_PAGE = 500

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import DependencyMissing
+from assocmem.errors import DependencyMissing
 
 
 def require_numpy() -> Any:

@@ -12,9 +12,9 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from .concepts import fold_word, tokenize
-from .embedders import Embedder
-from .optional import require_numpy
+from assocmem.optional import require_numpy
+from assocmem.text.concepts import fold_word, tokenize
+from assocmem.vectors.embedders import Embedder
 
 
 class ToyEmbedder(Embedder):

@@ -7,7 +7,7 @@ not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
 
 from __future__ import annotations
 
-from .base import (
+from assocmem.store.protocol import (
     ConceptLessons,
     EntityRow,
     LinkRow,
@@ -17,7 +17,7 @@ from .base import (
     VectorRows,
     View,
 )
-from .sqlite import SQLiteStore
+from assocmem.store.sqlite import SQLiteStore
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -26,7 +26,9 @@ def open_store(target: str, *, synchronous: str = "normal") -> Store:
     """Open the store named by ``target``: a ``postgresql://`` URL for PostgreSQL (the
     ``postgres`` extra), else a SQLite file path or ``:memory:``."""
     if target.startswith(POSTGRES_SCHEMES):
-        from .postgres import PostgresStore  # an optional extra: imported only when asked
+        from assocmem.store.postgres import (
+            PostgresStore,  # an optional extra: imported only when asked
+        )
 
         return PostgresStore(target)
     return SQLiteStore(target, synchronous=synchronous)

@@ -16,8 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import times
-from ..errors import (
+from assocmem.errors import (
     AssocmemError,
     DependencyMissing,
     SchemaTooNew,
@@ -25,14 +24,15 @@ from ..errors import (
     StoreError,
     StoreUnavailable,
 )
-from ..filters import Condition
-from ..types import WriteResult
-from .base import View
-from .migrations import migrations
-from .postgres_where import condition_sql
-from .refold import is_current, refold_once
-from .sql import SQLStore
-from .sql_params import in_list, translated
+from assocmem.schema import Condition
+from assocmem.store.core import SQLStore
+from assocmem.store.migrations import migrations
+from assocmem.store.params import in_list, translated
+from assocmem.store.protocol import View
+from assocmem.store.refold import is_current, refold_once
+from assocmem.store.where_postgres import condition_sql
+from assocmem.text import times
+from assocmem.types import WriteResult
 
 if TYPE_CHECKING:
     import numpy as np

@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ..concepts import FOLDING, normalize_concept
+from assocmem.text.concepts import FOLDING, normalize_concept
 
 if TYPE_CHECKING:
-    from .sql import SQLStore
+    from assocmem.store.core import SQLStore
 
 FOLD_KEY = "concept_fold"
 

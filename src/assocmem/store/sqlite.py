@@ -12,8 +12,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .. import times
-from ..errors import (
+from assocmem.errors import (
     AssocmemError,
     SchemaTooNew,
     StoreBusy,
@@ -21,13 +20,14 @@ from ..errors import (
     StoreError,
     StoreUnavailable,
 )
-from ..filters import Condition
-from .base import View
-from .migrations import migrations
-from .refold import refold_once
-from .sql import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore
-from .sql_params import translated
-from .sqlite_where import condition_sql
+from assocmem.schema import Condition
+from assocmem.store.core import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore
+from assocmem.store.migrations import migrations
+from assocmem.store.params import translated
+from assocmem.store.protocol import View
+from assocmem.store.refold import refold_once
+from assocmem.store.where_sqlite import condition_sql
+from assocmem.text import times
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:

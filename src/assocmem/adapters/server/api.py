@@ -1,0 +1,334 @@
+"""The HTTP server: one route per public `Memory` method, the caller named by its key.
+
+Invariants: a caller's agent comes from its API key only (a request naming another
+agent is refused) and it may read only in its key's roles; every route is a thin
+call of one `Memory` method with the request's JSON as keyword arguments; one
+connection writes to the store, a small pool reads; errors leave as
+``{"error": {"type", "message", "field"}}`` with the status of their class, never a
+stack trace, and bad input is never a 500.
+"""
+
+from __future__ import annotations
+
+import inspect
+import queue
+import typing
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field, is_dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ConfigDict, ValidationError, create_model
+
+from assocmem import __version__
+from assocmem.adapters.server.keys import KeyEntry, KeyRing
+from assocmem.errors import (
+    AccessDenied,
+    AssocmemError,
+    AuthenticationRequired,
+    DependencyMissing,
+    EmbedderError,
+    EmbedderMismatch,
+    InvalidInput,
+    NotFound,
+    StoreBusy,
+)
+from assocmem.memory import Memory
+from assocmem.recall.request import check_role
+from assocmem.store import Store, open_store
+from assocmem.surface import REMOTE_METHODS
+from assocmem.types import Scope
+from assocmem.vectors.embedders import load_embedder
+from assocmem.vectors.space import VectorSpace
+
+# Requests larger than this are refused (413) before they are parsed: a batch of
+# the largest memories a single call should carry, not a way to fill the disk.
+MAX_BODY_BYTES = 8 * 1024 * 1024
+READERS = 4
+
+# Status of each error class, most specific first.
+STATUS: tuple[tuple[type[AssocmemError], int], ...] = (
+    (AuthenticationRequired, 401),
+    (AccessDenied, 403),
+    (NotFound, 404),
+    (EmbedderMismatch, 409),
+    (InvalidInput, 422),
+    (StoreBusy, 503),
+    (DependencyMissing, 503),
+    (EmbedderError, 503),
+    (AssocmemError, 500),
+)
+
+
+def error_body(error_type: str, message: str, field_name: str | None = None) -> dict[str, Any]:
+    """The one shape every error response has."""
+    return {"error": {"type": error_type, "message": message, "field": field_name}}
+
+
+@dataclass
+class Stores:
+    """One writer store and a pool of reader stores over the same database."""
+
+    writer: Store
+    readers: queue.Queue[Store] = field(default_factory=queue.Queue)
+    space: VectorSpace | None = None
+
+    @contextmanager
+    def reader(self) -> Iterator[Store]:
+        store = self.readers.get()
+        try:
+            yield store
+        finally:
+            self.readers.put(store)
+
+    def close(self) -> None:
+        self.writer.close()
+        while not self.readers.empty():
+            self.readers.get().close()
+
+
+def create_app(
+    db: str,
+    *,
+    keys: KeyRing | None = None,
+    default_agent: str = "default",
+    embedder: str | None = None,
+    readers: int = READERS,
+) -> FastAPI:
+    """The application serving the store ``db``.
+
+    Parameters:
+        db: the store path.
+        keys: the accepted API keys; None serves without authentication, every caller
+            speaking as ``default_agent`` (the CLI allows that on loopback only).
+        embedder: an embedder name to attach (its vectors are shared by all callers).
+        readers: reader connections in the pool.
+    """
+    state: dict[str, Stores] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        writer = open_store(db)
+        stores = Stores(writer)
+        for _ in range(readers):
+            stores.readers.put(open_store(db))
+        if embedder:
+            stores.space = VectorSpace(writer, load_embedder(embedder))
+        state["stores"] = stores
+        yield
+        stores.close()
+
+    app = FastAPI(
+        title="assocmem",
+        version=__version__,
+        description="Long-term associative memory for AI agents, over HTTP.",
+        lifespan=lifespan,
+    )
+    app.add_middleware(BodyLimit)
+    _errors(app)
+
+    @app.get("/healthz", tags=["service"])
+    def healthz() -> dict[str, str]:
+        """Liveness: the process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["service"])
+    def readyz() -> dict[str, Any]:
+        """Readiness: the store answers a query."""
+        with state["stores"].reader() as store:
+            store.size()
+        return {"status": "ready"}
+
+    for name, writes in REMOTE_METHODS.items():
+        _route(app, name, writes, state, keys, default_agent)
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(AssocmemError)
+    async def assocmem_error(request: Request, exc: AssocmemError) -> JSONResponse:
+        status = next(code for cls, code in STATUS if isinstance(exc, cls))
+        body = error_body(type(exc).__name__, exc.message, getattr(exc, "field", None))
+        return JSONResponse(body, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        location = [str(p) for p in first.get("loc", ()) if p != "body"]
+        message = f"{'.'.join(location) or 'body'}: {first.get('msg', 'invalid request')}"
+        return JSONResponse(
+            error_body("InvalidInput", message, location[0] if location else None),
+            status_code=422,
+        )
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(
+            error_body("InternalError", "the server failed; nothing was reported to the caller"),
+            status_code=500,
+        )
+
+
+def _route(
+    app: FastAPI,
+    name: str,
+    writes: bool,
+    state: dict[str, Stores],
+    keys: KeyRing | None,
+    default_agent: str,
+) -> None:
+    method = getattr(Memory, name)
+    body_model = _body_model(name, method)
+    doc = inspect.getdoc(method) or name
+
+    def handler(request: Request, body: body_model) -> Any:  # type: ignore[valid-type]
+        arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
+        scope = _caller_scope(request, arguments, keys, default_agent)
+        stores = state["stores"]
+        try:
+            if writes:
+                memory = Memory.attached(stores.writer, scope, stores.space)
+                return _serialize(_call(memory, name, arguments))
+            with stores.reader() as store:
+                return _serialize(_call(Memory.attached(store, scope, stores.space), name,
+                                        arguments))  # fmt: skip
+        except ValidationError as exc:  # a lazily validated argument failed inside the call
+            raise InvalidInput(f"invalid argument: {exc.errors()[0].get('msg', exc)}") from exc
+
+    handler.__name__ = name
+    # Annotations are strings under `from __future__ import annotations`; FastAPI
+    # must see the model class itself.
+    handler.__annotations__ = {"request": Request, "body": body_model, "return": Any}
+    app.add_api_route(
+        f"/v1/{name}",
+        handler,
+        methods=["POST"],
+        summary=doc.splitlines()[0],
+        description=doc,
+        tags=["memory"],
+    )
+
+
+def _call(memory: Memory, name: str, arguments: dict[str, Any]) -> Any:
+    """Call a method with JSON arguments; a ``*args`` parameter arrives as a list and the
+    parameters before it are passed by position."""
+    method: Callable[..., Any] = getattr(memory, name)
+    parameters = list(inspect.signature(method).parameters.values())
+    star = [i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_POSITIONAL]
+    if not star:
+        return method(**arguments)
+    leading = [arguments.pop(p.name) for p in parameters[: star[0]] if p.name in arguments]
+    return method(*leading, *arguments.pop(parameters[star[0]].name, []), **arguments)
+
+
+def _caller_scope(
+    request: Request, arguments: dict[str, Any], keys: KeyRing | None, default_agent: str
+) -> Scope:
+    """The scope a call runs in: agent from the key, project/channel/role from the body."""
+    asked_agent = arguments.pop("agent_id", None)
+    project, channel = arguments.pop("project_id", ""), arguments.pop("channel", "")
+    role = arguments.pop("role", None)
+    for name, value in (("project_id", project), ("channel", channel)):
+        if not isinstance(value, str) or len(value) > 256:
+            raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
+    if keys is None:
+        agent = asked_agent or default_agent
+        return Scope(agent, project, channel, check_role(role) if role is not None else None)
+    entry = keys.identify(_bearer(request))
+    if asked_agent is not None and asked_agent != entry.agent_id:
+        raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
+    return Scope(entry.agent_id, project, channel, _role(entry, role))
+
+
+def _role(entry: KeyEntry, asked: Any) -> str | None:
+    if asked is None:
+        return entry.roles[0] if entry.roles else None
+    if asked not in entry.roles:
+        raise AccessDenied("this key may not read in that role")
+    return check_role(asked)
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+def _serialize(result: Any) -> Any:
+    if is_dataclass(result) and not isinstance(result, type):
+        return result.to_dict()  # type: ignore[attr-defined]
+    if isinstance(result, list | tuple) or inspect.isgenerator(result):
+        return [_serialize(item) for item in result]
+    return result
+
+
+def _body_model(name: str, method: Callable[..., Any]) -> type:
+    """A request model from the method's signature, plus the scope fields."""
+    hints = typing.get_type_hints(method)
+    fields: dict[str, Any] = {
+        "agent_id": (str | None, None),
+        "project_id": (str, ""),
+        "channel": (str, ""),
+        "role": (str | None, None),
+    }
+    for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        annotation = hints.get(parameter.name, Any)
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            fields[parameter.name] = (list[annotation], ...)  # type: ignore[valid-type]
+            continue
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (annotation, default)
+    model: type = create_model(
+        "".join(part.title() for part in name.split("_")) + "Request",
+        __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True),
+        **fields,
+    )
+    return model
+
+
+class BodyLimit:
+    """Refuses request bodies over `MAX_BODY_BYTES` with 413, declared or streamed."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            await _too_large(send)
+            return
+        seen = 0
+
+        async def limited() -> dict[str, Any]:
+            nonlocal seen
+            message: dict[str, Any] = await receive()
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await _too_large(send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Any) -> None:
+    import json
+
+    body = json.dumps(
+        error_body("InvalidInput", f"request body is larger than {MAX_BODY_BYTES} bytes")
+    ).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json")]})  # fmt: skip
+    await send({"type": "http.response.body", "body": body})

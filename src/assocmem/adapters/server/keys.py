@@ -1,0 +1,125 @@
+"""API keys: each bound to one agent identity and its roles, stored only as hashes.
+
+Invariants: a key's secret is shown once, when it is made, and never stored; the
+key file holds a SHA-256 of each secret (secrets are 256 random bits, so a
+plain hash is as strong as a slow one); a revoked key stops working at the
+server's next request, because the server rereads the file when it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from assocmem.errors import AuthenticationRequired, InvalidInput
+from assocmem.text import times
+
+PREFIX = "am_"
+HASH_PREFIX = "sha256:"
+
+
+@dataclass(frozen=True)
+class KeyEntry:
+    """One key as stored: who it speaks for, what roles it may read in, its hash."""
+
+    id: str
+    agent_id: str
+    roles: tuple[str, ...]
+    hash: str
+    created_at: str
+    revoked_at: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The entry without its hash (what `keys list` shows)."""
+        data = asdict(self)
+        data.pop("hash")
+        return data
+
+
+def _hash(secret: str) -> str:
+    return HASH_PREFIX + hashlib.sha256(secret.encode()).hexdigest()
+
+
+def read_keys(path: str | Path) -> list[KeyEntry]:
+    """Every key in the file (an absent file holds none)."""
+    file = Path(path)
+    if not file.exists():
+        return []
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+        return [KeyEntry(**{**entry, "roles": tuple(entry["roles"])}) for entry in raw]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(f"key file {str(path)!r} is not a valid key file: {exc}") from exc
+
+
+def _write_keys(path: str | Path, entries: list[KeyEntry]) -> None:
+    file = Path(path)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=".keys-")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump([asdict(e) for e in entries], out, indent=2)
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, file)  # atomic: a reader sees the old file or the new one
+
+
+def add_key(path: str | Path, agent_id: str, roles: tuple[str, ...] = ()) -> tuple[KeyEntry, str]:
+    """Make a key for ``agent_id``; returns its entry and the secret, shown only now."""
+    if not agent_id or not agent_id.strip():
+        raise InvalidInput("a key needs an agent id", field="agent_id")
+    key_id = secrets.token_hex(6)
+    secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+    entry = KeyEntry(key_id, agent_id, tuple(roles), _hash(secret), times.now())
+    _write_keys(path, [*read_keys(path), entry])
+    return entry, secret
+
+
+def revoke_key(path: str | Path, key_id: str) -> bool:
+    """Revoke a key by id; False when no active key has that id."""
+    entries = read_keys(path)
+    found = False
+    for i, entry in enumerate(entries):
+        if entry.id == key_id and entry.revoked_at is None:
+            entries[i] = KeyEntry(**{**asdict(entry), "revoked_at": times.now()})
+            found = True
+    if found:
+        _write_keys(path, entries)
+    return found
+
+
+class KeyRing:
+    """The keys a server accepts, reread whenever the file changes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._stamp: float | None = None
+        self._by_id: dict[str, KeyEntry] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        stamp = self.path.stat().st_mtime if self.path.exists() else None
+        if stamp != self._stamp:
+            self._by_id = {e.id: e for e in read_keys(self.path) if e.revoked_at is None}
+            self._stamp = stamp
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def identify(self, secret: str | None) -> KeyEntry:
+        """The key entry a presented secret belongs to, or `AccessDenied`."""
+        self.refresh()
+        if not secret or not secret.startswith(PREFIX):
+            raise AuthenticationRequired(
+                "a valid API key is required (Authorization: Bearer am_...)"
+            )
+        key_id = secret[len(PREFIX) :].split("_", 1)[0]
+        entry = self._by_id.get(key_id)
+        if entry is None or not hmac.compare_digest(entry.hash, _hash(secret)):
+            raise AuthenticationRequired("the API key is unknown or revoked")
+        return entry

@@ -1,0 +1,1 @@
+"""The declared graph: entities, aliases, mentions and relations; traversal and reconstruction."""

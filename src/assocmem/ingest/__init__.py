@@ -1,0 +1,1 @@
+"""Ingest helpers: turning outside formats into writes."""

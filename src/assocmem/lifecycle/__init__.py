@@ -1,0 +1,1 @@
+"""Lifecycle: archive, restore, protect, supersession history, contradictions and retention."""

@@ -1,0 +1,3 @@
+"""What the memory learns: co-occurrence links, expansion along them,
+and the lessons outcomes teach.
+"""

@@ -1,0 +1,223 @@
+"""The Hebbian layer: learned links between concepts, how reads follow them and
+how outcomes move them.
+
+Invariants: link weights are state of their own, persisted by the store and never
+recomputed from memories; a read follows only links whose weight, summed over
+the scope layers it can see, reaches the threshold; feedback moves every link
+between a query concept and a rated memory's concept by the outcome times how
+sharply that query concept points at the memory (see `lessons.teach`), and the
+weight a reader sees never drops below zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assocmem.errors import UnknownMemory
+from assocmem.links import lessons
+from assocmem.store import LinkRow, Store, View
+from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
+
+# A link is followed once its weight reaches 2: one co-occurrence can be chance,
+# two is a pattern (seed 000's threshold, kept as the documented default).
+DEFAULT_THRESHOLD = 2.0
+MAX_HOPS = 3
+# Concepts one hop may add, strongest first. Bounds the fan-out: a concept linked
+# to thousands of others adds its 24 strongest, so a read never touches every memory.
+MAX_EXPANSION_PER_HOP = 24
+# Memories read per concept (newest first) when gathering candidates. With the
+# expansion cap this bounds a read to 24 × 32 associative rows whatever the store size.
+CANDIDATES_PER_CONCEPT = 32
+# Each rating moves a memory's valence half-way to the outcome: one rating shows,
+# three agreeing ratings take it past 0.85, and a single outlier cannot pin it.
+VALENCE_RATE = 0.5
+# Edges returned by `graph` at most.
+MAX_GRAPH_EDGES = 500
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A concept reached along learned links: the strongest path to it."""
+
+    concept_id: int
+    weight: float
+    path: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """Concepts a read reached, and how many qualifying ones the per-hop cap cut.
+
+    ``capped`` is True when a hop had more qualifying concepts than it may add;
+    ``cut`` counts the ones the bounded scan saw and left: a lower bound.
+    """
+
+    reached: dict[int, Reach]
+    cut: int
+
+    @property
+    def capped(self) -> bool:
+        return self.cut > 0
+
+
+def expand(
+    store: Store, scope: Scope, query_ids: Sequence[int], *, threshold: float, hops: int
+) -> Expansion:
+    """Follow links at or above ``threshold`` from the query concepts, up to ``hops``.
+
+    A path's weight is its weakest link; each concept keeps its strongest path,
+    found at the smallest hop count. Deterministic: ties break on concept id.
+    """
+    known: dict[int, Reach] = {q: Reach(q, math.inf, (q,)) for q in query_ids}
+    reached: dict[int, Reach] = {}
+    frontier, cut = list(query_ids), 0
+    for _ in range(hops):
+        if not frontier:
+            break
+        rows = store.neighbors(
+            scope,
+            frontier,
+            min_weight=threshold,
+            limit=MAX_EXPANSION_PER_HOP + len(known),
+        )
+        step: dict[int, Reach] = {}
+        for src, other, weight in rows:
+            if other in known:
+                continue
+            origin = known[src]
+            path = Reach(other, min(origin.weight, weight), (*origin.path, other))
+            if other not in step or path.weight > step[other].weight:
+                step[other] = path
+        ranked = sorted(step.values(), key=lambda r: (-r.weight, r.concept_id))
+        kept = ranked[:MAX_EXPANSION_PER_HOP]
+        cut += len(ranked) - len(kept)
+        for reach in kept:
+            known[reach.concept_id] = reached[reach.concept_id] = reach
+        frontier = [r.concept_id for r in kept]
+    return Expansion(reached, cut)
+
+
+def associative_hits(
+    store: Store, view: View, expansion: Expansion, query_ids: Sequence[int]
+) -> list[tuple[int, float, list[Reach]]]:
+    """Memories reached only through expanded concepts, strongest first.
+
+    Returns ``(memory seq, score, reaches)``; the score is the summed strength of
+    the reached concepts a memory carries. Memories carrying a query concept are
+    left to the concept arm.
+    """
+    if not expansion.reached:
+        return []
+    rows = store.memories_with_concepts(
+        view,
+        list(expansion.reached),
+        per_concept=CANDIDATES_PER_CONCEPT,
+        without=list(query_ids),
+    )
+    by_memory: dict[int, list[Reach]] = {}
+    for seq, concept in rows:
+        by_memory.setdefault(seq, []).append(expansion.reached[concept])
+    hits = [(seq, sum(r.weight for r in reaches), reaches) for seq, reaches in by_memory.items()]
+    hits.sort(key=lambda h: (-h[1], -h[0]))
+    return hits
+
+
+def via(reaches: Sequence[Reach], names: dict[int, str]) -> tuple[Via, ...]:
+    """The `Via` records of a memory's reaches, strongest first, then by name."""
+    steps = [Via(names[r.concept_id], r.weight, tuple(names[c] for c in r.path)) for r in reaches]
+    return tuple(sorted(steps, key=lambda v: (-v.weight, v.concept)))
+
+
+def apply_feedback(
+    store: Store,
+    scope: Scope,
+    ids: Sequence[str],
+    outcome: float,
+    query_concepts: Sequence[str],
+) -> FeedbackResult:
+    """Rate the memories an answer relied on (validated arguments), in one transaction."""
+    with store.transaction():
+        seqs = store.visible_seqs(scope, ids)
+        for memory_id in ids:
+            if memory_id not in seqs:
+                raise UnknownMemory(
+                    f"no memory {memory_id!r} is readable in this scope", record_id=memory_id
+                )
+        query_ids = sorted(set(store.intern_concepts(query_concepts).values()))
+        classes = store.access_of(list(seqs.values()))
+        concepts = store.concepts_of(list(seqs.values()))
+        taught = lessons.teach(store, scope, classes, query_ids, outcome)
+        # A pair learned from a restricted memory stays in that memory's access class,
+        # so what a role may not read cannot surface as a link; a pair any public
+        # memory supports is learned publicly. A link moves by the outcome times how
+        # sharply its query concept points at the rated memory, so a filler asked
+        # with every answer links to none of them.
+        pair_class: dict[tuple[int, int], str] = {}
+        scale: dict[tuple[int, int], float] = {}
+        for seq, memory_concepts in concepts.items():
+            for q in query_ids:
+                for c in memory_concepts:
+                    if q != c:
+                        pair = (min(q, c), max(q, c))
+                        pair_class[pair] = min(pair_class.get(pair, classes[seq]), classes[seq])
+                        scale[pair] = max(scale.get(pair, 0.0), taught.shares[(q, seq)])
+        pairs = sorted(pair_class)
+        current = store.links_between(scope, pairs)
+        changes = [
+            (pair_class[pair], *pair, lessons.feedback_delta(current.get(pair, 0.0), move))
+            for pair in pairs
+            if (move := outcome * scale[pair])
+        ]
+        store.adjust_links(scope, changes, outcome)
+        store.move_valence(list(seqs.values()), outcome, VALENCE_RATE)
+        log_class = max(classes.values(), default="")
+        feedback_id = store.log_feedback(scope, log_class, ids, query_concepts, outcome)
+    return FeedbackResult(
+        id=feedback_id,
+        links_updated=len(changes),
+        memories_updated=len(seqs),
+        lessons_updated=taught.lessons,
+    )
+
+
+def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Graph:
+    """The links around ``concepts`` out to ``depth`` hops (any weight), breadth first.
+
+    Each edge points away from the concept it was reached from.
+    """
+    start = store.concept_ids(concepts)
+    seen = set(start.values())
+    frontier, truncated = list(seen), False
+    edges: dict[tuple[int, int], tuple[int, int, LinkRow]] = {}
+    for _ in range(depth):
+        if not frontier:
+            break
+        budget = MAX_GRAPH_EDGES - len(edges)
+        rows = store.links_around(scope, frontier, budget + 1)
+        truncated = truncated or len(rows) > budget
+        in_frontier, nxt = set(frontier), []
+        for row in rows[:budget]:
+            if (row.a, row.b) in edges:
+                continue
+            src, dst = (row.a, row.b) if row.a in in_frontier else (row.b, row.a)
+            edges[(row.a, row.b)] = (src, dst, row)
+            if dst not in seen:
+                seen.add(dst)
+                nxt.append(dst)
+        frontier = nxt
+    names = store.concept_names(sorted({c for src, dst, _ in edges.values() for c in (src, dst)}))
+    result = [
+        Edge(
+            source=names[src],
+            target=names[dst],
+            weight=row.weight,
+            count=row.count,
+            valence=row.outcome_sum / row.feedback_count if row.feedback_count else 0.0,
+            updated_at=row.updated_at,
+        )
+        for src, dst, row in edges.values()
+    ]
+    result.sort(key=lambda e: (-e.weight, e.source, e.target))
+    return Graph(concepts=tuple(concepts), edges=tuple(result), truncated=truncated)

@@ -1,0 +1,414 @@
+"""Recall: the stages of a read, run in order in this one place.
+
+1. filter: the read's `View` (scope layers, status, kinds, ``where``) is part of
+   every store query below, so nothing outside it is ever scored;
+2. arms: each returns its own ranking: lexical (BM25), semantic (vectors),
+   episodic (exact fingerprint), concept_scoped, learned (memories outcomes
+   taught the question's concepts), hebbian_retrieval, and thread (neighbours of
+   the best hits in their session);
+3. fusion: weighted Reciprocal Rank Fusion of the rankings;
+4. ranking: the fused score times bounded folds for value, per-kind decay,
+   valence, question form (a memory that ends asking states nothing of what it
+   asks) and the soft ``prefer`` cues;
+5. explanation: each item names the arm that ranked it best, every arm that
+   found it with its rank, its score parts, and the links that reached it.
+
+Invariant: the same store state and request give the same items in the same order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from assocmem.links import hebbian as links
+from assocmem.links import lessons
+from assocmem.recall import cues, filters, fusion
+from assocmem.recall import evidence as provenance
+from assocmem.recall.cues import QueryCues, feedback_terms, read_question
+from assocmem.recall.fusion import Fused, rrf
+from assocmem.schema import Condition, Cue, content_hash
+from assocmem.store import RankFields, Store, View
+from assocmem.text import times
+from assocmem.types import Item, ReadResult, Record
+from assocmem.vectors.space import VectorSpace
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# Each arm hands fusion its best max(50, 5·k) candidates. Below that depth an RRF
+# vote (≤ 1/(60 + 50)) cannot lift an item past one the arms agree on, and a
+# shallow cut keeps fusion cheap when a hub concept reaches thousands of memories.
+FUSION_DEPTH_MIN = 50
+FUSION_DEPTH_PER_K = 5
+# The thread arm looks at the neighbours of this many best fused candidates, one
+# position either side: the turn before a hit often asks what the hit answers.
+THREAD_SEEDS = 10
+THREAD_WINDOW = 1
+# Pseudo-relevance feedback (Rocchio; RM3 in Abdul-Jaleel et al., TREC 2004) reads
+# the best few fused memories for words they share. Memories are short, so three
+# of them: more would pull in the topic's neighbours rather than the topic.
+FEEDBACK_DOCS = 3
+# A word found in more than a tenth of the store says little about where to look
+# (BM25 gives it an IDF under ln 10, against 6-9 for words that name a topic), and
+# ranking its long posting list is the costliest thing a search does: as an
+# expansion term it is skipped.
+FEEDBACK_MAX_SHARE = 0.1
+# A question word found in half the store or more has a BM25 IDF of zero or less
+# (Robertson and Spärck Jones): it cannot rank anything. In stores big enough for
+# its posting list to cost real time it is left out of the lexical query.
+COMMON_SHARE = 0.5
+COMMON_MIN_MATCHES = 1000
+
+ARMS: tuple[str, ...] = fusion.ARM_ORDER
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """A validated read."""
+
+    query: str | None
+    concepts: tuple[str, ...]
+    concepts_given: bool
+    k: int
+    hops: int
+    threshold: float
+    view: View
+    cues: tuple[Cue, ...] = ()
+    max_boost: float = filters.DEFAULT_PREFER_MAX_BOOST
+    explain: bool = True
+    as_of: str | None = None
+    # Extra lexical terms, given only by reconstructive recall (declared aliases of
+    # entities the question names); a plain read never has any.
+    extra_terms: tuple[str, ...] = ()
+    mode: str = "recall"
+
+
+def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
+    """Run every stage for ``request``; in evidence mode the gates are hard filters
+    applied before ranking, and the result names what each gate dropped."""
+    if request.mode != "evidence":
+        return _read(store, request, space)
+    as_of = request.as_of or times.now()
+    gates = provenance.evidence_conditions(as_of)
+    gated = replace(
+        request, as_of=as_of, view=replace(request.view, conditions=request.view.conditions + gates)
+    )
+    probes: dict[str, np.ndarray] = {}  # the question is embedded once for both passes
+    result = _read(store, gated, space, probes)
+    # What a plain read would return, only to name what each gate dropped: it was
+    # not returned, so it restarts no decay clock.
+    plain = _read(store, replace(request, as_of=as_of, explain=False), space, probes, touch=False)
+    kept = {item.id for item in result.items}
+    dropped = [
+        (item.id, gate)
+        for item in plain.items
+        if item.id not in kept
+        and (gate := provenance.failed_gate(
+            item.record.kind, item.record.source, item.record.verified_at,
+            item.record.recheck_by, as_of)) is not None
+    ]  # fmt: skip
+    return replace(result, mode="evidence", gates=provenance.gate_report(dropped))
+
+
+def _read(
+    store: Store,
+    request: ReadRequest,
+    space: VectorSpace | None,
+    probes: dict[str, np.ndarray] | None = None,
+    *,
+    touch: bool = True,
+) -> ReadResult:
+    """The stages of one read (the filter is the request's view). ``probes`` keeps
+    question vectors already embedded; ``touch`` restarts the returned memories' clocks."""
+    depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
+    view = request.view
+    with store.snapshot():
+        question = (
+            read_question(request.query, store.authors(view.scope))
+            if request.query is not None
+            else None
+        )
+        query_concepts = request.concepts
+        if request.query is not None and not request.concepts_given:
+            query_concepts += _compounds(store, view, request.query, query_concepts)
+        query_ids = list(store.concept_ids(query_concepts).values())
+        expansion = links.expand(
+            store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
+        )
+        associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
+        probe = _embedded(space, question.probe, probes) if space and question else None
+        rankings = {
+            **(_question_arms(store, view, request, question, space, probe, depth)
+               if request.query is not None and question is not None else {}),
+            "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
+            "hebbian_retrieval": [seq for seq, _, _ in associative],
+        }  # fmt: skip
+        learned = lessons.learned_hits(store, view, query_ids)
+        voting = lessons.voting(learned)[:depth]
+        rankings["learned"] = [hit.seq for hit in voting]
+        weights = fusion.arm_weights(request.concepts_given)
+        confidence = {"learned": {hit.seq: hit.support for hit in voting}}
+        fused = rrf(rankings, weights=weights, confidence=confidence)
+        if fused and question is not None:
+            rankings["thread"] = _thread_arm(store, view, fused, depth)
+            best = [f.key for f in fused[:FEEDBACK_DOCS]]
+            rankings["lexical_expansion"] = _lexical_expansion(store, view, question, best, depth)
+            if space is not None and probe is not None:
+                vector = space.feedback_probe(probe, best)
+                rankings["semantic_expansion"] = [s for s, _ in space.search(view, vector, depth)]
+            fused = rrf(rankings, weights=weights, confidence=confidence)
+        pool = fused[:depth]
+        cues = [*request.cues, *(_question_cues(question) if question else [])]
+        boosts = _boosts(store, request, cues, [f.key for f in pool])
+        ranked = _rank(store, pool, boosts, lessons.corroborating(learned), request)
+        reaches = {seq: r for seq, _, r in associative}
+        taught = {hit.seq: hit for hit in learned}
+        concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
+        concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
+                        for lesson in taught[seq].lessons}  # fmt: skip
+        names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
+    if touch:
+        _touch(store, ranked, request.as_of)
+    items = [
+        _explain(item, reaches.get(seq, []), taught.get(seq), names, request.explain)
+        for seq, item in ranked
+    ]
+    return ReadResult(
+        items=tuple(items),
+        query_concepts=query_concepts,
+        expanded_concepts={
+            names[r.concept_id]: r.weight
+            for r in sorted(
+                expansion.reached.values(), key=lambda r: (-r.weight, names[r.concept_id])
+            )
+        },
+        arms={arm: arm in rankings for arm in ARMS},
+        bounds={
+            "expansion_capped": int(expansion.capped),
+            "expanded_concepts_cut": expansion.cut,
+        },
+    )
+
+
+def _compounds(store: Store, view: View, question: str, concepts: Sequence[str]) -> tuple[str, ...]:
+    """Concepts the question spells as two words ("time out" for ``timeout``) that
+    the reader's memories carry."""
+    candidates = [c for c in cues.compounds(question) if c not in concepts]
+    known = store.concept_ids(candidates) if candidates else {}
+    carried = store.carried(view.scope, list(known.values())) if known else set()
+    return tuple(name for name, concept in known.items() if concept in carried)
+
+
+def _embedded(space: VectorSpace, text: str, probes: dict[str, np.ndarray] | None) -> np.ndarray:
+    """The vector of a question text, from ``probes`` when it was embedded already."""
+    if probes is None:
+        return space.embed_query(text)
+    if text not in probes:
+        probes[text] = space.embed_query(text)
+    return probes[text]
+
+
+def _question_arms(
+    store: Store,
+    view: View,
+    request: ReadRequest,
+    question: QueryCues,
+    space: VectorSpace | None,
+    probe: np.ndarray | None,
+    depth: int,
+) -> dict[str, list[int]]:
+    """The arms a question text runs: exact fingerprint, lexical and semantic."""
+    fingerprint = content_hash(request.query or "")
+    rankings = {"episodic": store.fingerprint_matches(view, fingerprint, depth)}
+    terms = _informative(store, [*question.terms, *request.extra_terms])
+    lexical = dict(store.lexical(view, terms, depth))
+    rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
+    if space is not None and probe is not None:
+        nearest = dict(space.search(view, probe, depth))
+        rankings["semantic"] = _thread_ranked(
+            store, view, nearest, lambda seqs: space.similarities(probe, seqs)
+        )
+    return rankings
+
+
+def _question_cues(question: QueryCues) -> list[Cue]:
+    """Soft preferences a question implies: the authors and the dates it names."""
+    by_author = [
+        Cue((Condition("author", "$eq", name, False),), trust, label="author")
+        for name, trust in question.authors
+    ]
+    by_time = [
+        Cue(
+            (
+                Condition("observed_at", "$gte", period.start, False),
+                Condition("observed_at", "$lt", period.end, False),
+            ),
+            period.trust,
+            label="time",
+        )
+        for period in question.periods
+    ]
+    return by_author + by_time
+
+
+def _thread_ranked(
+    store: Store,
+    view: View,
+    scores: dict[int, float],
+    score_more: Callable[[list[int]], dict[int, float]],
+) -> list[int]:
+    """An arm's hits and their thread neighbours, ranked by thread-smoothed score.
+
+    ``score_more`` gives the arm's score for neighbours it did not return
+    (the semantic arm can; the lexical arm's unmatched memories score nothing).
+    """
+    if not scores:
+        return []
+    adjacency = store.thread_adjacency(view, list(scores))
+    neighbours = {n for pair in adjacency.values() for n in pair if n is not None} - set(scores)
+    if neighbours:
+        adjacency.update(store.thread_adjacency(view, sorted(neighbours)))
+        scores = {**scores, **score_more(sorted(neighbours))}
+    smoothed = fusion.smooth_along_threads(scores, adjacency)
+    return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq))
+
+
+def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int]:
+    """Memories carrying a query concept: most concepts matched first, then newest."""
+    rows = store.memories_with_concepts(view, query_ids, per_concept=links.CANDIDATES_PER_CONCEPT)
+    matches = Counter(seq for seq, _ in rows)
+    return sorted(matches, key=lambda seq: (-matches[seq], -seq))
+
+
+def _lexical_expansion(
+    store: Store, view: View, question: QueryCues, best: list[int], depth: int
+) -> list[int]:
+    """Lexical search again, the question's terms joined by words its best hits share."""
+    top = store.records_by_seq(best)
+    extra = feedback_terms([r.text for r in top.values()], question)
+    if extra:
+        cap = max(1, int(FEEDBACK_MAX_SHARE * store.size()))
+        counts = store.match_counts(extra, cap)
+        extra = [term for term in extra if counts[term] < cap]
+    if not extra:
+        return []
+    return [seq for seq, _ in store.lexical(view, [*question.terms, *extra], depth)]
+
+
+def _informative(store: Store, terms: Sequence[str]) -> list[str]:
+    """The terms worth a lexical search: all of them, unless a large store holds a
+    term in half its memories or more (then that term is dropped, never all)."""
+    size = store.size()
+    cap = int(COMMON_SHARE * size)
+    if cap < COMMON_MIN_MATCHES or not terms:
+        return list(terms)
+    counts = store.match_counts(terms, cap)
+    kept = [term for term in terms if counts[term] < cap]
+    return kept or [min(terms, key=lambda term: (counts[term], term))]
+
+
+def _thread_arm(store: Store, view: View, fused: list[Fused[int]], depth: int) -> list[int]:
+    """Thread neighbours of the best candidates, in the order of the hit they border."""
+    seeds = [f.key for f in fused[:THREAD_SEEDS]]
+    around = store.thread_neighbors(view, seeds, THREAD_WINDOW)
+    ranked: dict[int, None] = {}
+    for seed in seeds:
+        for neighbor, _ in sorted(around.get(seed, []), key=lambda n: (n[1], n[0])):
+            ranked.setdefault(neighbor)
+    return list(ranked)[:depth]
+
+
+def _boosts(
+    store: Store, request: ReadRequest, cues: Sequence[Cue], pool: Sequence[int]
+) -> dict[int, float]:
+    """Each pooled memory's capped product of the cue boosts it earns."""
+    earned: dict[int, list[float]] = {}
+    for cue in cues:
+        matched = store.visible(replace(request.view, conditions=cue.conditions), pool)
+        for seq in matched:
+            earned.setdefault(seq, []).append(cue.trust)
+    return {seq: filters.boost(trusts, request.max_boost) for seq, trusts in earned.items()}
+
+
+def _rank(
+    store: Store,
+    pool: list[Fused[int]],
+    boosts: dict[int, float],
+    corroborated: dict[int, float],
+    request: ReadRequest,
+) -> list[tuple[int, Item]]:
+    """Fold value, decay, valence, question form, preference and the support of
+    lessons too partial to vote into the fused scores; best k first."""
+    as_of = times.to_datetime(request.as_of or times.now())
+    fields = store.rank_fields([f.key for f in pool])
+    scored = []
+    for candidate in pool:
+        row = fields.get(candidate.key)
+        if row is None:
+            continue
+        folds = {
+            "value": fusion.value_factor(row.value),
+            "decay": fusion.decay_factor(fusion.decay(row.kind, _age_days(row, as_of))),
+            "valence": fusion.valence_factor(row.valence),
+            "question": fusion.question_factor(fusion.question_share(row.text)),
+            "prefer": boosts.get(candidate.key, 1.0),
+            "lessons": fusion.lesson_factor(corroborated.get(candidate.key, 0.0)),
+        }
+        score = candidate.score
+        for factor in folds.values():
+            score *= factor
+        scored.append((score, row.id, candidate, folds))
+    scored.sort(key=lambda entry: (-entry[0], entry[1]))
+    best = scored[: request.k]
+    records = store.records_by_seq([candidate.key for _, _, candidate, _ in best])
+    moment = request.as_of or times.now()
+    return [
+        (
+            candidate.key,
+            Item(
+                record=records[candidate.key],
+                score=score,
+                source=candidate.source,
+                sources=candidate.ranks,
+                parts={**candidate.parts, **folds},
+                expired=provenance.expired(records[candidate.key].recheck_by, moment),
+            ),
+        )
+        for score, _, candidate, folds in best
+    ]
+
+
+def _age_days(row: RankFields | Record, as_of: datetime) -> float:
+    """Days since the memory's clock last started: observed, or last read in its window."""
+    started = max(row.observed_at, row.accessed_at or "")
+    return (as_of - times.to_datetime(started)).total_seconds() / 86_400
+
+
+def _touch(store: Store, ranked: Sequence[tuple[int, Item]], as_of: str | None) -> None:
+    """Restart the decay clock of returned memories still inside their kind's window."""
+    now = as_of or times.now()
+    moment = times.to_datetime(now)
+    fresh = [
+        seq
+        for seq, item in ranked
+        if fusion.resets_clock(item.record.kind, _age_days(item.record, moment))
+    ]
+    if fresh:
+        store.touch(fresh, now)
+
+
+def _explain(
+    item: Item,
+    reaches: Sequence[links.Reach],
+    taught: lessons.LearnedHit | None,
+    names: dict[int, str],
+    explain: bool,
+) -> Item:
+    if not explain:
+        return replace(item, sources={}, parts={})
+    learned = lessons.via(taught, names) if taught is not None else ()
+    return replace(item, via=learned + links.via(reaches, names))

@@ -1,0 +1,144 @@
+"""SQL of the lessons outcomes taught, shared by both backends.
+
+A mixin of `SQLStore`, split off along the seam between counted co-occurrence
+(`links`) and what feedback taught about which memory answers which concepts
+(`lessons`, `lesson_concepts`). Invariants: every row is read only in the
+reader's layers and summed over them; a lesson's summed weight never drops below
+zero (feedback writes the correction that keeps it there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from assocmem.store.graph import roles_of
+from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.protocol import ConceptLessons
+from assocmem.text import times
+from assocmem.types import Scope
+
+
+class LessonQueries:
+    """The lessons half of the SQL store (mixed into `SQLStore`)."""
+
+    _conn: Any
+    _query: Callable[..., list[Any]]
+    _layers: Callable[[Scope], list[int]]
+    _own_layer: Callable[..., int]
+    transaction: Callable[[], AbstractContextManager[None]]
+    snapshot: Callable[[], AbstractContextManager[None]]
+
+    @translated
+    def lesson_weights(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        layers = self._layers(scope)
+        wanted = sorted(set(pairs))
+        if not layers or not wanted:
+            return {}
+        found: dict[tuple[int, int], float] = {}
+        for chunk in chunked(wanted):
+            concepts = sorted({c for c, _ in chunk})
+            seqs = sorted({s for _, s in chunk})
+            for concept, seq, weight in self._query(
+                "SELECT concept_id, memory_seq, SUM(weight) FROM lessons"
+                f" WHERE {in_list('scope_id', layers)} AND {in_list('concept_id', concepts)}"
+                f" AND {in_list('memory_seq', seqs)} GROUP BY concept_id, memory_seq",
+                [*layers, *concepts, *seqs],
+            ):
+                found[(concept, seq)] = float(weight)
+        return {pair: found[pair] for pair in wanted if pair in found}
+
+    @translated
+    def add_lessons(
+        self,
+        scope: Scope,
+        lessons: Sequence[tuple[str, int, int, float]],
+        taught: Sequence[tuple[str, int, float]],
+    ) -> None:
+        at = times.to_micros(times.now())
+        with self.transaction():
+            keys = {key for key, *_ in lessons} | {key for key, *_ in taught}
+            layers = {key: self._own_layer(scope, roles_of(key)) for key in sorted(keys)}
+            lessons = [row for row in lessons if row[3] != 0.0]  # nothing to take back
+            self._conn.executemany(
+                "INSERT INTO lessons (scope_id, concept_id, memory_seq, weight, outcomes,"
+                " updated_at) VALUES (?,?,?,?,1,?) ON CONFLICT (scope_id, concept_id, memory_seq)"
+                " DO UPDATE SET weight = lessons.weight + excluded.weight,"
+                " outcomes = lessons.outcomes + 1, updated_at = excluded.updated_at",
+                sorted((layers[key], c, seq, delta, at) for key, c, seq, delta in lessons),
+            )
+            self._conn.executemany(
+                "INSERT INTO lesson_concepts (scope_id, concept_id, taught) VALUES (?,?,?)"
+                " ON CONFLICT (scope_id, concept_id)"
+                " DO UPDATE SET taught = lesson_concepts.taught + excluded.taught",
+                sorted((layers[key], c, amount) for key, c, amount in taught),
+            )
+
+    @translated
+    def lesson_taught(self, scope: Scope, concept_ids: Sequence[int]) -> dict[int, float]:
+        layers = self._layers(scope)
+        if not layers or not concept_ids:
+            return {}
+        return {
+            int(c): float(t)
+            for c, t in self._query(
+                "SELECT concept_id, SUM(taught) FROM lesson_concepts"
+                f" WHERE {in_list('scope_id', layers)}"
+                f" AND {in_list('concept_id', list(concept_ids))} GROUP BY concept_id",
+                [*layers, *concept_ids],
+            )
+        }
+
+    @translated
+    def concept_lessons(
+        self, scope: Scope, concept_ids: Sequence[int], limit: int
+    ) -> dict[int, ConceptLessons]:
+        layers = self._layers(scope)
+        if not layers or not concept_ids:
+            return {}
+        found: dict[int, ConceptLessons] = {}
+        with self.snapshot():
+            taught = self.lesson_taught(scope, concept_ids)
+            if not taught:
+                return found  # nothing was taught with these concepts: no lesson to read
+            grouped = (
+                "SELECT memory_seq, SUM(weight) AS w FROM lessons"
+                f" WHERE {in_list('scope_id', layers)} AND concept_id = ?"
+                " GROUP BY memory_seq HAVING SUM(weight) > 0"
+            )
+            for concept in concept_ids:
+                strongest = self._query(
+                    f"{grouped} ORDER BY w DESC, memory_seq DESC LIMIT ?",
+                    [*layers, concept, limit],
+                )
+                if not strongest:
+                    continue
+                spread = len(strongest)
+                if spread == limit:
+                    (spread,) = self._query(
+                        f"SELECT COUNT(*) FROM ({grouped}) g", [*layers, concept]
+                    )[0]
+                found[concept] = ConceptLessons(
+                    taught=float(taught.get(concept, 0.0)),
+                    spread=int(spread),
+                    strongest=tuple((int(seq), float(w)) for seq, w in strongest),
+                )
+        return found
+
+    @translated
+    def carried(self, scope: Scope, concept_ids: Sequence[int]) -> set[int]:
+        layers = self._layers(scope)
+        if not layers:
+            return set()
+        return {
+            concept
+            for concept in concept_ids
+            if self._query(
+                f"SELECT 1 FROM memory_concepts WHERE {in_list('scope_id', layers)}"
+                " AND concept_id = ? LIMIT 1",
+                [*layers, concept],
+            )
+        }

@@ -1,0 +1,462 @@
+"""The backend protocol: what the engine may ask of a store, and nothing more."""
+
+from __future__ import annotations
+
+import abc
+import os
+import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assocmem.schema import Condition, NewMemory
+from assocmem.types import Record, Scope, Stats, WriteResult
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def new_id() -> str:
+    """A ULID: 48 bits of milliseconds then 80 random bits, 26 Crockford characters.
+
+    Time-ordered, so ids sort roughly by arrival, yet they reveal nothing about
+    how many records other agents wrote (sequential integers would).
+    """
+    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
+    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+@dataclass(frozen=True)
+class View:
+    """What a read may see: its scope's layers, these statuses and kinds, these conditions.
+
+    Every read query of the store applies the whole view in SQL before any
+    ranking, so no arm ever scores a record the reader may not see.
+    """
+
+    scope: Scope
+    statuses: tuple[str, ...] = ("active",)
+    kinds: tuple[str, ...] | None = None
+    conditions: tuple[Condition, ...] = ()
+    # Working memory belongs to a task: a view sees the working memory of ``task``
+    # only, and none when ``task`` is None unless ``kinds`` names "working".
+    task: str | None = None
+
+
+@dataclass(frozen=True)
+class VectorRows:
+    """Stored vectors after some sequence number: row i is memory ``seqs[i]``."""
+
+    seqs: list[int]
+    layers: list[int]
+    matrix: np.ndarray
+
+
+@dataclass(frozen=True)
+class RankFields:
+    """The fields ranking folds into a score (the text for its question form),
+    read without the rest of the record."""
+
+    id: str
+    kind: str
+    value: float
+    valence: float
+    observed_at: str
+    accessed_at: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """A declared entity with every alias it answers to (its name included)."""
+
+    id: int
+    scope_id: int
+    name: str
+    declared_by: str
+    created_at: str
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RelationRow:
+    """A declared relation as stored: endpoints are entity ids or memory seqs."""
+
+    id: int
+    subject_kind: str
+    subject_id: int
+    predicate: str
+    object_kind: str
+    object_id: int
+    anchor_seq: int
+    declared_by: str
+    declared_at: str
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    """One learned link summed over the scope layers a reader can see."""
+
+    a: int
+    b: int
+    weight: float
+    count: int
+    outcome_sum: float
+    feedback_count: int
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class ConceptLessons:
+    """What outcomes taught about one concept, summed over a reader's layers.
+
+    ``taught``: the helpful outcomes of feedback calls whose query carried it;
+    ``spread``: how many memories its lessons point at; ``strongest``: ``(memory
+    seq, lesson weight)`` of the heaviest of them, heaviest first.
+    """
+
+    taught: float
+    spread: int
+    strongest: tuple[tuple[int, float], ...]
+
+
+class Store(abc.ABC):
+    """What the engine needs from a backend. All methods translate backend errors."""
+
+    # Whether the backend searches vectors itself (`vector_search`); otherwise the
+    # engine keeps them in its own numpy index.
+    native_vectors: bool = False
+
+    def vector_search(
+        self, view: View, vector: Sequence[float], limit: int
+    ) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the visible memories nearest ``vector`` (native backends)."""
+        raise NotImplementedError("this backend has no native vector search")
+
+    def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` to each of these memories (native backends)."""
+        raise NotImplementedError("this backend has no native vector search")
+
+    @abc.abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """A write transaction; nested calls become savepoints."""
+
+    @abc.abstractmethod
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A read transaction: the queries inside see one consistent state."""
+
+    @abc.abstractmethod
+    def write(
+        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]:
+        """Store memories in one transaction, adding co-occurrence to their links;
+        ``vectors`` (row i for memory i) are stored with them when given."""
+
+    @abc.abstractmethod
+    def layers(self, scope: Scope) -> list[int]:
+        """Ids of the existing scope layers a reader in ``scope`` sees."""
+
+    @abc.abstractmethod
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
+        """The memories among ``seqs`` that ``view`` may see."""
+
+    @abc.abstractmethod
+    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """``(seq, BM25 score)`` of visible memories matching any of ``terms``, best first."""
+
+    @abc.abstractmethod
+    def thread_adjacency(
+        self, view: View, seqs: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        """For each memory with a thread, the visible memories just before and after it."""
+
+    @abc.abstractmethod
+    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+        """How many memories (of any reader) the full-text index matches for each
+        term, counted up to ``cap``: a statistic, like BM25's document frequency."""
+
+    @abc.abstractmethod
+    def size(self) -> int:
+        """An upper bound on how many memories the store holds (cheap)."""
+
+    @abc.abstractmethod
+    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
+        """Visible memories whose text has this fingerprint, newest first."""
+
+    @abc.abstractmethod
+    def authors(self, scope: Scope) -> list[str]:
+        """Distinct authors of memories written in the reader's layers (a name stays
+        listed after its memories are gone; a cue on it then matches nothing)."""
+
+    @abc.abstractmethod
+    def thread_neighbors(
+        self, view: View, seqs: Sequence[int], window: int
+    ) -> dict[int, list[tuple[int, int]]]:
+        """For each memory, the visible memories of its thread within ``window``
+        positions, as ``(neighbor seq, distance)``."""
+
+    @abc.abstractmethod
+    def touch(self, seqs: Sequence[int], when: str) -> None:
+        """Record a read: restart these memories' decay clocks at ``when``."""
+
+    @abc.abstractmethod
+    def vector_rows(self, after: int) -> VectorRows:
+        """Every stored vector of a memory with sequence number above ``after``."""
+
+    @abc.abstractmethod
+    def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
+        """The stored float32 vectors of these memories, as bytes."""
+
+    @abc.abstractmethod
+    def missing_vectors(self, limit: int) -> list[tuple[int, int, str, str | None]]:
+        """``(seq, scope layer, text, author)`` of memories stored without a vector."""
+
+    @abc.abstractmethod
+    def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
+        """Store vectors for existing memories: ``rows[i] = (seq, layer)`` gets row i."""
+
+    @abc.abstractmethod
+    def info(self, key: str) -> str | None:
+        """A fact recorded about the store, such as the embedder that filled it."""
+
+    @abc.abstractmethod
+    def set_info(self, key: str, value: str) -> None:
+        """Record a fact about the store."""
+
+    @abc.abstractmethod
+    def keyed_records(self, view: View, limit: int) -> list[Record]:
+        """Visible records whose meta carries numeric ``key`` and ``value`` lists."""
+
+    @abc.abstractmethod
+    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]:
+        """The readable records among ``ids``, in the order given; unknown ids skipped."""
+
+    @abc.abstractmethod
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        """Records by internal sequence number (callers got the seqs from a scoped query)."""
+
+    @abc.abstractmethod
+    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
+        """The ranking fields of memories by sequence number."""
+
+    @abc.abstractmethod
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]:
+        """Internal sequence numbers of the readable memories among ``ids`` (of these statuses)."""
+
+    @abc.abstractmethod
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
+        """Ids of the known concepts among ``names``; unknown names are absent."""
+
+    @abc.abstractmethod
+    def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
+        """Names of concept ids."""
+
+    @abc.abstractmethod
+    def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        """Ids for ``names``, creating the missing ones (inside a transaction)."""
+
+    @abc.abstractmethod
+    def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
+        """Concept ids of each memory."""
+
+    @abc.abstractmethod
+    def neighbors(
+        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
+    ) -> list[tuple[int, int, float]]:
+        """``(from, to, weight)`` for links out of ``concept_ids`` whose summed weight
+        is at least ``min_weight``: strongest first, at most ``limit`` rows."""
+
+    @abc.abstractmethod
+    def links_between(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        """Summed weights of the given ``(a, b)`` pairs (a < b) in the reader's layers."""
+
+    @abc.abstractmethod
+    def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
+        """Every link touching ``concept_ids`` in the reader's layers, strongest first."""
+
+    @abc.abstractmethod
+    def adjust_links(
+        self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
+    ) -> None:
+        """Add each ``(access key, a, b, delta)`` to the scope's own layer of that access
+        class, and record ``outcome``."""
+
+    @abc.abstractmethod
+    def lesson_weights(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        """The summed lesson weight of each ``(concept id, memory seq)`` that has one."""
+
+    @abc.abstractmethod
+    def add_lessons(
+        self,
+        scope: Scope,
+        lessons: Sequence[tuple[str, int, int, float]],
+        taught: Sequence[tuple[str, int, float]],
+    ) -> None:
+        """Add each ``(access key, concept, memory seq, delta)`` to a lesson, and each
+        ``(access key, concept, outcome)`` to what that concept was taught, in the
+        scope's own layer of that access class."""
+
+    @abc.abstractmethod
+    def lesson_taught(self, scope: Scope, concept_ids: Sequence[int]) -> dict[int, float]:
+        """The summed helpful outcomes each concept was taught with (those that have any)."""
+
+    @abc.abstractmethod
+    def concept_lessons(
+        self, scope: Scope, concept_ids: Sequence[int], limit: int
+    ) -> dict[int, ConceptLessons]:
+        """What the reader's layers hold of lessons for each concept that has any."""
+
+    @abc.abstractmethod
+    def carried(self, scope: Scope, concept_ids: Sequence[int]) -> set[int]:
+        """The concepts some memory in the reader's layers carries."""
+
+    @abc.abstractmethod
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]:
+        """The access key (roles joined by newlines, '' for all) of each memory."""
+
+    @abc.abstractmethod
+    def memories_with_concepts(
+        self,
+        view: View,
+        concept_ids: Sequence[int],
+        *,
+        per_concept: int,
+        without: Sequence[int] = (),
+    ) -> list[tuple[int, int]]:
+        """``(memory seq, concept id)`` for readable memories carrying each concept:
+        the newest ``per_concept`` per concept, skipping memories that carry any
+        concept in ``without``."""
+
+    @abc.abstractmethod
+    def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:
+        """Move each memory's valence a fraction ``rate`` of the way to ``outcome``."""
+
+    @abc.abstractmethod
+    def log_feedback(
+        self,
+        scope: Scope,
+        access: str,
+        ids: Sequence[str],
+        concepts: Sequence[str],
+        outcome: float,
+    ) -> int:
+        """Append one row to the feedback log in the scope's layer of ``access``; its id."""
+
+    @abc.abstractmethod
+    def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
+        """Readable active records in arrival order after sequence ``after``, paged."""
+
+    @abc.abstractmethod
+    def stats(self, scope: Scope) -> Stats:
+        """Counts in the reader's view."""
+
+    # -- the declared graph ------------------------------------------------------
+
+    @abc.abstractmethod
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
+        """Entities answering to this normalized name or alias in the reader's layers,
+        the nearest layer first (own, then wider), then by id."""
+
+    @abc.abstractmethod
+    def create_entity(
+        self, scope: Scope, name: str, normalized: str, declared_by: str, access: str = ""
+    ) -> int:
+        """A new entity in the scope's own layer of ``access``; its name is its first alias."""
+
+    @abc.abstractmethod
+    def add_alias(
+        self, scope: Scope, entity_id: int, alias: str, normalized: str, access: str = ""
+    ) -> None:
+        """Give an entity another alias in the scope's layer of ``access``; `AliasClash`
+        when that layer already has it for another entity."""
+
+    @abc.abstractmethod
+    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
+        """Record that a memory mentions an entity; False when it already did."""
+
+    @abc.abstractmethod
+    def add_relation(
+        self,
+        scope: Scope,
+        subject: tuple[str, int],
+        predicate: str,
+        predicate_normalized: str,
+        object_: tuple[str, int],
+        anchor_seq: int,
+        declared_by: str,
+        access: str = "",
+    ) -> int:
+        """Store a relation in the scope's own layer of ``access`` (or find the same one)."""
+
+    @abc.abstractmethod
+    def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
+        """Entities by id."""
+
+    @abc.abstractmethod
+    def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]:
+        """``(normalized alias, entity id)`` of every entity in the reader's layers."""
+
+    @abc.abstractmethod
+    def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
+        """The readable entities each memory is recorded as mentioning."""
+
+    @abc.abstractmethod
+    def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
+        """Visible memories that mention an entity, lowest sequence first, at most ``limit``."""
+
+    @abc.abstractmethod
+    def entity_relations(self, scope: Scope, entity_ids: Sequence[int]) -> list[RelationRow]:
+        """Entity-to-entity relations in the reader's layers touching these entities."""
+
+    @abc.abstractmethod
+    def memory_relations(self, scope: Scope, seqs: Sequence[int]) -> list[RelationRow]:
+        """Record-to-record relations in the reader's layers between these memories."""
+
+    @abc.abstractmethod
+    def retract(
+        self, scope: Scope, relation_ids: Sequence[int], mentions: Sequence[tuple[int, int]]
+    ) -> tuple[int, int]:
+        """Remove relations and ``(entity, memory)`` mentions from the reader's layers."""
+
+    @abc.abstractmethod
+    def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int:
+        """Delete entities of the reader's layers; their aliases, mentions and relations go too."""
+
+    @abc.abstractmethod
+    def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
+        """Delete memories for good, with everything that points at them, and subtract
+        the co-occurrence they added to their layer's links."""
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def select(self, view: View, limit: int) -> list[int]:
+        """Sequence numbers of the memories ``view`` sees, in arrival order."""
+
+    @abc.abstractmethod
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None:
+        """Change lifecycle fields (never text) of these memories."""
+
+    @abc.abstractmethod
+    def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
+        """Every readable memory holding this supersession key, oldest observation first."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release connections. Safe to call twice."""

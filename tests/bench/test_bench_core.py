@@ -1,0 +1,57 @@
+"""The core benchmark runs end to end, shrunk, on both backends (the real run is a benchmark)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assocmem import Memory
+
+from tests.conftest import BACKENDS
+
+core = pytest.importorskip("assocmem_bench.core")
+stores = pytest.importorskip("assocmem_bench.stores")
+
+
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest) -> str:
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_server"))
+    return "sqlite"
+
+
+def test_each_store_is_fresh_and_measured(db: str) -> None:
+    with stores.open_stores(db) as handed:
+        first, second = handed.new("a"), handed.new("a")
+        assert first != second
+        with Memory(first, agent_id="bench") as mem:
+            mem.write("only in the first store", concepts=["first"])
+        with Memory(second, agent_id="bench") as mem:
+            assert mem.stats().memories == 0
+        assert handed.size_mb(first) > 0
+        assert handed.describe()["backend"] == ("sqlite" if db == "sqlite" else "postgresql")
+
+
+@pytest.mark.slow
+def test_core_benchmark_smoke(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"BATCH": 40, "ROUNDS": 2, "SINGLE_ROUNDS": 2, "SINGLE_WRITES": 10,
+                        "READS": 20, "FEEDBACKS": 5}.items():  # fmt: skip
+        monkeypatch.setattr(core, name, value)
+    out = tmp_path / "core.json"
+    core.run([200], str(out), db=db)
+    report = json.loads(out.read_text())
+    size = report["sizes"]["200"]
+    # the fill, two rounds of batches, two of ten-times batches and two of single writes
+    assert size["memories"] == 200 + 2 * 40 + 2 * 400 + 2 * 10
+    assert size["writes_per_s_single"] > 0 and size["writes_per_s_batched"] > 0
+    assert size["write_single_max_ms"] > 0
+    if db == "sqlite":  # the run's link changes wait in the pending list, measured
+        assert size["pending_links_copy"]["rows"] > 0 and size["pending_links_copy"]["mb"] > 0
+    else:
+        assert size["pending_links_copy"] is None
+    assert (
+        0 < size["read_concepts"]["hops_1"]["p50_ms"] <= size["read_concepts"]["hops_1"]["p95_ms"]
+    )
+    assert report["environment"]["backend"] in ("sqlite", "postgresql")

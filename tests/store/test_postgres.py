@@ -1,0 +1,213 @@
+"""The PostgreSQL store: migrations under concurrent starts, connection loss, lock
+waits, pgvector and its fallback, and two servers over one database.
+
+Everything the two backends share runs in the other modules on both; this module
+holds what only PostgreSQL has.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+pytest.importorskip("psycopg")
+
+import psycopg  # noqa: E402
+
+from assocmem import (
+    Memory,
+    SchemaTooNew,
+    StoreBusy,
+    StoreUnavailable,
+    register_embedder,
+    unregister_embedder,
+)
+from assocmem.adapters.client import Client  # noqa: E402
+from assocmem.store import postgres as pg_store  # noqa: E402
+from assocmem.store.migrations import migrations  # noqa: E402
+from assocmem.testing import ToyEmbedder  # noqa: E402
+
+from tests.conftest import fresh_database, raw_query  # noqa: E402
+
+
+@pytest.fixture
+def url(postgres_server: str) -> str:
+    return fresh_database(postgres_server)
+
+
+def _open_and_close(url: str, barrier: Any) -> None:
+    barrier.wait()
+    Memory(url, agent_id="ops").close()
+
+
+@pytest.mark.slow
+def test_servers_starting_together_migrate_once(url: str) -> None:
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Manager().Barrier(4)
+    with context.Pool(4) as pool:
+        for job in [pool.apply_async(_open_and_close, (url, barrier)) for _ in range(4)]:
+            job.get(timeout=120)
+    names = raw_query(url, "SELECT name FROM schema_migrations ORDER BY name")
+    assert [n for (n,) in names] == [name for name, _ in migrations("postgres")]
+
+
+def test_a_database_from_a_newer_version_is_refused(url: str) -> None:
+    Memory(url).close()
+    raw_query(url, "INSERT INTO schema_migrations VALUES ('9999_future', '2030-01-01')")
+    with pytest.raises(SchemaTooNew, match="9999_future"):
+        Memory(url)
+
+
+def test_text_link_times_from_before_0006_become_microseconds(url: str) -> None:
+    with Memory(url, agent_id="ops") as mem:
+        mem.write("Backoff fixed the flaky call.", concepts=["retry", "backoff"])
+    raw_query(  # put the column back as 0006 found it
+        url,
+        "ALTER TABLE links ALTER COLUMN updated_at TYPE TEXT USING '2024-05-01T12:00:00.000001Z'",
+    )
+    raw_query(url, "DELETE FROM schema_migrations WHERE name = '0006_link_times_in_micros'")
+    with Memory(url, agent_id="ops") as mem:
+        (edge,) = mem.graph(["retry"]).edges
+        assert (edge.count, edge.updated_at) == (1, "2024-05-01T12:00:00.000001Z")
+
+
+def test_an_unreachable_server_is_reported_without_the_password() -> None:
+    with pytest.raises(StoreUnavailable) as caught:
+        Memory("postgresql://someone:hunter2@127.0.0.1:9/nowhere")
+    assert "hunter2" not in str(caught.value)
+
+
+def test_a_dropped_connection_is_reopened_between_transactions(url: str) -> None:
+    with Memory(url, agent_id="ops") as mem:
+        mem.write("before the restart", concepts=["restart"])
+        dropped = mem._store._conn.raw  # type: ignore[attr-defined]
+        raw_query(
+            url,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        assert mem.write("after the restart", concepts=["restart"]).stored
+        assert dropped.closed and mem._store._conn.raw is not dropped  # type: ignore[attr-defined]
+        assert {i.text for i in mem.read(concepts=["restart"]).items} == {
+            "before the restart",
+            "after the restart",
+        }
+
+
+def test_a_writer_locked_out_gets_store_busy(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pg_store, "LOCK_TIMEOUT", "200ms")
+    mem = Memory(url, agent_id="ops")
+    with psycopg.connect(url) as blocker:  # holds the writers' lock in an open transaction
+        blocker.execute("SELECT pg_advisory_xact_lock(%s)", [pg_store.WRITE_LOCK])
+        with pytest.raises(StoreBusy):
+            mem.write("blocked", concepts=["x"])
+        assert mem.read(concepts=["x"]).items == ()  # readers never wait for the writer
+    assert mem.write("now it goes through", concepts=["x"]).stored
+    assert mem.stats().memories == 1
+    mem.close()
+
+
+def test_concurrent_feedback_through_many_connections_is_exact(url: str) -> None:
+    with Memory(url, agent_id="ops") as mem:
+        target = mem.write("the fix", concepts=["fix"]).id or ""
+    stores = [Memory(url, agent_id="ops") for _ in range(8)]
+    try:
+        with ThreadPoolExecutor(len(stores)) as pool:
+            list(pool.map(lambda m: [m.feedback([target], 0.25, ["q"]) for _ in range(25)],
+                          stores))  # fmt: skip
+    finally:
+        for memory in stores:
+            memory.close()
+    with Memory(url, agent_id="ops") as mem:
+        (edge,) = [e for e in mem.graph(["q"]).edges if e.target == "fix"]
+        assert edge.weight == pytest.approx(8 * 25 * 0.25)
+        assert mem.stats().feedback == 200
+
+
+@pytest.fixture
+def toy() -> Any:
+    register_embedder("toy", ToyEmbedder)
+    yield
+    unregister_embedder("toy")
+
+
+def _semantic_hits(url: str) -> list[str]:
+    with Memory(url, agent_id="ops", embedder="toy") as mem:
+        mem.write("zebra stripes")
+        mem.write("completely unrelated sentence here")
+        result = mem.read("stripes zebra")
+        assert result.arms["semantic"] is True
+        return [i.text for i in result.items if "semantic" in i.sources]
+
+
+@pytest.mark.usefixtures("toy")
+def test_vectors_use_pgvector_hnsw_when_the_extension_exists(url: str) -> None:
+    with Memory(url) as probe:
+        if not probe._store.native_vectors:
+            pytest.skip("this PostgreSQL server has no pgvector extension")
+    assert _semantic_hits(url)[0] == "zebra stripes"
+    indexes = raw_query(url, "SELECT indexdef FROM pg_indexes WHERE indexname = 'vectors_hnsw'")
+    assert indexes and "hnsw" in indexes[0][0]
+
+
+@pytest.mark.usefixtures("toy")
+def test_without_pgvector_the_portable_index_answers(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pg_store.PostgresStore, "_enable_pgvector", lambda self: False)
+    assert _semantic_hits(url)[0] == "zebra stripes"
+    assert raw_query(url, "SELECT indexname FROM pg_indexes WHERE indexname = 'vectors_hnsw'") == []
+
+
+@pytest.mark.usefixtures("toy")
+def test_a_role_that_may_not_install_pgvector_gets_the_portable_index(url: str) -> None:
+    role = "plain_" + uuid.uuid4().hex[:8]
+    raw_query(url, f"CREATE ROLE {role} LOGIN")
+    raw_query(url, f"GRANT ALL ON SCHEMA public TO {role}")
+    as_role = urlunsplit(
+        urlsplit(url)._replace(netloc=f"{role}@" + urlsplit(url).netloc.split("@")[-1])
+    )
+    with Memory(as_role) as probe:
+        assert probe._store.native_vectors is False
+    assert _semantic_hits(as_role)[0] == "zebra stripes"
+
+
+def test_two_servers_over_one_database_count_exactly(url: str) -> None:
+    pytest.importorskip("fastapi")
+    from tests.adapters.server_kit import running_server
+
+    writers, notes, ratings = 4, 30, 10
+    with running_server(url, agent="ops") as first, running_server(url, agent="ops") as second:
+        target = Client(first).write("the shared fix", concepts=["fix"]).id or ""
+
+        def work(worker: int) -> list[str]:
+            client = Client(first if worker % 2 == 0 else second)
+            written = [
+                client.write(f"w{worker} note {i}", concepts=["common", f"w{worker}"]).id or ""
+                for i in range(notes)
+            ]
+            for _ in range(ratings):
+                client.feedback([target], 0.5, query_concepts=["q"])
+            return written
+
+        with ThreadPoolExecutor(writers) as pool:
+            written = [i for ids in pool.map(work, range(writers)) for i in ids]
+        for server in (first, second):
+            client = Client(server)
+            stats = client.stats()
+            assert stats.memories == 1 + writers * notes
+            assert stats.feedback == writers * ratings
+            edges = {(e.source, e.target): e for e in client.graph(["q"]).edges}
+            assert edges[("q", "fix")].weight == pytest.approx(writers * ratings * 0.5)
+            common = {(e.source, e.target): e for e in client.graph(["common"]).edges}
+            for w in range(writers):
+                assert common[("common", f"w{w}")].count == notes
+        assert len(set(written)) == writers * notes
+        assert {r.id for r in Client(second).get(written)} == set(written)
+    # The servers really shared the PostgreSQL database, not a file of their own.
+    assert raw_query(url, "SELECT count(*) FROM memories") == [(1 + writers * notes,)]
