@@ -1,34 +1,204 @@
-"""The public surface every adapter serves: the `Memory` methods, in one list.
+"""The operation registry: every public `Memory` operation, declared once.
 
-Invariant: the HTTP server, the Python client and the tests that keep them equal
-all read this list, so a method added to `Memory` and named here is served,
-called and checked everywhere at once. ``True`` marks methods that write.
+Invariant: the HTTP routes, the `Client` methods, the CLI commands and the MCP tools
+are all generated from `OPERATIONS`, so an operation added to `Memory` and named in
+`DECLARED` is served, called and checked everywhere at once. A parameter's name, type
+and default are read from `Memory`'s own signature (one source, never copied); its
+one-line help comes from `PARAMETER_DOCS`. A test fails when a public `Memory` method
+is missing here or any surface lacks an operation.
 """
 
 from __future__ import annotations
 
-REMOTE_METHODS: dict[str, bool] = {
-    "write": True,
-    "write_many": True,
-    "read": False,
-    "get": False,
-    "export": False,
-    "feedback": True,
-    "graph": False,
-    "stats": False,
-    "soft_read": False,
-    "declare": True,
-    "retract": True,
-    "delete_entity": True,
-    "traverse": False,
-    "reconstruct": False,
-    "resolve": False,
-    "forget": True,
-    "archive": True,
-    "restore": True,
-    "protect": True,
-    "history": False,
-    "contradictions": False,
-    "end_task": True,
-    "retain": True,
+import inspect
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from assocmem.memory import Memory
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What the signature cannot say about an operation."""
+
+    writes: bool
+    # Parameters a CLI user gives by position, in order (the rest are --flags).
+    positional: tuple[str, ...] = ()
+
+
+# Every public operation. ``writes`` routes a server call to the writer connection.
+DECLARED: dict[str, Declaration] = {
+    "write": Declaration(True, ("text",)),
+    "write_many": Declaration(True, ("items",)),
+    "read": Declaration(False, ("query",)),
+    "get": Declaration(False, ("ids",)),
+    "export": Declaration(False),
+    "feedback": Declaration(True, ("ids",)),
+    "graph": Declaration(False, ("concepts",)),
+    "stats": Declaration(False),
+    "soft_read": Declaration(False, ("query_key",)),
+    "declare": Declaration(True, ("associations",)),
+    "retract": Declaration(True),
+    "delete_entity": Declaration(True, ("entity",)),
+    "traverse": Declaration(False, ("entity",)),
+    "reconstruct": Declaration(False, ("query",)),
+    "resolve": Declaration(False, ("entity", "predicates")),
+    "forget": Declaration(True, ("ids",)),
+    "archive": Declaration(True, ("ids",)),
+    "restore": Declaration(True, ("ids",)),
+    "protect": Declaration(True, ("ids",)),
+    "history": Declaration(False, ("key",)),
+    "contradictions": Declaration(False),
+    "end_task": Declaration(True, ("task",)),
+    "retain": Declaration(True),
 }
+
+# One line of help per parameter name, shared by every operation that takes it;
+# ``(operation, name)`` entries override it where the meaning differs.
+PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
+    "text": "the memory's text, as observed (kept verbatim)",
+    "concepts": "concepts it is about (default: keywords of the text or query)",
+    "kind": "working, episodic (default), semantic or procedural",
+    "tags": "free labels",
+    "value": "importance, a relative weight (default 1)",
+    "meta": "a JSON object of extra fields, filterable in where",
+    "source": "where it came from (a URL, a site, a person)",
+    "observed_at": "when it was observed: ISO 8601 with a timezone (default now)",
+    "version": "the version of the thing it describes",
+    "verified_at": "when it was last checked true (ISO 8601)",
+    "verification_scope": "what the check covered",
+    "recheck_by": "when it must be checked again (ISO 8601)",
+    "confidence": "the writer's confidence, 0 to 1 (never evidence on its own)",
+    "access": "roles that may read it (default: everyone)",
+    "key": "(subject, relation): a newer value retires the current one",
+    "derived_from": "ids of the memories it was derived from",
+    "protected": "shield it from archiving",
+    "author": "who said or wrote it",
+    "thread": "the conversation or thread it belongs to",
+    "task": "the task a working memory belongs to",
+    "associations": '{"entities": [{"name", "aliases"}], "relations": [{"subject", '
+    '"predicate", "object"}]}; endpoints are entity names or mem:<id>',
+    "items": "a list of write objects (the arguments of write)",
+    "query": "a question or description",
+    "k": "how many items to return (1-1000)",
+    "hops": "learned-link hops to follow (0-3)",
+    "threshold": "the link weight a hop follows",
+    "where": "a hard JSON filter: field -> value, list or {$op: value}",
+    "prefer": "a soft JSON filter (or a list of [filter, trust]) boosting matches",
+    "prefer_trust": "how much a prefer match boosts (default 0.5)",
+    "prefer_max_boost": "the cap on the product of prefer boosts (default 2)",
+    "kinds": "memory kinds to read (default: all but working)",
+    "explain": "say which arms found each item",
+    "as_of": "the moment decay and verification are measured at (default now)",
+    "mode": "recall (default) or evidence (verified, sourced facts only)",
+    "role": "read in this role instead of the memory's",
+    "include_superseded": "include values a newer one retired",
+    "ids": "memory ids",
+    "outcome": "how the answer went, from -1 to 1",
+    "query_concepts": "the concepts the question was about",
+    "depth": "hops out (1-3)",
+    "query_key": "the numeric key vector to attend with",
+    "temperature": "softmax temperature (lower concentrates the weights)",
+    "anchor_ref": "mem:<id> of the memory that evidences the declarations",
+    "declared_by": "agent or operator",
+    "relation_ids": "ids of declared relations to remove",
+    "mentions": "(entity, mem:<id>) pairs to remove",
+    "entity": "an entity name or alias",
+    "max_hops": "relation hops to follow",
+    "limit": "at most this many entities",
+    "count": "how many items to return",
+    "max_evidence": "evidence records per item",
+    "predicates": "relation predicates to follow, in order",
+    "policy": 'a retention policy {"rules": [...]} (default: the example policy)',
+    ("protect", "protected"): "true to shield, false to lift the shield",
+    ("read", "concepts"): "concepts to start from (default: keywords of the query)",
+    ("graph", "concepts"): "concepts to look around",
+}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of an operation, as `Memory` declares it."""
+
+    name: str
+    annotation: Any  # the resolved type
+    default: Any  # `inspect.Parameter.empty` when the caller must give it
+    variadic: bool  # a ``*args`` parameter, sent as a list
+    doc: str
+
+    @property
+    def required(self) -> bool:
+        return self.default is inspect.Parameter.empty and not self.variadic
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One public operation: its name, parameters, result type and documentation."""
+
+    name: str
+    writes: bool
+    positional: tuple[str, ...]
+    parameters: tuple[Parameter, ...]
+    returns: Any
+    doc: str
+
+    @property
+    def summary(self) -> str:
+        return self.doc.splitlines()[0] if self.doc else self.name
+
+    @property
+    def command(self) -> str:
+        """The CLI command name."""
+        return self.name.replace("_", "-")
+
+    def parameter(self, name: str) -> Parameter:
+        return next(p for p in self.parameters if p.name == name)
+
+
+def _operation(name: str, declared: Declaration) -> Operation:
+    method = getattr(Memory, name)
+    hints = typing.get_type_hints(method)
+    parameters = []
+    for p in list(inspect.signature(method).parameters.values())[1:]:
+        doc = PARAMETER_DOCS.get((name, p.name)) or PARAMETER_DOCS.get(p.name)
+        if doc is None:
+            raise TypeError(f"Memory.{name}'s parameter {p.name!r} has no entry in PARAMETER_DOCS")
+        parameters.append(
+            Parameter(
+                name=p.name,
+                annotation=hints.get(p.name, Any),
+                default=p.default,
+                variadic=p.kind is inspect.Parameter.VAR_POSITIONAL,
+                doc=doc,
+            )
+        )
+    return Operation(
+        name=name,
+        writes=declared.writes,
+        positional=declared.positional,
+        parameters=tuple(parameters),
+        returns=hints.get("return", Any),
+        doc=inspect.getdoc(method) or name,
+    )
+
+
+@cache
+def operations() -> Mapping[str, Operation]:
+    """Every operation, in declaration order (built once, from `Memory`)."""
+    return {name: _operation(name, declared) for name, declared in DECLARED.items()}
+
+
+def public_methods() -> list[str]:
+    """`Memory`'s public operations as the class defines them (what `DECLARED` must name)."""
+    return sorted(
+        name
+        for name, value in vars(Memory).items()
+        if not name.startswith("_") and inspect.isfunction(value) and name not in ("close",)
+    )
+
+
+# Which operations write, by name (the shape older callers read).
+REMOTE_METHODS: dict[str, bool] = {name: d.writes for name, d in DECLARED.items()}
