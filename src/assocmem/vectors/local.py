@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assocmem.config import data_dir
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
 from assocmem.optional import require_numpy
 from assocmem.vectors.embedders import Embedder
@@ -93,14 +94,8 @@ STATIC_BATCH_SIZE = 1024
 
 
 def default_models_dir() -> Path:
-    """Where built models live: ``$XDG_DATA_HOME/assocmem/models``, else ``~/.local/share/...``.
-
-    Read when called, never at import; a relative ``XDG_DATA_HOME`` is ignored,
-    as the XDG base directory specification requires.
-    """
-    data_home = os.environ.get("XDG_DATA_HOME", "")
-    base = Path(data_home) if os.path.isabs(data_home) else Path.home() / ".local" / "share"
-    return base / "assocmem" / "models"
+    """Where built models live: ``models`` in `assocmem.config.data_dir` (read when called)."""
+    return data_dir() / "models"
 
 
 def packaged_model_dir() -> Path:

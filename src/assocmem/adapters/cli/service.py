@@ -1,0 +1,235 @@
+"""The CLI commands that are not `Memory` operations: serve, keys, mcp, demo, embedders.
+
+Invariant: each reads its settings from the `Config` it is handed, never from the
+environment itself, so a flag, ``$ASSOCMEM_*`` and the default rank the same way
+here as for every operation command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assocmem.adapters.cli.operations import emit, store_target
+from assocmem.config import Config
+from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
+from assocmem.vectors import local as local_embedders
+from assocmem.vectors.embedders import embedder_names
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    try:
+        import uvicorn
+
+        from assocmem.adapters.server import create_app
+        from assocmem.adapters.server.keys import KeyRing
+    except ImportError as exc:
+        raise DependencyMissing("the HTTP server needs `pip install assocmem[server]`") from exc
+    ring = KeyRing(config.keys) if config.keys else None
+    if ring is not None and not len(ring):
+        ring = None  # an empty key file authenticates no one: treated as no keys
+    if ring is None and args.host not in LOOPBACK and not args.no_auth:
+        raise AccessDenied(
+            f"no API keys configured: refusing to serve on {args.host}. Add keys with "
+            "`assocmem keys add` and pass --keys, or pass --no-auth to serve unauthenticated"
+        )
+    app = create_app(
+        store_target(config.db), keys=ring, default_agent=config.agent,
+        embedder=config.build_embedder(),
+    )  # fmt: skip
+    uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level)
+    return 0
+
+
+def _key_file(config: Config) -> str:
+    if not config.keys:
+        raise InvalidInput("no key file: pass --keys or set $ASSOCMEM_KEYS", field="keys")
+    return config.keys
+
+
+def cmd_keys_add(args: argparse.Namespace, config: Config) -> int:
+    from assocmem.adapters.server.keys import add_key
+
+    agent = args.key_agent or config.agent
+    entry, secret = add_key(_key_file(config), agent, tuple(args.role or ()))
+    emit(args, {**entry.public(), "key": secret},
+         f"{secret}\n(key {entry.id} for agent {entry.agent_id}; shown only now)")  # fmt: skip
+    return 0
+
+
+def cmd_keys_revoke(args: argparse.Namespace, config: Config) -> int:
+    from assocmem.adapters.server.keys import revoke_key
+
+    keys = _key_file(config)
+    if not revoke_key(keys, args.id):
+        raise NotFound(f"no active key {args.id!r} in {keys}")
+    emit(args, {"revoked": args.id}, f"revoked {args.id}")
+    return 0
+
+
+def cmd_keys_list(args: argparse.Namespace, config: Config) -> int:
+    from assocmem.adapters.server.keys import read_keys
+
+    entries = [e.public() for e in read_keys(_key_file(config))]
+    text = "\n".join(
+        f"{e['id']}  {e['agent_id']}  roles={','.join(e['roles']) or '-'}"
+        f"{'  revoked' if e['revoked_at'] else ''}"
+        for e in entries
+    )
+    emit(args, entries, text or "no keys")
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace, config: Config) -> int:
+    from assocmem.adapters.mcp import run_stdio
+
+    run_stdio(store_target(config.db), agent_id=config.agent, project_id=config.project,
+              channel=config.channel, embedder=config.build_embedder())  # fmt: skip
+    return 0
+
+
+def cmd_embedders_list(args: argparse.Namespace, config: Config) -> int:
+    names = embedder_names()
+    emit(args, names, "\n".join(names))
+    return 0
+
+
+def cmd_embedders_build(args: argparse.Namespace, config: Config) -> int:
+    builders = {
+        "minilm-onnx": local_embedders.build_onnx,
+        "minilm-static": local_embedders.build_static,
+    }
+    if args.name not in builders:
+        raise InvalidInput(f"only {', '.join(builders)} need building", field="name")
+    folder = (
+        Path(args.model_dir) if args.model_dir else local_embedders.default_models_dir() / args.name
+    )
+    built = builders[args.name](folder)
+    emit(args, {"name": args.name, "model_dir": str(built)}, f"built {args.name} in {built}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, config: Config) -> int:
+    with tempfile.TemporaryDirectory(prefix="assocmem-demo-") as folder:
+        db = str(Path(folder) / "demo.db")
+        learned, loaded, rebuilt = (_run_step(step, db) for step in ("learn", "recall", "rebuild"))
+    print(_format_demo(learned, loaded, rebuilt))
+    return 0
+
+
+def _run_step(step: str, db: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "assocmem.demo", step, db],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise AssocmemError(f"demo step {step!r} failed: {done.stderr.strip()}")
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def _demo_column(title: str, read: dict[str, Any]) -> list[str]:
+    added = ", ".join(f"{c}({w:g})" for c, w in read["expanded_concepts"].items()) or "nothing"
+    lines = [title, "-" * len(title), f"links add: {added}"]
+    for item in read["items"]:
+        via = f" [via {', '.join(item['via'])}]" if item["via"] else ""
+        lines += textwrap.wrap("- " + item["text"] + via, 38, subsequent_indent="  ")
+    return lines
+
+
+def _format_demo(learned: dict[str, Any], loaded: dict[str, Any], rebuilt: dict[str, Any]) -> str:
+    columns = [
+        _demo_column("1: learned, two helpful answers", learned["after"]),
+        _demo_column("2: new process, links loaded", loaded),
+        _demo_column("3: new process, rebuilt from notes", rebuilt),
+    ]
+    height = max(len(c) for c in columns)
+    rows = [
+        "  ".join(f"{(col[i] if i < len(col) else ''):<38}" for col in columns).rstrip()
+        for i in range(height)
+    ]
+    before = "\n".join(_demo_column("Process 1 before feedback, asked: timeout", learned["before"]))
+    return "\n".join([before, "", *rows, "", *textwrap.wrap(_verdict(loaded, rebuilt), 110)])
+
+
+def _verdict(loaded: dict[str, Any], rebuilt: dict[str, Any]) -> str:
+    """What only the saved weights held, read off the two fresh processes."""
+    taught = {c: w for c, w in loaded["expanded_concepts"].items()
+              if rebuilt["expanded_concepts"].get(c) != w}  # fmt: skip
+    lost = [
+        i["text"] for i in loaded["items"] if i["text"] not in {j["text"] for j in rebuilt["items"]}
+    ]
+    if not taught:
+        return "The loaded and rebuilt stores read alike: nothing was learned beyond the notes."
+    links = ", ".join(f"{c}({w:g})" for c, w in taught.items())
+    return (
+        f"Only the saved weights hold {links}: process 2 reads the taught path, while the "
+        f"control 3, rebuilt from the notes, loses it"
+        + (f" and misses: {'; '.join(lost)}" if lost else ".")
+    )
+
+
+def _command(subparsers: Subparsers, name: str, run: Any, doc: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=doc, description=doc)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _keys_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a level that was not given must not overwrite --keys given at another
+    # level (``keys --keys F revoke ID`` and ``keys revoke --keys F ID`` both work).
+    parser.add_argument("--keys", default=argparse.SUPPRESS,
+                        help="the key file (default: $ASSOCMEM_KEYS)")  # fmt: skip
+
+
+def add_keys(subparsers: Subparsers) -> None:
+    """``keys add|revoke|list``, each taking ``--keys`` before or after its name."""
+    doc = "add, revoke or list the server's API keys"
+    keys = subparsers.add_parser("keys", help=doc, description=doc)
+    _keys_option(keys)
+    actions = keys.add_subparsers(dest="keys_action", required=True)
+    p = _command(actions, "add", cmd_keys_add, "add a key; its secret is printed only now")
+    _keys_option(p)
+    p.add_argument("--key-agent", help="agent the new key speaks for (default: --agent)")
+    p.add_argument("--role", action="append", help="a role the key may read in (repeat)")
+    p = _command(actions, "revoke", cmd_keys_revoke, "revoke a key by id")
+    _keys_option(p)
+    p.add_argument("id", help="the key id to revoke")
+    p = _command(actions, "list", cmd_keys_list, "list the keys (never their secrets)")
+    _keys_option(p)
+
+
+def add_services(subparsers: Subparsers) -> None:
+    """Every command that is not a `Memory` operation."""
+    _command(subparsers, "demo", cmd_demo, "run the restart control in three processes")
+    p = _command(subparsers, "serve", cmd_serve,
+                 "serve the memory over HTTP (needs assocmem[server])")  # fmt: skip
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    _keys_option(p)
+    p.add_argument("--no-auth", action="store_true",
+                   help="allow serving without keys on a non-loopback address")  # fmt: skip
+    p.add_argument("--log-level", default=argparse.SUPPRESS,
+                   help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)")  # fmt: skip
+    add_keys(subparsers)
+    _command(subparsers, "mcp", cmd_mcp,
+             "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
+    doc = "list or build embedders"
+    embedders = subparsers.add_parser("embedders", help=doc, description=doc)
+    which = embedders.add_subparsers(dest="embedders", required=True)
+    _command(which, "list", cmd_embedders_list, "list embedder names")
+    doc = "build the ONNX or static form of the packaged MiniLM (offline)"
+    p = _command(which, "build", cmd_embedders_build, doc)
+    p.add_argument("name", help="minilm-onnx or minilm-static")
+    p.add_argument("--model-dir", help="where to write it (default: user data dir)")
