@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from assocmem import surface
 from assocmem.adapters import cli
+from assocmem.adapters.cli import formatters
+from assocmem.adapters.cli.operations import DEST, call_arguments
 
 
 def run(capsys: pytest.CaptureFixture[str], db: str, *args: str) -> tuple[int, str, str]:
@@ -56,6 +62,9 @@ def test_write_read_feedback_graph_stats(capsys: pytest.CaptureFixture[str], db_
         (["feedback", "nope", "--outcome", "1"], 3, "no memory 'nope'"),
         (["feedback", "nope", "--outcome", "2"], 2, "outcome must be in [-1, 1]"),
         (["read", "-c", "x", "--hops", "9"], 2, "hops must be an integer"),
+        (["read", "x", "--where", "{bad"], 2, "--where must be JSON"),
+        (["declare", "[1"], 2, "associations must be JSON"),
+        (["read", "x", "--mode", "guess"], 2, "mode"),
     ],
 )
 def test_errors_print_one_line_and_exit_by_class(
@@ -74,16 +83,6 @@ def test_every_command_has_help() -> None:
     )
     for name, sub in commands.items():
         assert sub.description, name
-
-
-def test_db_defaults_to_env_then_user_data_dir(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("ASSOCMEM_DB", str(tmp_path / "env.db"))
-    assert cli.default_db() == str(tmp_path / "env.db")
-    monkeypatch.delenv("ASSOCMEM_DB")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    assert cli.default_db() == str(tmp_path / "data" / "assocmem" / "memory.db")
 
 
 def test_demo_runs_as_a_real_command() -> None:
@@ -143,3 +142,174 @@ def test_lifecycle_commands(capsys: pytest.CaptureFixture[str], db_path: str) ->
     assert "forgot 1" in out
     code, _, err = run(capsys, db_path, "resolve", "nobody", "uses")
     assert code == 3
+
+
+# -- parity with the registry ---------------------------------------------------
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    subcommands = cli.build_parser()._subparsers._group_actions[0]  # type: ignore[union-attr]
+    return dict(subcommands.choices)
+
+
+COMMANDS = commands()
+
+
+@pytest.mark.parametrize("method", surface.public_methods())
+def test_every_memory_method_has_a_command_taking_every_parameter(method: str) -> None:
+    command = COMMANDS.get(method.replace("_", "-"))
+    assert command is not None, f"Memory.{method} has no CLI command"
+    arguments = {action.dest for action in command._actions}
+    operation = surface.operations()[method]
+    missing = [p.name for p in operation.parameters if DEST + p.name not in arguments]
+    assert not missing, f"`assocmem {operation.command}` lacks {missing}"
+    assert command.description == operation.doc
+
+
+@pytest.mark.parametrize(
+    ("argv", "call"),
+    [
+        (["read", "q"], {"query": "q"}),
+        (["read", "-c", "a", "--concept", "b", "-k", "3", "--no-explain"],
+         {"concepts": ["a", "b"], "k": 3, "explain": False}),
+        (["read", "q", "--kinds", "semantic", "--kind", "procedural", "--mode", "evidence"],
+         {"query": "q", "kinds": ["semantic", "procedural"], "mode": "evidence"}),
+        (["write", "t", "--key", "app", "region", "--meta", '{"a": 1}', "--protected"],
+         {"text": "t", "key": ["app", "region"], "meta": {"a": 1}, "protected": True}),
+        (["forget", "--where", '{"kind": "working"}'], {"where": {"kind": "working"}}),
+        (["protect", "m1", "--unprotect"], {"ids": ["m1"], "protected": False}),
+        (["retract", "--relation", "4", "--relation-ids", "5", "--mention", "E", "mem:x"],
+         {"relation_ids": [4, 5], "mentions": [("E", "mem:x")]}),
+        (["resolve", "demo", "uses", "version"],
+         {"entity": "demo", "predicates": ["uses", "version"]}),
+        (["retain"], {}),
+    ],
+)  # fmt: skip
+def test_arguments_left_out_are_left_to_memory(argv: list[str], call: dict[str, Any]) -> None:
+    args = cli.build_parser().parse_args(argv)
+    assert call_arguments(surface.operations()[argv[0]], args) == call
+
+
+def test_results_without_a_formatter_print_readably() -> None:
+    assert "soft_read" not in formatters.FORMATTERS
+    assert formatters.readable({"weights": [["m1", 1.0]], "temperature": 1.0}) == (
+        'weights: [["m1", 1.0]]\ntemperature: 1.0'
+    )
+    assert formatters.readable([]) == "none"
+
+
+# -- end to end: real processes on a real SQLite file ----------------------------
+
+
+def assocmem(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m assocmem ARGS`` with no ASSOCMEM_* settings but ``env``."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("ASSOCMEM_")}
+    return subprocess.run(
+        [sys.executable, "-m", "assocmem", *args], capture_output=True, text=True, timeout=120,
+        env={**environ, **(env or {})},
+    )  # fmt: skip
+
+
+def ok(*args: str, env: dict[str, str] | None = None) -> Any:
+    done = assocmem("--json", *args, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout if "export" in args else json.loads(done.stdout)
+
+
+def test_write_and_read_take_every_field_end_to_end(tmp_path: Path) -> None:
+    db = str(tmp_path / "e2e.db")
+    fact = ok("--db", db, "write", "Deploys go through the blue cluster.", "--kind", "semantic",
+              "--tag", "ops", "--tag", "deploy", "--meta", '{"team": "infra"}',
+              "--key", "deploy", "cluster", "--author", "kirari",
+              "--source", "https://wiki.example.com/deploy", "--verified-at",
+              "2024-01-01T00:00:00Z", "--verification-scope", "read the runbook")  # fmt: skip
+    event = ok("--db", db, "write", "The deploy was slow on Tuesday.", "--tag", "ops")
+    (record,) = ok("--db", db, "get", fact["id"])
+    assert (record["kind"], record["tags"], record["meta"], record["key"], record["author"]) == (
+        "semantic",
+        ["ops", "deploy"],
+        {"team": "infra"},
+        ["deploy", "cluster"],
+        "kirari",
+    )
+    assert record["verification_scope"] == "read the runbook"
+
+    def read_ids(*flags: str) -> list[str]:
+        return [i["record"]["id"] for i in ok("--db", db, "read", "deploy", *flags)["items"]]
+
+    assert set(read_ids()) == {fact["id"], event["id"]}
+    assert read_ids("--where", '{"kind": "semantic"}') == [fact["id"]]
+    assert read_ids("--kinds", "episodic") == [event["id"]]
+    assert read_ids("--mode", "evidence") == [fact["id"]]
+    assert read_ids("--where", '{"team": "infra"}', "--kinds", "episodic") == []
+    assert [r["id"] for r in ok("--db", db, "history", "deploy", "cluster")] == [fact["id"]]
+
+
+def test_json_round_trips_through_export_and_write_many(tmp_path: Path) -> None:
+    first, second = str(tmp_path / "first.db"), str(tmp_path / "second.db")
+    ok("--db", first, "write", "Backoff fixed it.", "--tag", "fix", "--meta", '{"n": 2}')
+    ok("--db", first, "write", "Retried, fine.", "-c", "retry")
+    exported = [json.loads(line) for line in ok("--db", first, "export").splitlines()]
+    fields = ("text", "kind", "tags", "meta", "concepts", "observed_at")
+    items = [{f: r[f] for f in fields} for r in exported]
+    written = ok("--db", second, "write-many", json.dumps(items))
+    assert [w["stored"] for w in written] == [True, True]
+    again = [json.loads(line) for line in ok("--db", second, "export").splitlines()]
+    assert [{f: r[f] for f in fields} for r in again] == items
+
+
+def test_keys_take_their_file_before_or_after_the_action(tmp_path: Path) -> None:
+    keys = str(tmp_path / "keys.json")
+    first = ok("keys", "add", "--keys", keys, "--key-agent", "ops")
+    second = ok("keys", "--keys", keys, "add")
+    third = ok("keys", "add", env={"ASSOCMEM_KEYS": keys, "ASSOCMEM_AGENT": "env-agent"})
+    assert third["agent_id"] == "env-agent"
+    assert ok("keys", "revoke", "--keys", keys, first["id"]) == {"revoked": first["id"]}
+    assert ok("keys", "--keys", keys, "revoke", second["id"]) == {"revoked": second["id"]}
+    listed = ok("keys", "list", env={"ASSOCMEM_KEYS": keys})
+    assert [bool(e["revoked_at"]) for e in listed] == [True, True, False]
+    again = assocmem("keys", "revoke", first["id"], "--keys", keys)
+    assert again.returncode == 3 and "no active key" in again.stderr
+    missing = assocmem("keys", "list")
+    assert missing.returncode == 2 and "--keys" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "field"),
+    [
+        (["--embedder", "openai"], {}, "embedder_url"),
+        ([], {"ASSOCMEM_EMBEDDER": "openai", "ASSOCMEM_EMBEDDER_URL": "https://e.example/v1"},
+         "embedder_model"),
+        (["--embedder", "openai", "--embedder-url", "https://e.example/v1", "--embedder-model",
+          "m", "--embedder-dims", "8", "--embedder-key-env", "NO_SUCH_KEY_VARIABLE"], {},
+         "embedder_key_env"),
+    ],
+)  # fmt: skip
+def test_an_incomplete_http_embedder_is_one_line_naming_the_field(
+    tmp_path: Path, args: list[str], env: dict[str, str], field: str
+) -> None:
+    done = assocmem("--db", str(tmp_path / "x.db"), *args, "read", "anything", env=env)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and field in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_settings_come_from_the_flag_then_the_environment_then_the_default(
+    tmp_path: Path,
+) -> None:
+    home = {"ASSOCMEM_HOME": str(tmp_path / "home")}
+    by_default = ok("write", "kept in the data dir", env=home)
+    assert (tmp_path / "home" / "memory.db").is_file()
+    env = {**home, "ASSOCMEM_DB": str(tmp_path / "env.db"), "ASSOCMEM_AGENT": "env-agent"}
+    from_env = ok("write", "kept where the environment says", env=env)
+    assert (tmp_path / "env.db").is_file()
+    flagged = ok("--db", str(tmp_path / "flag.db"), "--agent", "flag-agent", "write", "flagged",
+                 env=env)  # fmt: skip
+    assert (tmp_path / "flag.db").is_file()
+    (record,) = ok("--db", str(tmp_path / "flag.db"), "--agent", "flag-agent", "get",
+                   flagged["id"])  # fmt: skip
+    assert record["agent_id"] == "flag-agent"
+    (record,) = ok("get", from_env["id"], env=env)
+    assert record["agent_id"] == "env-agent"
+    (record,) = ok("get", by_default["id"], env=home)
+    assert record["agent_id"] == "default"

@@ -47,7 +47,11 @@ GLOBAL_OPTIONS: tuple[tuple[str, str, type], ...] = (
     ("--agent", "agent id (default: $ASSOCMEM_AGENT, else default)", str),
     ("--project", "project id ('' is the global pool)", str),
     ("--channel", "channel ('' is shared)", str),
-    ("--embedder", "embedder name for the vector arm (default: $ASSOCMEM_EMBEDDER, else none)", str),
+    (
+        "--embedder",
+        "embedder name for the vector arm (default: $ASSOCMEM_EMBEDDER, else none)",
+        str,
+    ),
     ("--embedder-url", "the HTTP embedder's API root, e.g. https://api.openai.com/v1", str),
     ("--embedder-model", "the HTTP embedder's model name", str),
     ("--embedder-dims", "the HTTP embedder's vector width", int),

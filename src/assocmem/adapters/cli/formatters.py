@@ -147,6 +147,7 @@ def _contradictions(flags: list[Contradiction], _: Mapping[str, Any]) -> str:
 
 FORMATTERS: dict[str, Formatter] = {
     "write": _write,
+    "write_many": lambda results, call: "\n".join(_write(r, call) for r in results),
     "read": _read,
     "feedback": _feedback,
     "graph": _graph,

@@ -153,6 +153,8 @@ def _add_positional(parser: argparse.ArgumentParser, parameter: Parameter) -> No
     options: dict[str, Any] = {"metavar": parameter.name, "help": _help(parameter)}
     if form.kind == "list":
         options.update(type=form.convert, nargs="+" if parameter.required else "*")
+    elif form.kind == "pair":
+        options["nargs"] = 2  # a tuple metavar breaks argparse's help for positionals
     else:
         options.update(type=form.convert if form.kind == "scalar" else str)
         if not parameter.required:
@@ -199,8 +201,8 @@ def call_arguments(operation: Operation, args: argparse.Namespace) -> dict[str, 
 
 def _convert(operation: Operation, parameter: Parameter, value: Any) -> Any:
     kind = shape(parameter).kind
-    if kind == "json":
-        positional = parameter.name in operation.positional
+    positional = parameter.name in operation.positional
+    if kind == "json" or (kind == "pairs" and positional):
         return parse_json(value, parameter.name, parameter.name if positional else flag(parameter))
     if kind == "pairs":
         return [tuple(pair) for pair in value]
@@ -272,4 +274,3 @@ def add_operations(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     """One subcommand per operation of the registry, in its order."""
     for operation in operations().values():
         add_operation(subparsers, operation)
-

@@ -44,10 +44,10 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
             f"no API keys configured: refusing to serve on {args.host}. Add keys with "
             "`assocmem keys add` and pass --keys, or pass --no-auth to serve unauthenticated"
         )
-    app = create_app(
-        store_target(config.db), keys=ring, default_agent=config.agent,
-        embedder=config.build_embedder(),
-    )  # fmt: skip
+    # A built Embedder, so the HTTP embedder arrives with its URL, model and key.
+    embedder: Any = config.build_embedder()
+    app = create_app(store_target(config.db), keys=ring, default_agent=config.agent,
+                     embedder=embedder)  # fmt: skip
     uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level)
     return 0
 
@@ -220,8 +220,10 @@ def add_services(subparsers: Subparsers) -> None:
     _keys_option(p)
     p.add_argument("--no-auth", action="store_true",
                    help="allow serving without keys on a non-loopback address")  # fmt: skip
-    p.add_argument("--log-level", default=argparse.SUPPRESS,
-                   help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)")  # fmt: skip
+    p.add_argument(
+        "--log-level", default=argparse.SUPPRESS,
+        help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)",
+    )  # fmt: skip
     add_keys(subparsers)
     _command(subparsers, "mcp", cmd_mcp,
              "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
