@@ -203,6 +203,11 @@ class Store(abc.ABC):
         """Record a read: restart these memories' decay clocks at ``when``."""
 
     @abc.abstractmethod
+    def keep_access_clock_in(self, writer: Store) -> None:
+        """Send every later `touch` to ``writer``: a store that only reads (a server's
+        reader connection) then never writes, and reads still restart clocks."""
+
+    @abc.abstractmethod
     def vector_rows(self, after: int) -> VectorRows:
         """Every stored vector of a memory with sequence number above ``after``."""
 
