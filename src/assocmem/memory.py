@@ -180,8 +180,8 @@ class Memory:
         }  # fmt: skip
         memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
-        (result,) = self._store_memories([memory])
-        return self._with_associations(result, associations)
+        (result,) = self._store_memories([memory], [associations])
+        return result
 
     def write_many(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
         """Store many memories in one transaction, one `WriteResult` per item, in order.
@@ -212,13 +212,31 @@ class Memory:
                 continue
             results.append(None)
             valid.append((position, memory))
-        stored = self._store_memories([m for _, m in valid]) if valid else []
-        for (position, _), result in zip(valid, stored, strict=True):
-            results[position] = self._with_associations(result, declared.get(position))
+        if valid:
+            stored = self._store_memories(
+                [m for _, m in valid], [declared.get(position) for position, _ in valid]
+            )
+            for (position, _), result in zip(valid, stored, strict=True):
+                results[position] = result
         return [r for r in results if r is not None]
 
+    def _store_memories(
+        self, memories: Sequence[NewMemory], associations: Sequence[Any]
+    ) -> list[WriteResult]:
+        """Store ``memories`` with what each declares (``associations[i]``, or None) in
+        one transaction: a crash leaves a memory with its declarations or neither."""
+        # Embedding happens before the transaction: a model failure writes nothing.
+        vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
+        with self._store.transaction():
+            results = self._store.write(self.scope, memories, vectors)
+            return [
+                self._with_associations(result, declared)
+                for result, declared in zip(results, associations, strict=True)
+            ]
+
     def _with_associations(self, result: WriteResult, associations: Any) -> WriteResult:
-        """Declare a stored memory's associations (it is their anchor); report them."""
+        """Declare a stored memory's associations (it is their anchor); report them.
+        Each declaration is a savepoint of the write: one dropped takes back only itself."""
         if associations is None or not result.stored or result.id is None:
             return result
         anchor = self._store.visible_seqs(self.scope, [result.id])[result.id]
@@ -226,11 +244,6 @@ class Memory:
             self._store, View(self.scope), associations, anchor=anchor, declared_by="agent"
         )
         return replace(result, associations=declared)
-
-    def _store_memories(self, memories: Sequence[NewMemory]) -> list[WriteResult]:
-        # Embedding happens before the transaction: a model failure writes nothing.
-        vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
-        return self._store.write(self.scope, memories, vectors)
 
     def _check_parents(self, memories: Sequence[NewMemory]) -> None:
         parents = sorted({p for m in memories for p in m.derived_from})

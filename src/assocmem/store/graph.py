@@ -1,5 +1,5 @@
 """SQL of the declared graph, shared by both backends: entities, aliases, mentions,
-relations, deletion.
+relations.
 
 A mixin of `SQLStore`, split off along the seam between the memory store and the
 graph declared on it. Invariants: every row is read only in the reader's
@@ -10,23 +10,14 @@ anchor is deleted, so no declaration outlives what it names.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from itertools import combinations
-from typing import Any
+from collections.abc import Sequence
 
 from assocmem.errors import AliasClash
-from assocmem.store.params import in_list
+from assocmem.store.connection import SQLConnection, roles_of
+from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import EntityRow, RelationRow, View
 from assocmem.text import times
 from assocmem.types import Scope
-
-
-def roles_of(key: str) -> list[str]:
-    """The roles of an access key (roles joined by newlines; '' for everyone)."""
-    return key.split("\n") if key else []
-
 
 _RELATION_COLUMNS = (
     "id, subject_kind, subject_id, predicate, object_kind, object_id, anchor_seq, declared_by,"
@@ -34,19 +25,10 @@ _RELATION_COLUMNS = (
 )
 
 
-class GraphQueries:
+class GraphQueries(SQLConnection):
     """The graph half of the SQL store (mixed into `SQLStore`)."""
 
-    _conn: Any
-    _query: Callable[..., list[Any]]
-    _query_in: Callable[..., list[Any]]
-    _execute_in: Callable[..., int]
-    _layers: Callable[[Scope], list[int]]
-    _own_layer: Callable[..., int]
-    _view_sql: Callable[..., tuple[str, list[Any]]]
-    _fold_links: Callable[[], None]
-    transaction: Callable[[], AbstractContextManager[None]]
-
+    @translated
     def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
         layers = self._layers(scope)
         if not layers:
@@ -60,6 +42,7 @@ class GraphQueries:
         order = {layer: i for i, layer in enumerate(layers)}
         return sorted(found.values(), key=lambda e: (order[e.scope_id], e.id))
 
+    @translated
     def create_entity(
         self, scope: Scope, name: str, normalized: str, declared_by: str, access: str = ""
     ) -> int:
@@ -73,10 +56,13 @@ class GraphQueries:
             self.add_alias(scope, entity, name, normalized, access)
             return int(entity)
 
+    @translated
     def add_alias(
         self, scope: Scope, entity_id: int, alias: str, normalized: str, access: str = ""
     ) -> None:
-        with self.transaction():
+        # The clash is checked before anything is written but the layer (an empty
+        # one is harmless): the step needs no savepoint of its own.
+        with self._atomic_step():
             layer = self._own_layer(scope, roles_of(access))
             clash = self._conn.execute(
                 "SELECT e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id"
@@ -94,8 +80,10 @@ class GraphQueries:
                 [entity_id, layer, alias, normalized],
             )
 
+    @translated
     def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
-        with self.transaction():
+        # One statement: atomic by itself inside a declaring transaction.
+        with self._atomic_step():
             cursor = self._conn.execute(
                 "INSERT INTO entity_mentions (entity_id, memory_seq, declared_by,"
                 " created_at) VALUES (?,?,?,?) ON CONFLICT DO NOTHING",
@@ -103,6 +91,7 @@ class GraphQueries:
             )
             return bool(cursor.rowcount > 0)
 
+    @translated
     def add_relation(
         self,
         scope: Scope,
@@ -133,6 +122,7 @@ class GraphQueries:
             ).fetchone()
             return int(relation)
 
+    @translated
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
         unique = list(dict.fromkeys(ids))
         aliases: dict[int, list[str]] = {}
@@ -152,6 +142,7 @@ class GraphQueries:
             for entity, layer, name, by, created in rows
         }
 
+    @translated
     def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]:
         layers = self._layers(scope)
         if not layers:
@@ -162,6 +153,7 @@ class GraphQueries:
         )
         return [(alias, int(entity)) for alias, entity in rows]
 
+    @translated
     def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
         layers = self._layers(scope)
         found: dict[int, list[int]] = {}
@@ -176,6 +168,7 @@ class GraphQueries:
             found.setdefault(seq, []).append(entity)
         return found
 
+    @translated
     def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
         rows = self._query(
@@ -185,6 +178,7 @@ class GraphQueries:
         )
         return [seq for (seq,) in rows]
 
+    @translated
     def entity_relations(self, scope: Scope, entity_ids: Sequence[int]) -> list[RelationRow]:
         layers = self._layers(scope)
         if not layers or not entity_ids:
@@ -198,6 +192,7 @@ class GraphQueries:
         )
         return [RelationRow(*row) for row in rows]
 
+    @translated
     def memory_relations(self, scope: Scope, seqs: Sequence[int]) -> list[RelationRow]:
         layers = self._layers(scope)
         if not layers or len(seqs) < 2:
@@ -211,6 +206,7 @@ class GraphQueries:
         )
         return [RelationRow(*row) for row in rows]
 
+    @translated
     def retract(
         self, scope: Scope, relation_ids: Sequence[int], mentions: Sequence[tuple[int, int]]
     ) -> tuple[int, int]:
@@ -233,6 +229,7 @@ class GraphQueries:
                 ).rowcount
             return removed, unmentioned
 
+    @translated
     def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int:
         layers = self._layers(scope)
         if not layers:
@@ -243,93 +240,3 @@ class GraphQueries:
                 entity_ids,
                 after=layers,
             )
-
-    def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
-        layers = self._layers(scope)
-        if not layers or not seqs:
-            return 0
-        with self.transaction():
-            # Taking a memory's pairs back needs them all in `links`, none pending.
-            self._fold_links()
-            found = self._query(
-                f"SELECT seq, scope_id FROM memories WHERE {in_list('seq', list(seqs))}"
-                f" AND {in_list('scope_id', layers)}",
-                [*seqs, *layers],
-            )
-            for seq, layer in found:
-                rows = self._query(
-                    "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
-                )
-                concepts = [c for (c,) in rows]
-                key = self._query(
-                    "SELECT agent_id, project_id, channel, key_subject, key_relation FROM memories"
-                    " WHERE seq = ? AND key_subject IS NOT NULL AND status = 'active'",
-                    [seq],
-                )
-                self._uncount_cooccurrence(seq, layer)
-                self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
-                # What outcomes taught about this memory points at nothing once it is gone.
-                self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
-                self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
-                if key:
-                    self._reactivate(key[0])
-                self._drop_orphan_links(scope.agent_id, concepts)
-            return len(found)
-
-    def _reactivate(self, key: Sequence[Any]) -> None:
-        # The key's current value was forgotten: the latest remaining observation of
-        # it is current again, as it would be had the forgotten one never been written.
-        self._conn.execute(
-            "UPDATE memories SET status = 'active' WHERE seq = (SELECT seq FROM memories"
-            " WHERE agent_id = ? AND project_id = ? AND channel = ? AND key_subject = ?"
-            " AND key_relation = ? AND status = 'superseded' ORDER BY observed_at DESC, seq DESC"
-            " LIMIT 1)",
-            list(key),
-        )
-
-    def _drop_orphan_links(self, agent_id: str, concepts: Sequence[int]) -> None:
-        # A concept no memory of the agent carries any more must not survive as the
-        # end of a link, learned or counted: it would give the forgotten text back.
-        agent_layers = [r[0] for r in self._query("SELECT id FROM scopes WHERE agent_id = ?",
-                                                   [agent_id])]  # fmt: skip
-        for concept in concepts:
-            carried = self._query(
-                f"SELECT 1 FROM memory_concepts WHERE {in_list('scope_id', agent_layers)}"
-                " AND concept_id = ? LIMIT 1",
-                [*agent_layers, concept],
-            )
-            if not carried:
-                self._conn.execute(
-                    f"DELETE FROM links WHERE {in_list('scope_id', agent_layers)}"
-                    " AND (a = ? OR b = ?)",
-                    [*agent_layers, concept, concept],
-                )
-                for table in ("lessons", "lesson_concepts"):
-                    self._conn.execute(
-                        f"DELETE FROM {table} WHERE {in_list('scope_id', agent_layers)}"
-                        " AND concept_id = ?",
-                        [*agent_layers, concept],
-                    )
-
-    def _uncount_cooccurrence(self, seq: int, layer: int) -> None:
-        # What a memory's write added to its layer's links (1 per pair, to count and
-        # weight) is taken back; what feedback added stays: it was learned from answers.
-        concepts = sorted(
-            c for (c,) in self._query(
-                "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
-            )
-        )  # fmt: skip
-        pairs = Counter(combinations(concepts, 2))
-        rows = [(n, n, layer, a, b) for (a, b), n in sorted(pairs.items())]
-        self._conn.executemany(
-            "UPDATE links SET count = count - ?, weight = weight - ? WHERE scope_id = ?"
-            " AND a = ? AND b = ?",
-            rows,
-        )
-        # A link nothing but this memory made leaves no row behind: its mere
-        # existence would say the two concepts were once written together.
-        self._conn.executemany(
-            "DELETE FROM links WHERE scope_id = ? AND a = ? AND b = ? AND count <= 0"
-            " AND feedback_count = 0",
-            [(layer, a, b) for _, _, layer, a, b in rows],
-        )

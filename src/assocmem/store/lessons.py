@@ -9,26 +9,17 @@ zero (feedback writes the correction that keeps it there).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from typing import Any
+from collections.abc import Sequence
 
-from assocmem.store.graph import roles_of
+from assocmem.store.connection import SQLConnection, roles_of
 from assocmem.store.params import chunked, in_list, translated
 from assocmem.store.protocol import ConceptLessons
 from assocmem.text import times
 from assocmem.types import Scope
 
 
-class LessonQueries:
+class LessonQueries(SQLConnection):
     """The lessons half of the SQL store (mixed into `SQLStore`)."""
-
-    _conn: Any
-    _query: Callable[..., list[Any]]
-    _layers: Callable[[Scope], list[int]]
-    _own_layer: Callable[..., int]
-    transaction: Callable[[], AbstractContextManager[None]]
-    snapshot: Callable[[], AbstractContextManager[None]]
 
     @translated
     def lesson_weights(

@@ -137,6 +137,7 @@ class PostgresStore(SQLStore):
         self._init_state()
         self.native_vectors = False
         self._written_since_analyze = 0
+        self._analyzed_rows = 0  # until the planner is asked, once migrated
         try:
             self._conn = _Connection(self._connect)
         except psycopg.Error as exc:
@@ -285,8 +286,10 @@ class PostgresStore(SQLStore):
     ) -> list[WriteResult]:
         results = super().write(scope, memories, vectors)
         self._written_since_analyze += sum(r.stored for r in results)
-        self._refresh_statistics()
         return results
+
+    def _after_commit(self) -> None:
+        self._refresh_statistics()  # a write nested in a caller's transaction counts too
 
     def _planned_rows(self) -> int:
         """How many memories the planner believes there are (0 before any ANALYZE)."""

@@ -1,126 +1,43 @@
-"""The backend protocol: what the engine may ask of a store, and nothing more."""
+"""The backend protocol: what the engine may ask of a store, and nothing more.
+
+Invariant: the engine sees rows and records, never a connection, a cursor or a
+backend exception (the shapes are in `rows.py`, re-exported here).
+"""
 
 from __future__ import annotations
 
 import abc
-import os
-import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from assocmem.schema import Condition, NewMemory
+from assocmem.schema import NewMemory
+from assocmem.store.rows import (
+    ConceptLessons,
+    EntityRow,
+    LinkRow,
+    RankFields,
+    RelationRow,
+    VectorRows,
+    View,
+    new_id,
+)
 from assocmem.types import Record, Scope, Stats, WriteResult
 
 if TYPE_CHECKING:
     import numpy as np
 
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-
-def new_id() -> str:
-    """A ULID: 48 bits of milliseconds then 80 random bits, 26 Crockford characters.
-
-    Time-ordered, so ids sort roughly by arrival, yet they reveal nothing about
-    how many records other agents wrote (sequential integers would).
-    """
-    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
-    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
-
-
-@dataclass(frozen=True)
-class View:
-    """What a read may see: its scope's layers, these statuses and kinds, these conditions.
-
-    Every read query of the store applies the whole view in SQL before any
-    ranking, so no arm ever scores a record the reader may not see.
-    """
-
-    scope: Scope
-    statuses: tuple[str, ...] = ("active",)
-    kinds: tuple[str, ...] | None = None
-    conditions: tuple[Condition, ...] = ()
-    # Working memory belongs to a task: a view sees the working memory of ``task``
-    # only, and none when ``task`` is None unless ``kinds`` names "working".
-    task: str | None = None
-
-
-@dataclass(frozen=True)
-class VectorRows:
-    """Stored vectors after some sequence number: row i is memory ``seqs[i]``."""
-
-    seqs: list[int]
-    layers: list[int]
-    matrix: np.ndarray
-
-
-@dataclass(frozen=True)
-class RankFields:
-    """The fields ranking folds into a score (the text for its question form),
-    read without the rest of the record."""
-
-    id: str
-    kind: str
-    value: float
-    valence: float
-    observed_at: str
-    accessed_at: str | None
-    text: str
-
-
-@dataclass(frozen=True)
-class EntityRow:
-    """A declared entity with every alias it answers to (its name included)."""
-
-    id: int
-    scope_id: int
-    name: str
-    declared_by: str
-    created_at: str
-    aliases: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class RelationRow:
-    """A declared relation as stored: endpoints are entity ids or memory seqs."""
-
-    id: int
-    subject_kind: str
-    subject_id: int
-    predicate: str
-    object_kind: str
-    object_id: int
-    anchor_seq: int
-    declared_by: str
-    declared_at: str
-
-
-@dataclass(frozen=True)
-class LinkRow:
-    """One learned link summed over the scope layers a reader can see."""
-
-    a: int
-    b: int
-    weight: float
-    count: int
-    outcome_sum: float
-    feedback_count: int
-    updated_at: str
-
-
-@dataclass(frozen=True)
-class ConceptLessons:
-    """What outcomes taught about one concept, summed over a reader's layers.
-
-    ``taught``: the helpful outcomes of feedback calls whose query carried it;
-    ``spread``: how many memories its lessons point at; ``strongest``: ``(memory
-    seq, lesson weight)`` of the heaviest of them, heaviest first.
-    """
-
-    taught: float
-    spread: int
-    strongest: tuple[tuple[int, float], ...]
+__all__ = [
+    "ConceptLessons",
+    "EntityRow",
+    "LinkRow",
+    "RankFields",
+    "RelationRow",
+    "Store",
+    "VectorRows",
+    "View",
+    "new_id",
+]
 
 
 class Store(abc.ABC):
@@ -201,6 +118,11 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def touch(self, seqs: Sequence[int], when: str) -> None:
         """Record a read: restart these memories' decay clocks at ``when``."""
+
+    @abc.abstractmethod
+    def keep_access_clock_in(self, writer: Store) -> None:
+        """Send every later `touch` to ``writer``: a store that only reads (a server's
+        reader connection) then never writes, and reads still restart clocks."""
 
     @abc.abstractmethod
     def vector_rows(self, after: int) -> VectorRows:

@@ -21,7 +21,8 @@ from assocmem.errors import (
     StoreUnavailable,
 )
 from assocmem.schema import Condition
-from assocmem.store.core import _SYNCHRONOUS, BUSY_TIMEOUT_S, SQLStore
+from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
+from assocmem.store.core import SQLStore
 from assocmem.store.migrations import migrations
 from assocmem.store.params import translated
 from assocmem.store.protocol import View
@@ -58,8 +59,8 @@ class SQLiteStore(SQLStore):
     buffers_link_counts = True
 
     def __init__(self, path: str, *, synchronous: str = "normal") -> None:
-        if synchronous not in _SYNCHRONOUS:
-            raise StoreError(f"synchronous must be one of {', '.join(_SYNCHRONOUS)}")
+        if synchronous not in SYNCHRONOUS:
+            raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}")
         self.path = path
         self._init_state()
         try:
@@ -69,7 +70,7 @@ class SQLiteStore(SQLStore):
         except sqlite3.Error as exc:
             raise StoreUnavailable(f"cannot open store {path!r}: {exc}") from exc
         try:
-            self._configure(_SYNCHRONOUS[synchronous])
+            self._configure(SYNCHRONOUS[synchronous])
             self._migrate()
             refold_once(self)  # BEGIN IMMEDIATE serialises it, as it does migrations
         except sqlite3.Error as exc:

@@ -114,10 +114,12 @@ def create_app(
         writer = open_store(db)
         stores = Stores(writer)
         for _ in range(readers):
-            stores.readers.put(open_store(db))
+            reader = open_store(db)
+            reader.keep_access_clock_in(writer)  # a reader never writes, not even the clock
+            stores.readers.put(reader)
         if embedder:
             stores.space = VectorSpace(writer, load_embedder(embedder))
-        state["stores"] = stores
+        state["stores"] = app.state.stores = stores
         yield
         stores.close()
 

@@ -1,0 +1,332 @@
+"""The connection every SQL module of the store speaks through: transactions,
+savepoints, snapshots, scope layers, chunked statements and the store's info.
+
+Invariants: many processes may write one store at once and no write is lost,
+because every read-modify-write runs inside a write transaction no other writer
+can interleave with (`_begin`); a nested `transaction()` is a savepoint, so a
+failing step takes back only what it did. A cached read (layers, concepts) never
+outlives the transaction that could take it back. Every value is a bound
+parameter; identifiers come only from constants in this package.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from assocmem.errors import AssocmemError
+from assocmem.schema import Condition
+from assocmem.store.params import chunked, in_list, qmarks, translated
+from assocmem.store.pending_links import PendingLinks
+from assocmem.store.protocol import View
+from assocmem.types import Scope
+
+# How long a writer waits for another process's transaction before StoreBusy.
+# Generous: a busy store should slow writers down, not drop their writes.
+BUSY_TIMEOUT_S = 30.0
+SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
+
+
+def roles_of(key: str) -> list[str]:
+    """The roles of an access key (roles joined by newlines; '' for everyone)."""
+    return key.split("\n") if key else []
+
+
+def access_key(roles: Sequence[str]) -> str:
+    """The canonical form of an access list: sorted, unique, newline-joined ('' = all)."""
+    return "\n".join(sorted(set(roles)))
+
+
+def readable_by(access: str, role: str | None) -> bool:
+    """Whether a layer of this access key is readable in ``role``."""
+    return access == "" or (role is not None and role in roles_of(access))
+
+
+def _in_chunks(
+    sql: str, values: Sequence[Any], before: Sequence[Any], after: Sequence[Any]
+) -> Iterator[tuple[str, list[Any]]]:
+    """``sql`` and its parameters once per bounded chunk of ``values``, its ``(?*)``
+    made the chunk's placeholders."""
+    for chunk in chunked(list(values)):
+        yield sql.replace("(?*)", f"({qmarks(len(chunk))})"), [*before, *chunk, *after]
+
+
+class SQLConnection:
+    """The connection half of `SQLStore`; a backend opens ``_conn`` and supplies the
+    dialect: how a write transaction begins, its error translation, its `where`
+    compiler, and full-text and JSON queries.
+
+    ``_conn`` must offer ``execute(sql, params)`` (returning a cursor with
+    ``fetchone``/``fetchall``/``rowcount``) and ``executemany``, with ``?`` placeholders.
+    """
+
+    driver_errors: tuple[type[BaseException], ...] = ()
+    snapshot_begin = "BEGIN"
+    # Writes append co-occurrence counts to `pending_links` and fold them into
+    # `links` in bulk (see pending_links.py), where True; else they upsert `links`.
+    buffers_link_counts = False
+    _conn: Any
+
+    def _init_state(self) -> None:
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._concept_cache: dict[str, int] = {}
+        # Readable layers per (agent, projects, channels), valid while the backend's
+        # data version is unchanged (no other connection committed).
+        self._layer_cache: dict[tuple[Any, ...], tuple[Any, list[tuple[int, str]]]] = {}
+        # The data version as read once in the open transaction or snapshot:
+        # (its token, the version). Nothing another connection commits shows
+        # inside one, so one check serves all of its reads.
+        self._version_in: tuple[int, Any] | None = None
+        # The layer each (agent, project, channel, access) writes to. Layers are never
+        # deleted, so a committed id holds for good; ids made in the open transaction
+        # wait in `_pending_layers` until it commits, like concepts.
+        self._own_layers: dict[tuple[str, str, str, str], int] = {}
+        self._pending_layers: dict[tuple[str, str, str, str], int] = {}
+        # Concepts created inside the open transaction: cached only once it commits,
+        # or a rolled-back id could be handed out again for another name.
+        self._pending_concepts: dict[str, int] = {}
+        # This connection's copy of `pending_links` (empty where counts are not buffered).
+        self._pending_links = PendingLinks()
+        # Outermost transactions and snapshots begun on this connection: a token that
+        # tells one transaction's cached reads from the next one's.
+        self._transactions = 0
+
+    def translate(self, exc: BaseException) -> AssocmemError:
+        """The most specific `AssocmemError` for a backend exception."""
+        raise NotImplementedError
+
+    def _begin(self) -> None:
+        """Begin a write transaction that no other writer can interleave with."""
+        raise NotImplementedError
+
+    def _data_version(self) -> Any:
+        """A token that changes when another connection commits (None: always re-read)."""
+        return None
+
+    def _after_commit(self) -> None:
+        """Work a backend does once an outermost write transaction has committed."""
+
+    def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
+        """One `where` condition in this dialect, with its parameters."""
+        raise NotImplementedError
+
+    def _meta_is_array(self, alias: str, key: str) -> str:
+        """SQL true when meta's ``key`` (a constant of this package) holds a JSON array."""
+        raise NotImplementedError
+
+    def _view_sql(self, view: View, layers: Sequence[int], alias: str) -> tuple[str, list[Any]]:
+        """A predicate on memories aliased ``alias`` that admits exactly what ``view``
+        may see: its scope layers, statuses and kinds, then its `where` conditions."""
+        if not layers:
+            return "FALSE", []
+        parts = [in_list(f"{alias}.scope_id", layers), in_list(f"{alias}.status", view.statuses)]
+        params: list[Any] = [*layers, *view.statuses]
+        if view.kinds is not None:
+            parts.append(in_list(f"{alias}.kind", view.kinds) if view.kinds else "FALSE")
+            params += view.kinds
+        if view.task is not None:
+            parts.append(f"({alias}.kind != 'working' OR {alias}.task = ?)")
+            params.append(view.task)
+        elif view.kinds is None or "working" not in view.kinds:
+            parts.append(f"{alias}.kind != 'working'")
+        for condition in view.conditions:
+            sql, values = self._condition_sql(condition, alias)
+            parts.append(sql)
+            params += values
+        return " AND ".join(parts), params
+
+    # -- transactions ---------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction at the outermost level (one writer at a time, see
+        `_begin`), a savepoint when nested."""
+        with self._lock:
+            level = self._depth
+            try:
+                if level == 0:
+                    self._begin()
+                    self._transactions += 1
+                else:
+                    self._conn.execute(f"SAVEPOINT s{level}")
+            except self.driver_errors as exc:
+                if level == 0:
+                    self._undo(0)  # a begin that failed halfway (say, on its lock) ends here
+                raise self.translate(exc) from exc
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                self._undo(level)
+                raise
+            self._depth -= 1
+            try:
+                self._conn.execute("COMMIT" if level == 0 else f"RELEASE s{level}")
+            except self.driver_errors as exc:
+                self._undo(level)
+                raise self.translate(exc) from exc
+            if level == 0:
+                self._concept_cache.update(self._pending_concepts)
+                self._pending_concepts.clear()
+                self._own_layers.update(self._pending_layers)
+                self._pending_layers.clear()
+                self._after_commit()
+
+    @contextmanager
+    def _atomic_step(self) -> Iterator[None]:
+        """A write of one statement, or of checks that raise before they write: inside
+        an open transaction it is atomic by itself and takes no savepoint."""
+        with self._lock:
+            if self._depth:
+                yield
+                return
+            with self.transaction():
+                yield
+
+    def _undo(self, level: int) -> None:
+        if level == 0:
+            self._pending_concepts.clear()
+        # A rolled-back savepoint may have taken back a layer made inside it.
+        self._pending_layers.clear()
+        self._layer_cache.clear()
+        self._pending_links.clear()  # it may hold rows this rollback takes back
+        try:
+            if level == 0:
+                self._conn.execute("ROLLBACK")
+            else:
+                self._conn.execute(f"ROLLBACK TO s{level}")
+                self._conn.execute(f"RELEASE s{level}")
+        except self.driver_errors:
+            pass  # the transaction is already gone (the backend rolled it back itself)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction, so a multi-query read sees one consistent state."""
+        with self._lock:
+            if self._depth:
+                yield
+                return
+            try:
+                self._conn.execute(self.snapshot_begin)
+            except self.driver_errors as exc:
+                raise self.translate(exc) from exc
+            self._transactions += 1
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                try:
+                    self._conn.execute("COMMIT")
+                except self.driver_errors:
+                    self._conn.execute("ROLLBACK")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            rows: list[Any] = self._conn.execute(sql, params).fetchall()
+            return rows
+
+    def _query_in(
+        self, sql: str, values: Sequence[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
+    ) -> list[Any]:
+        """The rows of ``sql`` over all ``values``: its ``(?*)`` becomes the placeholders
+        of one bounded chunk of them at a time, bound between ``before`` and ``after``."""
+        return [
+            row
+            for statement, params in _in_chunks(sql, values, before, after)
+            for row in self._query(statement, params)
+        ]
+
+    def _execute_in(
+        self, sql: str, values: Sequence[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
+    ) -> int:
+        """Run ``sql`` over all ``values`` in chunks, as `_query_in`; the rows it changed."""
+        with self._lock:
+            return sum(
+                self._conn.execute(statement, params).rowcount
+                for statement, params in _in_chunks(sql, values, before, after)
+            )
+
+    # -- scope layers -----------------------------------------------------------
+
+    def layers(self, scope: Scope) -> list[int]:
+        return self._layers(scope)
+
+    def _layers(self, scope: Scope) -> list[int]:
+        """Ids of the existing layers a reader in ``scope`` sees, in its role."""
+        key = (scope.agent_id, scope.readable_projects, scope.readable_channels)
+        with self._lock:
+            version = self._current_version()
+            cached = self._layer_cache.get(key)
+            if cached is None or version is None or cached[0] != version:
+                projects, channels = scope.readable_projects, scope.readable_channels
+                rows = self._query(
+                    "SELECT id, project_id, channel, access FROM scopes WHERE agent_id = ?"
+                    f" AND {in_list('project_id', projects)} AND {in_list('channel', channels)}",
+                    [scope.agent_id, *projects, *channels],
+                )
+                nearness = {(p, c): i for i, (p, c) in enumerate(
+                    (p, c) for p in projects for c in channels)}  # fmt: skip
+                rows.sort(key=lambda r: (nearness[(r[1], r[2])], r[3] != "", r[3], r[0]))
+                cached = (version, [(r[0], r[3]) for r in rows])
+                self._layer_cache[key] = cached
+        return [layer for layer, access in cached[1] if readable_by(access, scope.role)]
+
+    def _current_version(self) -> Any:
+        """The data version, read once per transaction or snapshot (each statement
+        outside one is its own transaction, and reads it afresh)."""
+        if not self._depth:
+            return self._data_version()
+        if self._version_in is None or self._version_in[0] != self._transactions:
+            self._version_in = (self._transactions, self._data_version())
+        return self._version_in[1]
+
+    def _own_layer(self, scope: Scope, access: Sequence[str] = ()) -> int:
+        """The layer ``scope`` writes records of this ``access`` to, created if new
+        (inside a transaction)."""
+        row = (scope.agent_id, scope.project_id, scope.channel, access_key(access))
+        known = self._own_layers.get(row) or self._pending_layers.get(row)
+        if known is not None:
+            return known
+        found = self._conn.execute(
+            "SELECT id FROM scopes WHERE agent_id = ? AND project_id = ? AND channel = ?"
+            " AND access = ?",
+            row,
+        ).fetchone()
+        if found is None:
+            # Inside the write transaction no other writer can add it meanwhile.
+            found = self._conn.execute(
+                "INSERT INTO scopes (agent_id, project_id, channel, access) VALUES (?,?,?,?)"
+                " RETURNING id",
+                row,
+            ).fetchone()
+            self._layer_cache.clear()  # our own commits do not move data_version
+        self._pending_layers[row] = int(found[0])
+        return int(found[0])
+
+    # -- store info -------------------------------------------------------------
+
+    @translated
+    def info(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM store_info WHERE key = ?", [key])
+        return str(rows[0][0]) if rows else None
+
+    @translated
+    def set_info(self, key: str, value: str) -> None:
+        with self._atomic_step():
+            self._conn.execute(
+                "INSERT INTO store_info (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.close()
+            except self.driver_errors:  # pragma: no cover - close never fails in practice
+                pass

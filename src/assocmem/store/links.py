@@ -1,0 +1,303 @@
+"""Co-occurrence links in SQL: counting, the pending list and its fold, feedback's
+moves, and the neighbour queries that read counted and pending changes as one.
+
+A mixin of `SQLStore`. Invariants: no increment is lost, because each is a single
+upsert or an appended pending row inside a write transaction; a read sums
+`links` and this connection's copy of `pending_links` taken in the same snapshot,
+so a pair reads the same whether its counts are pending or folded.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from assocmem.store import pending_links
+from assocmem.store.connection import SQLConnection, roles_of
+from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.pending_links import PendingLinks
+from assocmem.store.protocol import LinkRow
+from assocmem.text import times
+from assocmem.types import Scope
+
+
+def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> LinkRow:
+    """A `links` row summed over layers; its time is stored in microseconds."""
+    return LinkRow(a, b, float(w), int(c), float(o), int(f), times.from_micros(int(at)))
+
+
+class LinkQueries(SQLConnection):
+    """The co-occurrence links of the SQL store (mixed into `SQLStore`)."""
+
+    def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], at: int) -> None:
+        """Add each pair's count; ``at``: the time in microseconds (see times.py)."""
+        if self.buffers_link_counts:
+            self._append_pending(
+                [(layer, a, b, n, at, None, None) for (layer, a, b), n in pairs.items()]
+            )
+            return
+        # One upsert per pair: the increment happens inside the statement, so two
+        # writers can never read the same count and both write count + 1. Key order
+        # keeps consecutive upserts on neighbouring B-tree pages.
+        self._conn.executemany(
+            "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.count,"
+            " count = links.count + excluded.count, updated_at = excluded.updated_at",
+            [(layer, a, b, n, n, at) for (layer, a, b), n in sorted(pairs.items())],
+        )
+
+    def _append_pending(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append link changes (layer, a, b, count, at, weight moved by feedback,
+        outcome) to the pending list, and fold it once it is long enough. The last two
+        are None on co-occurrence rows."""
+        self._conn.executemany(
+            "INSERT INTO pending_links (scope_id, a, b, count, at, moved, outcome)"
+            " VALUES (?,?,?,?,?,?,?)",
+            rows,
+        )
+        first, last, links = self._pending_span()
+        if first is not None and last - first + 1 >= pending_links.fold_at(links):
+            self._fold_links()
+
+    def _pending_span(self) -> tuple[int | None, int, int]:
+        """First and last id of the pending rows, and the rows `links` held at the last fold."""
+        # One subquery each: SQLite answers a lone MIN or MAX of the key from the
+        # B-tree's edge, but both in one SELECT scan the table.
+        first, last, links = self._query(
+            "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links),"
+            " (SELECT value FROM store_info WHERE key = 'links_at_fold')"
+        )[0]
+        return first, last or 0, int(links or 0)
+
+    def _fold_links(self) -> None:
+        """Fold every pending count into `links`, inside the caller's write transaction
+        (which excludes every other writer), then empty the pending list."""
+        if not self.buffers_link_counts:
+            return
+        self._conn.execute(
+            "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+            " updated_at) SELECT scope_id, a, b, SUM(count) + TOTAL(moved), SUM(count),"
+            " TOTAL(outcome), COUNT(outcome), MAX(at) FROM pending_links"
+            " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
+            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
+            " count = links.count + excluded.count,"
+            " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+            " feedback_count = links.feedback_count + excluded.feedback_count,"
+            " updated_at = MAX(links.updated_at, excluded.updated_at)"
+        )
+        self._conn.execute("DELETE FROM pending_links")
+        self._conn.execute(
+            "INSERT INTO store_info (key, value) SELECT 'links_at_fold', COUNT(*) FROM links"
+            " WHERE true ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        )
+        self._pending_links.clear()
+
+    def _pending(self) -> PendingLinks:
+        """This connection's copy of `pending_links`, brought up to date. Call inside a
+        snapshot or transaction, so it agrees with what the same read sees of `links`."""
+        pending = self._pending_links
+        if not self.buffers_link_counts:
+            return pending
+        first, last, _ = self._pending_span()
+        if first is None or first != pending.first or last < pending.last:
+            pending.clear()  # empty, or folded since the copy was made
+        if first is not None and last > pending.last:
+            with self._lock:  # rows streamed from the cursor, never all in one list
+                pending.add(
+                    self._conn.execute(
+                        "SELECT id, scope_id, a, b, count, moved, outcome"
+                        " FROM pending_links WHERE id > ? ORDER BY id",
+                        [pending.last],
+                    )
+                )
+        return pending
+
+    @translated
+    def adjust_links(
+        self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
+    ) -> None:
+        at = times.to_micros(times.now())
+        with self.transaction():
+            layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
+            if self.buffers_link_counts:
+                self._append_pending(
+                    [(layers[key], a, b, 0, at, delta, outcome) for key, a, b, delta in changes]
+                )
+                return
+            self._conn.executemany(
+                "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+                " updated_at) VALUES (?,?,?,?,0,?,1,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
+                " weight = links.weight + excluded.weight,"
+                " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+                " feedback_count = links.feedback_count + 1, updated_at = excluded.updated_at",
+                [(layers[key], a, b, delta, outcome, at) for key, a, b, delta in sorted(changes)],
+            )
+
+    @translated
+    def neighbors(
+        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
+    ) -> list[tuple[int, int, float]]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        # If the summed weight over L layers reaches the threshold, one layer holds at
+        # least threshold / L: scanning each layer from that floor loses no link.
+        floor = min_weight / len(layers)
+        found: dict[tuple[int, int], float] = {}
+        with self.snapshot():
+            pending = self._pending()
+            for layer in layers:
+                for concept in concept_ids:
+                    for concept_is_a in (True, False):
+                        side = self._strongest(layer, concept, concept_is_a, pending, floor, limit)
+                        for other, weight in side.items():
+                            found[(concept, other)] = found.get((concept, other), 0.0) + weight
+            if len(layers) > 1:
+                found = self._summed(scope, list(found))
+        ranked = sorted(
+            ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
+            key=lambda row: (-row[2], row[0], row[1]),
+        )
+        return ranked[:limit]
+
+    def _strongest(
+        self,
+        layer: int,
+        concept: int,
+        concept_is_a: bool,
+        pending: PendingLinks,
+        floor: float,
+        limit: int,
+    ) -> dict[int, float]:
+        """Up to ``limit`` of ``concept``'s strongest links in ``layer`` on one side (the
+        pairs where it is the lower id, or the higher), pending counts included, at
+        or above ``floor``: ``{other end: weight}``. Ties break on the other end's id,
+        so the same links are chosen whether their counts are pending or folded."""
+        near, far = ("a", "b") if concept_is_a else ("b", "a")
+        side = pending.side(layer, concept, concept_is_a=concept_is_a)
+        # Feedback may have lowered pending pairs: one more row per lowered pair keeps
+        # `limit` rows whose weights nothing lowered.
+        widened = limit + (side.lowered() if side else 0)
+        rows = self._query(
+            f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+            f" AND weight >= ? ORDER BY weight DESC, {far} LIMIT ?",
+            [layer, concept, floor, widened],
+        )
+        if side is None:
+            return dict(rows)
+        if side.unresolved:  # pairs new since this side was last read: their weight in links
+            for other, weight in rows:
+                side.resolve(other, weight)
+            unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
+            stored = dict(
+                self._query_in(
+                    f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+                    f" AND {far} IN (?*)",
+                    unresolved,
+                    before=[layer, concept],
+                )
+            )
+            for other in unresolved:
+                side.resolve(other, stored.get(other, 0.0))
+            side.unresolved.clear()
+        changed = side.pairs
+        weights = {o: w + (p.weight if (p := changed.get(o)) else 0.0) for o, w in rows}
+        # A pair the query did not return holds below the floor or (the query hit its
+        # limit) at most the last weight returned, so with no pending change it ranks
+        # below the limit-th weight so far; a pending pair joins if it reaches that.
+        ranked = sorted(weights.values(), reverse=True)
+        bar = max(floor, ranked[limit - 1]) if len(ranked) >= limit else floor
+        for weight, other in side.ranked():
+            if weight < bar:
+                break
+            weights.setdefault(other, weight)
+        return {other: w for other, w in weights.items() if w >= floor}
+
+    def _summed(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        ordered = [(min(s, o), max(s, o)) for s, o in pairs]
+        sums = self.links_between(scope, ordered)
+        return {(s, o): sums.get((min(s, o), max(s, o)), 0.0) for s, o in pairs}
+
+    @translated
+    def links_between(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        wanted, layers = set(pairs), self._layers(scope)
+        if not wanted or not layers:
+            return {}
+        with self.snapshot():
+            pending = self._pending()
+            sums = {pair: row.weight for pair, row in self._rows_of(layers, list(wanted)).items()}
+        for a, b in wanted if pending else ():
+            for layer in layers:
+                if change := pending.pair(layer, a, b):
+                    sums[(a, b)] = sums.get((a, b), 0.0) + change.weight
+        return sums
+
+    @translated
+    def links_around(self, scope: Scope, concept_ids: Sequence[int], limit: int) -> list[LinkRow]:
+        layers = self._layers(scope)
+        if not concept_ids or not layers:
+            return []
+        with self.snapshot():
+            pending = self._pending()
+            changes = pending.around(layers, concept_ids)
+            # A pending change only lowers a pair by feedback; fetching one more row per
+            # lowered pair keeps at least `limit` rows the query ranked truthfully.
+            lowered = sum(sum(c.weight for c in change) < 0 for change in changes.values())
+            rows = self._query(
+                "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
+                f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
+                f" AND ({in_list('a', concept_ids)} OR {in_list('b', concept_ids)})"
+                " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
+                [*layers, *concept_ids, *concept_ids, limit + lowered],
+            )
+            links = {(a, b): _link_row(a, b, w, c, o, f, u) for a, b, w, c, o, f, u in rows}
+            if changes:
+                # A pair the query left out and nothing changed is weaker than `limit`
+                # pairs it returned, so merging the pending pairs keeps the top exact.
+                links.update(self._rows_of(layers, [p for p in changes if p not in links]))
+                updated = self._pending_updated([c.last_row for cs in changes.values() for c in cs])
+                for (a, b), change in changes.items():
+                    row = links.get((a, b)) or LinkRow(a, b, 0.0, 0, 0.0, 0, "")
+                    links[(a, b)] = LinkRow(
+                        a, b,
+                        row.weight + sum(c.weight for c in change),
+                        row.count + sum(c.count for c in change),
+                        row.outcome_sum + sum(c.outcome_sum for c in change),
+                        row.feedback_count + sum(c.feedback_count for c in change),
+                        max(row.updated_at, updated.get((a, b), "")),
+                    )  # fmt: skip
+        ranked = sorted(links.values(), key=lambda r: (-r.weight, r.a, r.b))[:limit]
+        return [replace(row, weight=max(0.0, row.weight)) for row in ranked]
+
+    def _rows_of(
+        self, layers: Sequence[int], pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], LinkRow]:
+        """The stored links of ``pairs``, summed over ``layers``."""
+        found: dict[tuple[int, int], LinkRow] = {}
+        for chunk in chunked(sorted(pairs)):  # two IN lists of at most CHUNK ids each
+            firsts, seconds = sorted({a for a, _ in chunk}), sorted({b for _, b in chunk})
+            wanted = set(chunk)
+            for a, b, w, c, o, f, u in self._query(
+                "SELECT a, b, SUM(weight), SUM(count), SUM(outcome_sum), SUM(feedback_count),"
+                f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
+                f" AND {in_list('a', firsts)} AND {in_list('b', seconds)} GROUP BY a, b",
+                [*layers, *firsts, *seconds],
+            ):
+                if (a, b) in wanted:
+                    found[(a, b)] = _link_row(a, b, w, c, o, f, u)
+        return found
+
+    def _pending_updated(self, row_ids: Sequence[int]) -> dict[tuple[int, int], str]:
+        """When each pair of the pending rows ``row_ids`` was last counted."""
+        latest: dict[tuple[int, int], int] = {}
+        for a, b, at in self._query_in(
+            "SELECT a, b, at FROM pending_links WHERE id IN (?*)", row_ids
+        ):
+            latest[(a, b)] = max(latest.get((a, b), at), at)
+        return {pair: times.from_micros(at) for pair, at in latest.items()}

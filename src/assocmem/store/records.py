@@ -1,0 +1,353 @@
+"""Memory records in SQL: the write (insert, deduplication, supersession, concepts),
+hydration of records, the access clock, the scan and the counts.
+
+A mixin of `SQLStore`. Invariants: a write is one transaction in which the memory,
+its concepts, vector and co-occurrence counts land together or not at all; a
+refused duplicate writes nothing, not even to the record it duplicates; one
+active record holds a key per scope (a unique index), and a new value retires
+the current one only once it is itself stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from assocmem.schema import NewMemory
+from assocmem.store.connection import SQLConnection, access_key
+from assocmem.store.params import in_list, translated
+from assocmem.store.protocol import RankFields, Store, View, new_id
+from assocmem.text import times
+from assocmem.types import Record, Scope, Stats, WriteResult
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_MEMORY_COLUMNS = (
+    "seq, id, agent_id, project_id, channel, text, kind, tags, value, meta, source, "
+    "observed_at, version, verified_at, verification_scope, recheck_by, confidence, access, "
+    "key_subject, key_relation, derived_from, status, protected, valence, created_at, "
+    "author, thread, accessed_at, task, source_canonical"
+)
+
+
+def _json_list(values: Sequence[str]) -> str:
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
+class MemoryRecords(SQLConnection):
+    """The memory records of the SQL store (mixed into `SQLStore`)."""
+
+    _put_vectors: Callable[[Sequence[tuple[int, int, np.ndarray]]], None]
+    _count_cooccurrence: Callable[[Counter[tuple[int, int, int]], int], None]
+    # Where `touch` sends the access clock; None: this store's own connection.
+    _clock: Store | None = None
+
+    # -- writes ---------------------------------------------------------------
+
+    @translated
+    def write(
+        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]:
+        now = times.now()
+        with self.transaction():
+            layers: dict[str, int] = {}
+            for memory in memories:
+                if access_key(memory.access) not in layers:
+                    layers[access_key(memory.access)] = self._own_layer(scope, memory.access)
+            results, stored, embedded = [], [], []
+            for i, memory in enumerate(memories):
+                layer = layers[access_key(memory.access)]
+                result, seq = self._insert_memory(scope, layer, memory, now)
+                results.append(result)
+                if seq is not None:
+                    stored.append((seq, layer, memory))
+                    if vectors is not None:
+                        embedded.append((seq, layer, vectors[i]))
+            self._put_vectors(embedded)
+            ids = self.intern_concepts([n for _, _, m in stored for n, _ in m.concepts])
+            self._conn.executemany(
+                "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
+                " VALUES (?,?,?,?,?)",
+                [
+                    (layer, ids[name], seq, pos, form)
+                    for seq, layer, memory in stored
+                    for pos, (name, form) in enumerate(memory.concepts)
+                ],
+            )
+            pairs: Counter[tuple[int, int, int]] = Counter()
+            for _, layer, memory in stored:
+                concepts = sorted(ids[n] for n, _ in memory.concepts)
+                pairs.update((layer, a, b) for a, b in itertools.combinations(concepts, 2))
+            self._count_cooccurrence(pairs, times.to_micros(now))
+            return results
+
+    def _insert_memory(
+        self, scope: Scope, layer: int, memory: NewMemory, now: str
+    ) -> tuple[WriteResult, int | None]:
+        memory_id = new_id()
+        current = self._current_for_key(scope, memory) if memory.key else None
+        history = current is not None and memory.observed_at < current[1]
+        # One record is active per key (a unique index): a new value is inserted as
+        # superseded and made current only once stored, so a refused duplicate
+        # touches nothing.
+        supersedes = current is not None and not history
+        row = self._conn.execute(
+            "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
+            " value, meta, source, observed_at, version, verified_at, verification_scope,"
+            " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
+            " author, thread, fingerprint, dedupe_key, created_at, task, source_canonical,"
+            " status, superseded_by)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT (scope_id, observed_at, dedupe_key) DO NOTHING RETURNING seq",
+            (
+                memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
+                memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
+                memory.source, memory.observed_at, memory.version, memory.verified_at,
+                memory.verification_scope, memory.recheck_by, memory.confidence,
+                _json_list(memory.access), memory.key[0] if memory.key else None,
+                memory.key[1] if memory.key else None, _json_list(memory.derived_from),
+                int(memory.protected), memory.author, memory.thread, memory.fingerprint,
+                memory.dedupe_key, now, memory.task, memory.source_canonical,
+                "superseded" if current else "active", current[0] if history and current else None,
+            ),
+        ).fetchone()  # fmt: skip
+        if row is not None:
+            names = tuple(n for n, _ in memory.concepts)
+            if history:
+                return WriteResult(
+                    id=memory_id,
+                    stored=True,
+                    concepts=names,
+                    reason="history: a later observation holds this key",
+                ), row[0]
+            if current and supersedes:
+                self._conn.execute(
+                    "UPDATE memories SET status = 'superseded', superseded_by = ? WHERE seq = ?",
+                    (row[0], current[0]),
+                )
+                self._conn.execute("UPDATE memories SET status = 'active' WHERE seq = ?", (row[0],))
+            retired = (current[2],) if current else ()
+            return WriteResult(id=memory_id, stored=True, concepts=names,
+                               superseded=retired), row[0]  # fmt: skip
+        (existing,) = self._conn.execute(
+            "SELECT id FROM memories WHERE scope_id = ? AND observed_at = ? AND dedupe_key = ?",
+            (layer, memory.observed_at, memory.dedupe_key),
+        ).fetchone()
+        return WriteResult(id=existing, stored=False, reason="duplicate"), None
+
+    def _current_for_key(self, scope: Scope, memory: NewMemory) -> tuple[int, str, str] | None:
+        """The active record holding ``memory``'s key in its scope: (seq, observed_at, id)."""
+        assert memory.key is not None
+        row = self._conn.execute(
+            "SELECT seq, observed_at, id FROM memories WHERE agent_id = ? AND project_id = ?"
+            " AND channel = ? AND key_subject = ? AND key_relation = ? AND status = 'active'",
+            (scope.agent_id, scope.project_id, scope.channel, *memory.key),
+        ).fetchone()
+        return (int(row[0]), str(row[1]), str(row[2])) if row else None
+
+    @translated
+    def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        cache, pending = self._concept_cache, self._pending_concepts
+        missing = [n for n in dict.fromkeys(names) if n not in cache and n not in pending]
+        if missing:
+            # Idempotent inserts: a step that fails halfway leaves only names a later
+            # call finds, so inside a write it needs no savepoint of its own.
+            with self._atomic_step():
+                self._conn.executemany(
+                    "INSERT INTO concepts (name) VALUES (?) ON CONFLICT DO NOTHING",
+                    [(n,) for n in missing],
+                )
+                pending.update(self._lookup_concepts(missing))
+        return {n: cache[n] if n in cache else pending[n] for n in names}
+
+    def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        return dict(self._query_in("SELECT name, id FROM concepts WHERE name IN (?*)", names))
+
+    # -- reads ----------------------------------------------------------------
+
+    @translated
+    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]:
+        by_id = {
+            r.id: r
+            for r in self.records_by_seq(list(self.visible_seqs(scope, ids).values())).values()
+        }
+        return [by_id[i] for i in ids if i in by_id]
+
+    @translated
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]:
+        layers = self._layers(scope)
+        if not layers:
+            return {}
+        return dict(
+            self._query_in(
+                f"SELECT id, seq FROM memories WHERE {in_list('scope_id', layers)}"
+                f" AND {in_list('status', statuses)} AND id IN (?*)",
+                ids,
+                before=[*layers, *statuses],
+            )
+        )
+
+    @translated
+    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
+        rows = self._query_in(
+            "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text FROM memories"
+            " WHERE seq IN (?*)",
+            seqs,
+        )
+        return {seq: RankFields(*fields) for seq, *fields in rows}
+
+    @translated
+    def keyed_records(self, view: View, limit: int) -> list[Record]:
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE {where} AND {self._meta_is_array('m', 'key')}"
+            f" AND {self._meta_is_array('m', 'value')} ORDER BY m.seq LIMIT ?",
+            [*params, limit],
+        )
+        found = self.records_by_seq([seq for (seq,) in rows])
+        return [found[seq] for (seq,) in rows]
+
+    @translated
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        rows = self._query_in(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs)
+        concepts: dict[int, list[tuple[str, str]]] = {}
+        for seq, name, form in self._query_in(
+            "SELECT mc.memory_seq, c.name, mc.form FROM memory_concepts mc"
+            " JOIN concepts c ON c.id = mc.concept_id"
+            " WHERE mc.memory_seq IN (?*) ORDER BY mc.memory_seq, mc.position",
+            seqs,
+        ):
+            concepts.setdefault(seq, []).append((name, form))
+        return {row[0]: _record(row, concepts.get(row[0], [])) for row in rows}
+
+    @translated
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
+        missing = [n for n in names if n not in self._concept_cache]
+        if missing:
+            self._concept_cache.update(self._lookup_concepts(missing))
+        return {n: self._concept_cache[n] for n in names if n in self._concept_cache}
+
+    @translated
+    def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
+        return dict(self._query_in("SELECT id, name FROM concepts WHERE id IN (?*)", ids))
+
+    @translated
+    def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
+        result: dict[int, list[int]] = {}
+        for seq, concept in self._query_in(
+            "SELECT memory_seq, concept_id FROM memory_concepts"
+            " WHERE memory_seq IN (?*) ORDER BY memory_seq, position",
+            seqs,
+        ):
+            result.setdefault(seq, []).append(concept)
+        return result
+
+    @translated
+    def touch(self, seqs: Sequence[int], when: str) -> None:
+        if self._clock is not None:
+            self._clock.touch(seqs, when)
+            return
+        with self.transaction():
+            self._execute_in(
+                "UPDATE memories SET accessed_at = ? WHERE seq IN (?*)", seqs, before=[when]
+            )
+
+    def keep_access_clock_in(self, writer: Store) -> None:
+        self._clock = writer
+
+    @translated
+    def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        seqs = [
+            seq
+            for (seq,) in self._query(
+                f"SELECT seq FROM memories WHERE {in_list('scope_id', layers)}"
+                " AND status = 'active' AND seq > ? ORDER BY seq LIMIT ?",
+                [*layers, after, limit],
+            )
+        ]
+        found = self.records_by_seq(seqs)
+        return [(seq, found[seq]) for seq in seqs]
+
+    @translated
+    def stats(self, scope: Scope) -> Stats:
+        layers = self._layers(scope)
+        if not layers:
+            return Stats(0, 0, 0, 0, {}, {})
+        where = in_list("scope_id", layers)
+        by_kind: dict[str, int] = {}
+        by_status: dict[str, int] = {}
+        for kind, status, n in self._query(
+            f"SELECT kind, status, COUNT(*) FROM memories WHERE {where} GROUP BY kind, status",
+            layers,
+        ):
+            by_kind[kind] = by_kind.get(kind, 0) + n
+            by_status[status] = by_status.get(status, 0) + n
+
+        def count(sql: str, uses: int = 1) -> int:  # uses: how often `where` appears
+            return int(self._query(sql, layers * uses)[0][0])
+
+        return Stats(
+            memories=sum(by_kind.values()),
+            concepts=count(f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}"),
+            links=count(
+                f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
+                f" UNION SELECT a, b FROM pending_links WHERE {where}) AS pairs",
+                uses=2,
+            )
+            if self.buffers_link_counts
+            else count(
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
+            ),
+            feedback=count(f"SELECT COUNT(*) FROM feedback WHERE {where}"),
+            by_kind=by_kind,
+            by_status=by_status,
+        )
+
+
+def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
+    (
+        _seq, id_, agent, project, channel, text, kind, tags, value, meta, source, observed,
+        version, verified, vscope, recheck, confidence, access, key_s, key_r, derived, status,
+        protected, valence, created, author, thread, accessed, task, canonical,
+    ) = row  # fmt: skip
+    return Record(
+        id=id_,
+        text=text,
+        agent_id=agent,
+        project_id=project,
+        channel=channel,
+        kind=kind,
+        concepts=tuple(name for name, _ in concepts),
+        concept_forms=tuple(form for _, form in concepts),
+        tags=tuple(json.loads(tags)),
+        value=value,
+        meta=json.loads(meta),
+        source=source,
+        observed_at=observed,
+        version=version,
+        verified_at=verified,
+        verification_scope=vscope,
+        recheck_by=recheck,
+        confidence=confidence,
+        access=tuple(json.loads(access)),
+        key=(key_s, key_r) if key_s is not None else None,
+        derived_from=tuple(json.loads(derived)),
+        status=status,
+        protected=bool(protected),
+        valence=valence,
+        created_at=created,
+        author=author,
+        thread=thread,
+        accessed_at=accessed,
+        task=task,
+        source_canonical=canonical,
+    )

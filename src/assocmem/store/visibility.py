@@ -1,0 +1,123 @@
+"""Reads of what a view may see, in SQL: visibility of sequence numbers, concept
+postings, fingerprints, authors and thread neighbours.
+
+A mixin of `SQLStore`. Invariant: every query applies the whole view (layers,
+statuses, kinds, task, `where` conditions) in SQL, so nothing outside it is
+ever returned, counted or ranked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assocmem.schema import fingerprint_key
+from assocmem.store.connection import SQLConnection
+from assocmem.store.params import in_list, translated
+from assocmem.store.protocol import View
+from assocmem.types import Scope
+
+
+class VisibilityQueries(SQLConnection):
+    """The view-bounded reads of the SQL store (mixed into `SQLStore`)."""
+
+    @translated
+    def memories_with_concepts(
+        self,
+        view: View,
+        concept_ids: Sequence[int],
+        *,
+        per_concept: int,
+        without: Sequence[int] = (),
+    ) -> list[tuple[int, int]]:
+        exclude = ""
+        if without:
+            exclude = (
+                " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
+                f" AND {in_list('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
+            )
+        visible, params = self._view_sql(view, self._layers(view.scope), "m")
+        found: list[tuple[int, int]] = []
+        for concept in concept_ids:
+            newest: list[int] = []
+            for layer in self._layers(view.scope):
+                newest += [
+                    seq
+                    for (seq,) in self._query(
+                        "SELECT mc.memory_seq FROM memory_concepts mc"
+                        f" JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
+                        f" WHERE mc.scope_id = ? AND mc.concept_id = ?{exclude}"
+                        " ORDER BY mc.memory_seq DESC LIMIT ?",
+                        [*params, layer, concept, *without, per_concept],
+                    )
+                ]
+            found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
+        return found
+
+    @translated
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        rows = self._query_in(
+            f"SELECT m.seq FROM memories m WHERE {where} AND m.seq IN (?*)", seqs, before=params
+        )
+        return {seq for (seq,) in rows}
+
+    @translated
+    def thread_adjacency(
+        self, view: View, seqs: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        layers = self._layers(view.scope)
+        near, params = self._view_sql(view, layers, "n")
+        rows = self._query_in(
+            "SELECT m.seq,"
+            f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+            f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
+            f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
+            f"  AND n.thread = m.thread AND n.seq > m.seq AND {near})"
+            " FROM memories m WHERE m.thread IS NOT NULL AND m.seq IN (?*)",
+            seqs,
+            before=[*params, *params],
+        )
+        return {seq: (before, after) for seq, before, after in rows}
+
+    @translated
+    def size(self) -> int:
+        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM memories")[0][0])
+
+    @translated
+    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
+        layers = self._layers(view.scope)
+        where, params = self._view_sql(view, layers, "m")
+        rows = self._query(
+            f"SELECT m.seq FROM memories m WHERE m.fingerprint_key = ? AND m.fingerprint = ?"
+            f" AND {where} ORDER BY m.seq DESC LIMIT ?",
+            [fingerprint_key(fingerprint), fingerprint, *params, limit],
+        )
+        return [seq for (seq,) in rows]
+
+    @translated
+    def authors(self, scope: Scope) -> list[str]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT DISTINCT author FROM authors WHERE {in_list('scope_id', layers)}", layers
+        )
+        return sorted(author for (author,) in rows)
+
+    @translated
+    def thread_neighbors(
+        self, view: View, seqs: Sequence[int], window: int
+    ) -> dict[int, list[tuple[int, int]]]:
+        where, params = self._view_sql(view, self._layers(view.scope), "n")
+        found: dict[int, list[tuple[int, int]]] = {}
+        for seq in seqs:
+            for direction, order in ((">", "ASC"), ("<", "DESC")):
+                rows = self._query(
+                    "SELECT n.seq FROM memories m JOIN memories n"
+                    " ON n.scope_id = m.scope_id AND n.thread = m.thread"
+                    f" WHERE m.seq = ? AND n.seq {direction} m.seq AND {where}"
+                    f" ORDER BY n.seq {order} LIMIT ?",
+                    [seq, *params, window],
+                )
+                found.setdefault(seq, []).extend((n, d) for d, (n,) in enumerate(rows, start=1))
+        return found
