@@ -13,8 +13,11 @@ from types import TracebackType
 from typing import Any
 
 from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
-from assocmem.graph import core as graph
-from assocmem.lifecycle import core as lifecycle
+from assocmem.graph import declare as declarations
+from assocmem.graph import reconstruct as reconstruction
+from assocmem.graph import traverse as traversal
+from assocmem.lifecycle import contradictions as conflicts
+from assocmem.lifecycle import retention, status
 from assocmem.links import hebbian as links
 from assocmem.recall import filters, soft
 from assocmem.recall import pipeline as recall
@@ -240,7 +243,7 @@ class Memory:
         if associations is None or not result.stored or result.id is None:
             return result
         anchor = self._store.visible_seqs(self.scope, [result.id])[result.id]
-        declared = graph.declare(
+        declared = declarations.declare(
             self._store, View(self.scope), associations, anchor=anchor, declared_by="agent"
         )
         return replace(result, associations=declared)
@@ -359,10 +362,10 @@ class Memory:
         if not isinstance(associations, Mapping):
             raise InvalidInput("associations must be a dict", field="associations")
         view = View(self.scope)
-        anchor = graph.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
-        return graph.declare(
+        anchor = declarations.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
+        return declarations.declare(
             self._store, view, associations, anchor=anchor,
-            declared_by=graph.check_declarer(declared_by),
+            declared_by=declarations.check_declarer(declared_by),
         )  # fmt: skip
 
     def retract(
@@ -383,15 +386,15 @@ class Memory:
         for pair in mentions:
             if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2:
                 raise InvalidInput("mentions must be (entity, mem:<id>) pairs", field="mentions")
-            seq = graph.memory_seq(self._store, view, pair[1])
-            pairs += [(e.id, seq) for e in graph.entities_named(self._store, view, pair[0])]
+            seq = declarations.memory_seq(self._store, view, pair[1])
+            pairs += [(e.id, seq) for e in traversal.entities_named(self._store, view, pair[0])]
         removed, unmentioned = self._store.retract(self.scope, list(relation_ids), pairs)
         return {"relations": removed, "mentions": unmentioned}
 
     def delete_entity(self, entity: str) -> int:
         """Delete every readable entity answering to ``entity`` with its aliases,
         mentions and relations; returns how many entities went."""
-        found = graph.entities_named(self._store, View(self.scope), entity)
+        found = traversal.entities_named(self._store, View(self.scope), entity)
         return self._store.delete_entities(self.scope, [e.id for e in found])
 
     def forget(
@@ -416,37 +419,37 @@ class Memory:
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> Lifecycle:
         """Move memories out of default reads, reversibly; protected ones are skipped."""
-        return lifecycle.archive(self._store, self._select(ids, where))
+        return status.archive(self._store, self._select(ids, where))
 
     def restore(self, ids: Sequence[str]) -> Lifecycle:
         """Bring archived memories back into reads, unchanged."""
-        return lifecycle.restore(self._store, self._select(ids, None, statuses=("archived",)))
+        return status.restore(self._store, self._select(ids, None, statuses=("archived",)))
 
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
         """Shield memories from archiving (or lift the shield). It does not renew validity."""
         if not isinstance(protected, bool):
             raise InvalidInput("protected must be true or false", field="protected")
-        return lifecycle.protect(self._store, self._select(ids, None, statuses=STATUSES), protected)
+        return status.protect(self._store, self._select(ids, None, statuses=STATUSES), protected)
 
     def history(self, key: Sequence[str]) -> list[Record]:
         """Every value a ``(subject, relation)`` key held, oldest observation first."""
-        return lifecycle.history(self._store, View(self.scope), key)
+        return status.history(self._store, View(self.scope), key)
 
     def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
         opposite polarity). Nothing is edited or deleted."""
-        return lifecycle.contradictions(self._store, View(self.scope))
+        return conflicts.contradictions(self._store, View(self.scope))
 
-    def retain(self, policy: Mapping[str, Any] = lifecycle.EXAMPLE_POLICY) -> list[dict[str, Any]]:
+    def retain(self, policy: Mapping[str, Any] = retention.EXAMPLE_POLICY) -> list[dict[str, Any]]:
         """Apply a retention policy given as data: rules of ``match`` filters and actions
         (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
         ``propose_procedure``). Default: seed 001's example policy. Returns a report per rule."""
-        return lifecycle.retain(self._store, View(self.scope), policy)
+        return retention.retain(self._store, View(self.scope), policy)
 
     def resolve(self, entity: str, *predicates: str) -> list[str]:
         """Follow declared relations from ``entity`` through ``predicates`` in order
         (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``."""
-        return graph.resolve(self._store, View(self.scope), entity, predicates)
+        return traversal.resolve(self._store, View(self.scope), entity, predicates)
 
     def _select(
         self,
@@ -474,8 +477,8 @@ class Memory:
         """An entity's neighbourhood: the entities related to it (either direction) out to
         ``max_hops`` (≤ 5), the relations between them and the readable records mentioning
         each, bounded by ``limit`` (≤ 100); what the bounds cut is counted."""
-        graph.check_bounds(max_hops, limit)
-        return graph.traverse(self._store, View(self.scope), entity, max_hops, limit)
+        traversal.check_bounds(max_hops, limit)
+        return traversal.traverse(self._store, View(self.scope), entity, max_hops, limit)
 
     def reconstruct(
         self,
@@ -483,15 +486,15 @@ class Memory:
         *,
         count: int = 10,
         max_hops: int = 1,
-        max_evidence: int = graph.DEFAULT_MAX_EVIDENCE,
+        max_evidence: int = reconstruction.DEFAULT_MAX_EVIDENCE,
     ) -> Reconstruction:
         """Reconstructive recall: the items of a read, each with evidence reached through
         declared relations (``why="relation:<predicate>"``, ``hops``), bundles of records
         a declared record relation joins, and role-vocabulary relations as roles. With
         nothing declared it returns exactly the read's items."""
-        graph.check_bounds(max_hops, max_evidence, "max_evidence", graph.MAX_EVIDENCE)
+        traversal.check_bounds(max_hops, max_evidence, "max_evidence", reconstruction.MAX_EVIDENCE)
         request = requests.read_request(self.scope, query, k=count)
-        return graph.reconstruct(
+        return reconstruction.reconstruct(
             self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
         )
 

@@ -15,7 +15,6 @@ from assocmem import InvalidInput, Memory, UnknownEntity, UnknownMemory
 from assocmem.testing import ToyEmbedder
 from assocmem.text.sources import canonical_source
 from assocmem.vectors.embedders import register_embedder, unregister_embedder
-
 from tests.conftest import Target, raw_query
 
 

@@ -1,1 +1,1 @@
-"""The declared graph: entities, aliases, mentions and relations; traversal and reconstruction."""
+"""The declared graph: `declare` writes it, `traverse` follows it, `reconstruct` reads with it."""

@@ -1,14 +1,14 @@
-"""Lifecycle of memories: archive and restore, protection, supersession history,
-contradictions flagged for review, and retention policies given as data.
+"""Retention policies given as data: rules of ``match`` filters and actions (required
+fields, recheck dates, protection, archiving expired memories, procedure proposals).
 
-Invariants: raw text never changes; archiving is reversible and never touches a
-protected memory; contradictions are flagged, never resolved; a retention policy
-is data (rules of filters and actions), so a new policy needs no new code path.
+Invariants: a policy is data, so a new policy needs no new code path; a repeated
+workflow is only proposed as a procedure, never promoted; protected memories are
+never archived.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
@@ -17,8 +17,7 @@ from assocmem.errors import InvalidInput
 from assocmem.recall import filters
 from assocmem.store import Store, View
 from assocmem.text import times
-from assocmem.text.concepts import STOP_WORDS, tokenize
-from assocmem.types import Contradiction, Lifecycle, Record
+from assocmem.types import Record
 
 # The retention policy of seed 001's exercise, as data. New facts must say where
 # they come from, which version they apply to and what was checked, and are
@@ -51,111 +50,8 @@ RULE_KEYS = frozenset(
     {"name", "match", "require", "recheck_after_days", "protect", "archive_expired",
      "propose_procedure"}
 )  # fmt: skip
+# Memories one rule reads at most.
 MAX_SCAN = 100_000
-MAX_FLAGS = 200
-# Two claims are "the same claim" for a polarity check when this share of their
-# content words agree (Jaccard): high, so paraphrases of different facts stay apart.
-POLARITY_OVERLAP = 0.6
-NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "don't", "doesn't", "didn't",
-                       "isn't", "aren't", "wasn't", "won't", "without", "nor"})  # fmt: skip
-
-
-def archive(store: Store, seqs: Sequence[int]) -> Lifecycle:
-    """Archive active memories; protected ones are skipped and named."""
-    records = store.records_by_seq(list(seqs))
-    skipped = {r.id: "protected" for r in records.values() if r.protected}
-    chosen = [s for s, r in records.items() if not r.protected and r.status == "active"]
-    store.set_lifecycle(chosen, status="archived")
-    return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
-
-
-def restore(store: Store, seqs: Sequence[int]) -> Lifecycle:
-    """Bring archived memories back, unchanged."""
-    records = store.records_by_seq(list(seqs))
-    chosen = [s for s, r in records.items() if r.status == "archived"]
-    skipped = {r.id: r.status for r in records.values() if r.status != "archived"}
-    store.set_lifecycle(chosen, status="active")
-    return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
-
-
-def protect(store: Store, seqs: Sequence[int], protected: bool) -> Lifecycle:
-    """Set or clear protection (it shields from archiving; it never renews validity)."""
-    records = store.records_by_seq(list(seqs))
-    store.set_lifecycle(list(records), protected=protected)
-    return Lifecycle(changed=tuple(r.id for r in records.values()))
-
-
-def history(store: Store, view: View, key: Sequence[str]) -> list[Record]:
-    """Every value a supersession key held, oldest observation first, with status."""
-    if isinstance(key, str) or len(key) != 2 or not all(isinstance(k, str) for k in key):
-        raise InvalidInput("key must be a (subject, relation) pair", field="key")
-    seqs = store.key_history(view.scope, key[0], key[1])
-    found = store.records_by_seq(seqs)
-    return [found[s] for s in seqs if s in found]
-
-
-def contradictions(store: Store, view: View) -> list[Contradiction]:
-    """Incompatible pairs for review: one key with different values, and near-identical
-    claims of opposite polarity. Nothing is edited."""
-    wide = replace(view, statuses=("active", "superseded"))
-    seqs = store.select(wide, MAX_SCAN)
-    records = store.records_by_seq(seqs)
-    flags = _key_conflicts(records) + _polarity_clashes(store, view, records)
-    return flags[:MAX_FLAGS]
-
-
-def _key_conflicts(records: Mapping[int, Record]) -> list[Contradiction]:
-    groups: dict[tuple[str, str], list[Record]] = {}
-    for record in records.values():
-        if record.key:
-            groups.setdefault(record.key, []).append(record)
-    flags = []
-    for key, members in sorted(groups.items()):
-        current = next((m for m in members if m.status == "active"), None)
-        if current is None:
-            continue
-        for other in members:
-            if other.id != current.id and _claim(other.text) != _claim(current.text):
-                flags.append(Contradiction(
-                    "key", current.id, other.id,
-                    f"{key[0]} / {key[1]}: current value observed {current.observed_at}, "
-                    f"other observed {other.observed_at}",
-                ))  # fmt: skip
-    return flags
-
-
-def _polarity_clashes(
-    store: Store, view: View, records: Mapping[int, Record]
-) -> list[Contradiction]:
-    flags, seen = [], set()
-    active = {s: r for s, r in records.items() if r.status == "active"}
-    for seq, record in sorted(active.items()):
-        words = _claim(record.text)
-        if not words & NEGATIONS:
-            continue
-        content = sorted(words - NEGATIONS)
-        for other in store.lexical(view, content, 20):
-            match = active.get(other[0])
-            if match is None or other[0] == seq or (min(seq, other[0]), max(seq, other[0])) in seen:
-                continue
-            other_words = _claim(match.text)
-            if other_words & NEGATIONS:
-                continue
-            overlap = len(set(content) & other_words) / max(1, len(set(content) | other_words))
-            if overlap >= POLARITY_OVERLAP:
-                seen.add((min(seq, other[0]), max(seq, other[0])))
-                flags.append(Contradiction(
-                    "polarity", record.id, match.id,
-                    f"{overlap:.0%} of their words agree, one is negated",
-                ))  # fmt: skip
-    return flags
-
-
-def _claim(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t in NEGATIONS or (t not in STOP_WORDS and len(t) > 1)}
-
-
-# -- retention --------------------------------------------------------------------
 
 
 @dataclass

@@ -1,0 +1,231 @@
+"""Declaring the graph (seed 002): parsing an associations object, storing each
+entity, alias, mention and relation, and resolving ``mem:<id>`` refs.
+
+Declarations are asserted by an agent or an operator and stored as written, with
+normalized twins for lookup; nothing is inferred or extracted and no model is called.
+
+Invariants: each declaration stands or falls alone (its own transaction, a dropped
+one reported with its reason); a declaration lives in its anchor's access class and
+the declarer's scope layer; no declaration outlives its endpoints (the store's
+triggers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from assocmem.errors import InvalidInput, UnknownMemory
+from assocmem.store import EntityRow, Store, View
+from assocmem.text.concepts import normalize_text
+from assocmem.types import Declared, Dropped
+
+DECLARERS = ("agent", "operator")
+MAX_NAME_CHARS = 256
+MAX_DECLARATIONS = 200
+MEM_PREFIX = "mem:"
+
+
+@dataclass(frozen=True)
+class EntityDecl:
+    name: str
+    aliases: tuple[str, ...]
+    item: str
+
+
+@dataclass(frozen=True)
+class RelationDecl:
+    subject: str
+    predicate: str
+    object: str
+    item: str
+
+
+@dataclass
+class _Outcome:
+    entities: list[str] = field(default_factory=list)
+    mentions: int = 0
+    relations: list[int] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+    def frozen(self) -> Declared:
+        return Declared(
+            entities=tuple(dict.fromkeys(self.entities)),
+            mentions=self.mentions,
+            relations=tuple(dict.fromkeys(self.relations)),
+            dropped=tuple(self.dropped),
+        )
+
+
+def parse(associations: Any) -> tuple[list[EntityDecl], list[RelationDecl], list[Dropped]]:
+    """Split an associations object into well-formed declarations and dropped ones."""
+    if not isinstance(associations, Mapping):
+        return [], [], [Dropped("associations", "must be a dict with entities and relations")]
+    dropped = [
+        Dropped(str(key), "unknown key (expected entities, relations)")
+        for key in associations
+        if key not in ("entities", "relations")
+    ]
+    entities, relations = [], []
+    for i, raw in enumerate(_list(associations.get("entities"), "entities", dropped)):
+        item = f"entities[{i}]"
+        try:
+            entities.append(_entity(raw, item))
+        except InvalidInput as exc:
+            dropped.append(Dropped(item, exc.message))
+    for i, raw in enumerate(_list(associations.get("relations"), "relations", dropped)):
+        item = f"relations[{i}]"
+        try:
+            relations.append(_relation(raw, item))
+        except InvalidInput as exc:
+            dropped.append(Dropped(item, exc.message))
+    return entities, relations, dropped
+
+
+def _list(value: Any, key: str, dropped: list[Dropped]) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        dropped.append(Dropped(key, "must be a list"))
+        return []
+    if len(value) > MAX_DECLARATIONS:
+        dropped.append(Dropped(key, f"more than {MAX_DECLARATIONS}; the rest were dropped"))
+    return list(value[:MAX_DECLARATIONS])
+
+
+def _name(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not normalize_text(value) or len(value) > MAX_NAME_CHARS:
+        raise InvalidInput(f"{what} must be a non-empty string of at most {MAX_NAME_CHARS} chars")
+    return value.strip()
+
+
+def _entity(raw: Any, item: str) -> EntityDecl:
+    if isinstance(raw, str):
+        return EntityDecl(_name(raw, "an entity name"), (), item)
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("an entity must be a name or {name, aliases}")
+    aliases = raw.get("aliases") or []
+    if not isinstance(aliases, list | tuple):
+        raise InvalidInput("aliases must be a list of names")
+    return EntityDecl(
+        _name(raw.get("name"), "an entity name"),
+        tuple(_name(a, "an alias") for a in aliases),
+        item,
+    )
+
+
+def _relation(raw: Any, item: str) -> RelationDecl:
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("a relation must be {subject, predicate, object}")
+    return RelationDecl(
+        _name(raw.get("subject"), "a relation subject"),
+        _name(raw.get("predicate"), "a predicate"),
+        _name(raw.get("object"), "a relation object"),
+        item,
+    )
+
+
+def declare(
+    store: Store,
+    view: View,
+    associations: Any,
+    *,
+    anchor: int | None,
+    declared_by: str,
+) -> Declared:
+    """Store what ``associations`` declares; the ``anchor`` memory (a seq) mentions each
+    declared entity and evidences each relation. Each declaration stands or falls alone.
+
+    Declarations live in the access class of their anchor: what is declared about a
+    restricted memory is as restricted as the memory."""
+    access = store.access_of([anchor])[anchor] if anchor is not None else ""
+    entities, relations, dropped = parse(associations)
+    outcome = _Outcome(dropped=dropped)
+    context = _Context(store, view, access, anchor, declared_by)
+    for decl in entities:
+        try:
+            with store.transaction():
+                _register(context, outcome, decl)
+        except (InvalidInput, UnknownMemory) as exc:
+            outcome.dropped.append(Dropped(decl.item, exc.message))
+    for rel in relations:
+        try:
+            with store.transaction():
+                _relate(context, outcome, rel)
+        except (InvalidInput, UnknownMemory) as exc:
+            outcome.dropped.append(Dropped(rel.item, exc.message))
+    return outcome.frozen()
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Where declarations go: the store, the declarer's view, the anchor's access class."""
+
+    store: Store
+    view: View
+    access: str
+    anchor: int | None
+    declared_by: str
+
+
+def _register(context: _Context, outcome: _Outcome, decl: EntityDecl) -> None:
+    entity = _resolve_or_create(context, decl.name)
+    for alias in decl.aliases:
+        # An alias lives in the declarer's layer, whichever layer its entity is in.
+        context.store.add_alias(
+            context.view.scope, entity.id, alias, normalize_text(alias), context.access
+        )
+    outcome.entities.append(entity.name)
+    anchor = context.anchor
+    if anchor is not None and context.store.add_mention(entity.id, anchor, context.declared_by):
+        outcome.mentions += 1
+
+
+def _resolve_or_create(context: _Context, name: str) -> EntityRow:
+    """The entity answering to ``name`` in the reader's layers (nearest first), else a
+    new one in the declarer's layer."""
+    store, normalized = context.store, normalize_text(name)
+    found = store.find_entities(context.view.scope, normalized)
+    if found:
+        return found[0]
+    entity = store.create_entity(
+        context.view.scope, name, normalized, context.declared_by, context.access
+    )
+    return store.entities_by_id([entity])[entity]
+
+
+def _relate(context: _Context, outcome: _Outcome, decl: RelationDecl) -> None:
+    relation = context.store.add_relation(
+        context.view.scope,
+        _endpoint(context, decl.subject),
+        decl.predicate,
+        normalize_text(decl.predicate),
+        _endpoint(context, decl.object),
+        context.anchor or 0,
+        context.declared_by,
+        context.access,
+    )
+    outcome.relations.append(relation)
+
+
+def _endpoint(context: _Context, name: str) -> tuple[str, int]:
+    if name.startswith(MEM_PREFIX):
+        return ("mem", memory_seq(context.store, context.view, name))
+    return ("entity", _resolve_or_create(context, name).id)
+
+
+def memory_seq(store: Store, view: View, ref: str) -> int:
+    """The internal sequence of a readable ``mem:<id>`` ref (or bare id)."""
+    memory_id = ref[len(MEM_PREFIX) :] if ref.startswith(MEM_PREFIX) else ref
+    found = store.visible_seqs(view.scope, [memory_id])
+    if memory_id not in found:
+        raise UnknownMemory(f"no memory {memory_id!r} is readable here", record_id=memory_id)
+    return found[memory_id]
+
+
+def check_declarer(declared_by: Any) -> str:
+    """``agent`` or ``operator``."""
+    if declared_by not in DECLARERS:
+        raise InvalidInput("declared_by must be 'agent' or 'operator'", field="declared_by")
+    return str(declared_by)

@@ -1,0 +1,171 @@
+"""Following the declared graph: `resolve` (exact predicate paths), `entities_named`,
+`traverse` (an entity's bounded neighbourhood) and `alias_terms` (the declared names
+a question mentions).
+
+Invariants: only what the reader's scope layers hold is read or reached; every walk
+here is bounded (hops, entities, refs) and deterministic, and what a bound cut is
+counted; nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assocmem.errors import InvalidInput, UnknownEntity
+from assocmem.graph.declare import MEM_PREFIX
+from assocmem.recall import request as requests
+from assocmem.store import EntityRow, RelationRow, Store, View
+from assocmem.text.concepts import normalize_text, tokenize
+from assocmem.types import Entity, Relation, Traversal
+
+MAX_HOPS = 5
+MAX_LIMIT = 100
+# Aliases shorter than this are too ambiguous to vote on a question ("it", "a").
+MIN_ALIAS_CHARS = 2
+
+
+def resolve(store: Store, view: View, entity: str, predicates: Sequence[str]) -> list[str]:
+    """Names reached from ``entity`` by following each predicate in turn, subject to object."""
+    if not predicates or not all(isinstance(p, str) and p.strip() for p in predicates):
+        raise InvalidInput("resolve needs one or more predicates", field="predicates")
+    current = {e.id for e in entities_named(store, view, entity)}
+    for predicate in predicates:
+        wanted = normalize_text(predicate)
+        current = {
+            r.object_id
+            for r in store.entity_relations(view.scope, sorted(current))
+            if r.subject_id in current and normalize_text(r.predicate) == wanted
+        }
+    found = store.entities_by_id(sorted(current))
+    return sorted(found[e].name for e in found)
+
+
+def entities_named(store: Store, view: View, name: str) -> list[EntityRow]:
+    """Every readable entity answering to ``name``; `UnknownEntity` when none does."""
+    if not isinstance(name, str) or not normalize_text(name):
+        raise InvalidInput("an entity name must be a non-empty string", field="entity")
+    found = store.find_entities(view.scope, normalize_text(name))
+    if not found:
+        raise UnknownEntity(f"no entity readable here answers to {name!r}")
+    return found
+
+
+def traverse(store: Store, view: View, name: str, max_hops: int, limit: int) -> Traversal:
+    """An entity's neighbourhood: every readable entity answering to ``name`` is a start;
+    entities come by hops, then the most recently declared relation that reached them,
+    then id; ``limit`` bounds entities and refs per entity, and the cut is counted."""
+    starts = entities_named(store, view, name)
+    reached: dict[int, tuple[int, int | None]] = {e.id: (0, None) for e in starts}
+    relations: dict[int, RelationRow] = {}
+    frontier = [e.id for e in starts]
+    for hop in range(1, max_hops + 1):
+        if not frontier:
+            break
+        rows = store.entity_relations(view.scope, frontier)
+        relations.update((r.id, r) for r in rows)
+        reached_now = _step(rows, set(frontier), reached, hop)
+        frontier = sorted(reached_now)
+    order = sorted(reached, key=lambda e: (reached[e][0], -(reached[e][1] or 0), e))
+    kept = order[:limit]
+    rows_by_id = store.entities_by_id(kept)
+    entities = []
+    refs_cut_total = 0
+    for entity_id in kept:
+        row = rows_by_id[entity_id]
+        seqs = store.mentioning(view, entity_id, limit + 1)
+        refs = _refs(store, seqs[:limit])
+        refs_cut = _count_beyond(store, view, entity_id, limit) if len(seqs) > limit else 0
+        refs_cut_total += refs_cut
+        hops, via = reached[entity_id]
+        entities.append(
+            Entity(row.id, row.name, row.aliases, row.declared_by, hops, via, refs, refs_cut)
+        )
+    names = {e.id: e.name for e in entities}
+    listed = [
+        _relation_view(store, r, names)
+        for r in sorted(relations.values(), key=lambda r: r.id)
+        if r.subject_id in names and r.object_id in names
+    ]
+    return Traversal(
+        entities=tuple(entities),
+        relations=tuple(listed),
+        cut={"entities": len(order) - len(kept), "refs": refs_cut_total},
+    )
+
+
+def _step(
+    rows: Sequence[RelationRow],
+    frontier: set[int],
+    reached: dict[int, tuple[int, int | None]],
+    hop: int,
+) -> set[int]:
+    """Entities first reached at ``hop``, each with the most recent relation reaching it."""
+    new: set[int] = set()
+    for row in rows:
+        for near, far in ((row.subject_id, row.object_id), (row.object_id, row.subject_id)):
+            if near not in frontier:
+                continue
+            if far not in reached or (far in new and (reached[far][1] or 0) < row.id):
+                reached[far] = (hop, row.id)
+                new.add(far)
+    return new
+
+
+def _count_beyond(store: Store, view: View, entity_id: int, limit: int) -> int:
+    return len(store.mentioning(view, entity_id, 1_000_000)) - limit
+
+
+def _refs(store: Store, seqs: Sequence[int]) -> tuple[str, ...]:
+    records = store.records_by_seq(list(seqs))
+    return tuple(MEM_PREFIX + records[s].id for s in seqs if s in records)
+
+
+def _relation_view(store: Store, row: RelationRow, names: Mapping[int, str]) -> Relation:
+    def end(kind: str, ident: int) -> str:
+        if kind == "entity":
+            return names.get(ident) or store.entities_by_id([ident])[ident].name
+        return _refs(store, [ident])[0]
+
+    anchor = _refs(store, [row.anchor_seq])[0] if row.anchor_seq else None
+    return Relation(
+        id=row.id,
+        subject=end(row.subject_kind, row.subject_id),
+        predicate=row.predicate,
+        object=end(row.object_kind, row.object_id),
+        declared_by=row.declared_by,
+        declared_at=row.declared_at,
+        anchor=anchor,
+    )
+
+
+def alias_terms(store: Store, view: View, query: str) -> tuple[str, ...]:
+    """Stage 1: the names and aliases of every entity the question mentions, as
+    lexical terms (normalized match, longest alias first, on word boundaries)."""
+    aliases = sorted(
+        store.aliases_in_scope(view.scope), key=lambda pair: (-len(pair[0]), pair[0], pair[1])
+    )
+    if not aliases:
+        return ()
+    text = normalize_text(query)
+    taken: list[tuple[int, int]] = []
+    entities: list[int] = []
+    for alias, entity in aliases:
+        if len(alias) < MIN_ALIAS_CHARS:
+            continue
+        for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", text):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            taken.append(match.span())
+            entities.append(entity)
+    rows = store.entities_by_id(entities)
+    asked = set(tokenize(query))
+    terms = [t for e in dict.fromkeys(entities) for a in rows[e].aliases for t in tokenize(a)]
+    return tuple(t for t in dict.fromkeys(terms) if t not in asked)
+
+
+def check_bounds(max_hops: Any, limit: Any, name: str = "limit", cap: int = MAX_LIMIT) -> None:
+    """Validate hop and size bounds of a graph call."""
+    requests.check_int(max_hops, "max_hops", 1, MAX_HOPS)
+    requests.check_int(limit, name, 1, cap)

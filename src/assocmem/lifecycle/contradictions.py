@@ -1,0 +1,84 @@
+"""Contradictions flagged for review: one supersession key holding different values,
+and near-identical claims of opposite polarity.
+
+Invariant: contradictions are flagged, never resolved; nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from assocmem.store import Store, View
+from assocmem.text.concepts import STOP_WORDS, tokenize
+from assocmem.types import Contradiction, Record
+
+# Memories one check reads at most, and flags it returns at most.
+MAX_SCAN = 100_000
+MAX_FLAGS = 200
+# Two claims are "the same claim" for a polarity check when this share of their
+# content words agree (Jaccard): high, so paraphrases of different facts stay apart.
+POLARITY_OVERLAP = 0.6
+NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "don't", "doesn't", "didn't",
+                       "isn't", "aren't", "wasn't", "won't", "without", "nor"})  # fmt: skip
+
+
+def contradictions(store: Store, view: View) -> list[Contradiction]:
+    """Incompatible pairs for review: one key with different values, and near-identical
+    claims of opposite polarity. Nothing is edited."""
+    wide = replace(view, statuses=("active", "superseded"))
+    seqs = store.select(wide, MAX_SCAN)
+    records = store.records_by_seq(seqs)
+    flags = _key_conflicts(records) + _polarity_clashes(store, view, records)
+    return flags[:MAX_FLAGS]
+
+
+def _key_conflicts(records: Mapping[int, Record]) -> list[Contradiction]:
+    groups: dict[tuple[str, str], list[Record]] = {}
+    for record in records.values():
+        if record.key:
+            groups.setdefault(record.key, []).append(record)
+    flags = []
+    for key, members in sorted(groups.items()):
+        current = next((m for m in members if m.status == "active"), None)
+        if current is None:
+            continue
+        for other in members:
+            if other.id != current.id and _claim(other.text) != _claim(current.text):
+                flags.append(Contradiction(
+                    "key", current.id, other.id,
+                    f"{key[0]} / {key[1]}: current value observed {current.observed_at}, "
+                    f"other observed {other.observed_at}",
+                ))  # fmt: skip
+    return flags
+
+
+def _polarity_clashes(
+    store: Store, view: View, records: Mapping[int, Record]
+) -> list[Contradiction]:
+    flags, seen = [], set()
+    active = {s: r for s, r in records.items() if r.status == "active"}
+    for seq, record in sorted(active.items()):
+        words = _claim(record.text)
+        if not words & NEGATIONS:
+            continue
+        content = sorted(words - NEGATIONS)
+        for other in store.lexical(view, content, 20):
+            match = active.get(other[0])
+            if match is None or other[0] == seq or (min(seq, other[0]), max(seq, other[0])) in seen:
+                continue
+            other_words = _claim(match.text)
+            if other_words & NEGATIONS:
+                continue
+            overlap = len(set(content) & other_words) / max(1, len(set(content) | other_words))
+            if overlap >= POLARITY_OVERLAP:
+                seen.add((min(seq, other[0]), max(seq, other[0])))
+                flags.append(Contradiction(
+                    "polarity", record.id, match.id,
+                    f"{overlap:.0%} of their words agree, one is negated",
+                ))  # fmt: skip
+    return flags
+
+
+def _claim(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t in NEGATIONS or (t not in STOP_WORDS and len(t) > 1)}

@@ -1,0 +1,47 @@
+"""The status of memories: archive and restore, protection, and supersession history.
+
+Invariants: raw text never changes; archiving is reversible and never touches a
+protected memory; protection shields from archiving and never renews validity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assocmem.errors import InvalidInput
+from assocmem.store import Store, View
+from assocmem.types import Lifecycle, Record
+
+
+def archive(store: Store, seqs: Sequence[int]) -> Lifecycle:
+    """Archive active memories; protected ones are skipped and named."""
+    records = store.records_by_seq(list(seqs))
+    skipped = {r.id: "protected" for r in records.values() if r.protected}
+    chosen = [s for s, r in records.items() if not r.protected and r.status == "active"]
+    store.set_lifecycle(chosen, status="archived")
+    return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
+
+
+def restore(store: Store, seqs: Sequence[int]) -> Lifecycle:
+    """Bring archived memories back, unchanged."""
+    records = store.records_by_seq(list(seqs))
+    chosen = [s for s, r in records.items() if r.status == "archived"]
+    skipped = {r.id: r.status for r in records.values() if r.status != "archived"}
+    store.set_lifecycle(chosen, status="active")
+    return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
+
+
+def protect(store: Store, seqs: Sequence[int], protected: bool) -> Lifecycle:
+    """Set or clear protection (it shields from archiving; it never renews validity)."""
+    records = store.records_by_seq(list(seqs))
+    store.set_lifecycle(list(records), protected=protected)
+    return Lifecycle(changed=tuple(r.id for r in records.values()))
+
+
+def history(store: Store, view: View, key: Sequence[str]) -> list[Record]:
+    """Every value a supersession key held, oldest observation first, with status."""
+    if isinstance(key, str) or len(key) != 2 or not all(isinstance(k, str) for k in key):
+        raise InvalidInput("key must be a (subject, relation) pair", field="key")
+    seqs = store.key_history(view.scope, key[0], key[1])
+    found = store.records_by_seq(seqs)
+    return [found[s] for s in seqs if s in found]
