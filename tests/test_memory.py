@@ -19,7 +19,6 @@ from assocmem import (
 )
 from assocmem.links.hebbian import MAX_EXPANSION_PER_HOP
 from assocmem.write.validate import MAX_TEXT_BYTES
-
 from tests.conftest import raw_query, write_seed
 
 

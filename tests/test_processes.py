@@ -13,7 +13,6 @@ import pytest
 
 from assocmem import Memory
 from assocmem.store import pending_links
-
 from tests.conftest import Target, raw_query
 
 

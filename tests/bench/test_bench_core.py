@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory
-
 from tests.conftest import BACKENDS
 
 core = pytest.importorskip("assocmem_bench.core")

@@ -8,7 +8,6 @@ import pytest
 
 from assocmem import Memory
 from assocmem.recall.fusion import rrf
-
 from tests.conftest import Target, raw_query, write_seed
 
 NOTES = (

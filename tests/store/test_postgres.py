@@ -31,7 +31,6 @@ from assocmem.adapters.client import Client  # noqa: E402
 from assocmem.store import postgres as pg_store  # noqa: E402
 from assocmem.store.migrations import migrations  # noqa: E402
 from assocmem.testing import ToyEmbedder  # noqa: E402
-
 from tests.conftest import fresh_database, raw_query  # noqa: E402
 
 

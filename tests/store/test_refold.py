@@ -14,7 +14,6 @@ import pytest
 from assocmem import Memory
 from assocmem.store.refold import plan
 from assocmem.text.concepts import FOLDING
-
 from tests.conftest import Target, raw_query
 
 # Each note's concepts are placeholders that fold to themselves (a hyphenated word
