@@ -86,3 +86,21 @@ def test_mcp_stdio_round_trip(tmp_path: Path) -> None:
     assert seen["error"][0] and "UnknownMemory" in seen["error"][1]
     assert seen["range_error"][0] and "outcome" in seen["range_error"][1]
     assert seen["edges_after"][("timeout", "backoff")] == 1.0  # the refused call moved nothing
+
+
+def test_an_embedder_instance_is_attached_and_limits_are_memorys(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from assocmem.adapters.mcp import build_server
+    from assocmem.testing import ToyEmbedder
+
+    toy = ToyEmbedder()
+
+    async def story() -> tuple[Any, Any]:
+        async with Client(build_server(str(tmp_path / "e.db"), embedder=toy)) as client:
+            payload(await client.call_tool("write", {"text": "backoff fixed the flaky call"}))
+            read = payload(await client.call_tool("read", {"query": "flaky call", "k": 1000}))
+            return read, await client.call_tool("read", {"query": "flaky", "k": 1001})
+
+    read, too_many = anyio.run(story)
+    assert read["arms"]["semantic"] and toy.calls
+    assert too_many.is_error and "InvalidInput" in too_many.content[0].text

@@ -247,3 +247,16 @@ def test_keys_cli(tmp_path: Path) -> None:
     revoked = subprocess.run([*base, "keys", "revoke", entry["id"], "--keys", keys],
                              capture_output=True, text=True)  # fmt: skip
     assert revoked.returncode == 0
+
+
+def test_an_embedder_instance_is_attached(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from fastapi.testclient import TestClient
+
+    from assocmem.testing import ToyEmbedder
+
+    toy = ToyEmbedder()
+    with TestClient(create_app(str(tmp_path / "e.db"), embedder=toy)) as client:
+        assert client.post("/v1/write", json={"text": "backoff fixed the flaky call"}).is_success
+        read = client.post("/v1/read", json={"query": "flaky call"}).json()
+    assert read["arms"]["semantic"] and toy.calls

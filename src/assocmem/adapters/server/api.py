@@ -1,8 +1,10 @@
-"""The HTTP server: one route per public `Memory` method, the caller named by its key.
+"""The HTTP server: one route per operation of the registry, the caller named by its key.
 
 Invariants: a caller's agent comes from its API key only (a request naming another
 agent is refused) and it may read only in its key's roles; every route is a thin
-call of one `Memory` method with the request's JSON as keyword arguments; one
+call of one `Memory` method with the request's JSON as keyword arguments, its request
+model (fields documented) and response model (the result type, answered in its
+``to_dict()`` form) generated from `surface.operations()`; one
 connection writes to the store, a small pool reads; errors leave as
 ``{"error": {"type", "message", "field"}}`` with the status of their class, never a
 stack trace, and bad input is never a 500.
