@@ -139,13 +139,13 @@ def test_the_client_has_memorys_signatures_and_docs() -> None:
     import inspect
     import typing
 
+    fix = '`python -c "from assocmem.adapters import client; client.regenerate()"`'
     for name in operations():
         ours, theirs = getattr(Client, name), getattr(Memory, name)
-        assert inspect.signature(ours) == inspect.signature(theirs), name
-        assert typing.get_type_hints(ours) == typing.get_type_hints(theirs), name
-        assert inspect.getdoc(ours) == inspect.getdoc(theirs), (
-            f"Client.{name} is stale: run `python -m assocmem.adapters.client`"
-        )
+        stale = f"Client.{name} differs from Memory.{name}: run {fix}"
+        assert inspect.signature(ours) == inspect.signature(theirs), stale
+        assert typing.get_type_hints(ours) == typing.get_type_hints(theirs), stale
+        assert inspect.getdoc(ours) == inspect.getdoc(theirs), stale
 
 
 def test_the_client_sends_only_what_was_given(tmp_path: Path) -> None:

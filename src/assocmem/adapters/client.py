@@ -2,10 +2,10 @@
 
 Invariants: every operation of `surface.operations()` is a method here with exactly
 `Memory`'s signature, return type and docstring (the block between the markers is
-generated from the registry by ``python -m assocmem.adapters.client``; a test compares
-them); each sends only the arguments the caller gave (the server applies the same
-defaults) and returns the same frozen types `Memory` returns; a server error is raised
-as the same `AssocmemError` class. Standard library only.
+generated from the registry by `regenerate()`; a test compares them); each sends only
+the arguments the caller gave (the server applies the same defaults) and returns the
+same frozen types `Memory` returns; a server error is raised as the same
+`AssocmemError` class. Standard library only.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import inspect
 import json
-import sys
 import typing
 import urllib.error
 import urllib.request
@@ -502,14 +501,10 @@ def _docstring(doc: str) -> str:
     return first + "\n" + "".join(f"        {line}\n" if line else "\n" for line in rest) + " " * 8
 
 
-def main() -> int:
-    """Rewrite the generated block of this file from the registry."""
+def regenerate() -> None:
+    """Rewrite the generated block of this file from the registry (run it with
+    ``python -c "from assocmem.adapters import client; client.regenerate()"``)."""
     path = Path(__file__)
     source = path.read_text(encoding="utf-8")
     start, end = source.index(BEGIN), source.index(END) + len(END)
     path.write_text(source[:start] + render_operations() + source[end:], encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
