@@ -5,6 +5,7 @@ memory learned from the outcomes of earlier answers; every result says which
 path brought it back. One SQLite file by default.
 """
 
+from assocmem.adapters.client import Client
 from assocmem.errors import (
     AccessDenied,
     AliasClash,
@@ -69,6 +70,7 @@ __all__ = [
     "AliasClash",
     "AssocmemError",
     "AuthenticationRequired",
+    "Client",
     "Contradiction",
     "Declared",
     "DependencyMissing",

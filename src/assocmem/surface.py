@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -133,6 +133,11 @@ class Parameter:
     def required(self) -> bool:
         return self.default is inspect.Parameter.empty and not self.variadic
 
+    @property
+    def json_type(self) -> Any:
+        """The type of the parameter as a named JSON field: a ``*args`` parameter is a list."""
+        return list[self.annotation] if self.variadic else self.annotation  # type: ignore[name-defined]
+
 
 @dataclass(frozen=True)
 class Operation:
@@ -156,6 +161,27 @@ class Operation:
 
     def parameter(self, name: str) -> Parameter:
         return next(p for p in self.parameters if p.name == name)
+
+    @property
+    def result_type(self) -> Any:
+        """The result as it travels (JSON, a remote call): an iterator arrives as a list."""
+        if typing.get_origin(self.returns) is Iterator:
+            return list[typing.get_args(self.returns)[0]]  # type: ignore[misc]
+        return self.returns
+
+    def call(self, memory: Memory, arguments: Mapping[str, Any]) -> Any:
+        """Call the operation on ``memory`` with named arguments (a ``*args`` parameter
+        given as a list, the parameters before it passed by position); an iterator's
+        items are gathered into a list, the form every remote surface sends."""
+        method = getattr(memory, self.name)
+        named = dict(arguments)
+        star = next((i for i, p in enumerate(self.parameters) if p.variadic), None)
+        if star is None:
+            result = method(**named)
+        else:
+            leading = [named.pop(p.name) for p in self.parameters[:star] if p.name in named]
+            result = method(*leading, *named.pop(self.parameters[star].name, ()), **named)
+        return list(result) if isinstance(result, Iterator) else result
 
 
 def _operation(name: str, declared: Declaration) -> Operation:
@@ -198,7 +224,3 @@ def public_methods() -> list[str]:
         for name, value in vars(Memory).items()
         if not name.startswith("_") and inspect.isfunction(value) and name not in ("close",)
     )
-
-
-# Which operations write, by name (the shape older callers read).
-REMOTE_METHODS: dict[str, bool] = {name: d.writes for name, d in DECLARED.items()}

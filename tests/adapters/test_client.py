@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +12,8 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from assocmem import AssocmemError, Memory, UnknownMemory  # noqa: E402
-from assocmem.adapters.client import Client  # noqa: E402
-from assocmem.surface import REMOTE_METHODS  # noqa: E402
+from assocmem import AssocmemError, Client, Memory, UnknownMemory  # noqa: E402
+from assocmem.surface import operations  # noqa: E402
 
 from tests.conftest import fresh_database  # noqa: E402
 from tests.adapters.server_kit import running_server  # noqa: E402
@@ -115,17 +114,17 @@ def on_postgres(
 
 def test_the_script_covers_every_method(both: tuple[dict[str, Any], dict[str, Any]]) -> None:
     local, _ = both
-    assert set(REMOTE_METHODS) <= set(local)
+    assert set(operations()) <= set(local)
 
 
-@pytest.mark.parametrize("method", [*REMOTE_METHODS, "error"])
+@pytest.mark.parametrize("method", [*operations(), "error"])
 def test_memory_and_client_agree(method: str, both: tuple[dict[str, Any], dict[str, Any]]) -> None:
     local, remote = both
     assert type(local[method]) is type(remote[method])
     assert normalized(local[method]) == normalized(remote[method])
 
 
-@pytest.mark.parametrize("method", [*REMOTE_METHODS, "error"])
+@pytest.mark.parametrize("method", [*operations(), "error"])
 def test_postgresql_and_sqlite_agree(
     method: str,
     both: tuple[dict[str, Any], dict[str, Any]],
@@ -136,12 +135,33 @@ def test_postgresql_and_sqlite_agree(
         assert normalized(result[method]) == normalized(sqlite_local[method])
 
 
-def test_the_client_has_memorys_signatures() -> None:
+def test_the_client_has_memorys_signatures_and_docs() -> None:
     import inspect
+    import typing
 
-    for name in REMOTE_METHODS:
-        assert inspect.signature(getattr(Client, name)) == inspect.signature(getattr(Memory, name))
-        assert getattr(Client, name).__doc__ == getattr(Memory, name).__doc__
+    fix = '`python -c "from assocmem.adapters import client; client.regenerate()"`'
+    for name in operations():
+        ours, theirs = getattr(Client, name), getattr(Memory, name)
+        stale = f"Client.{name} differs from Memory.{name}: run {fix}"
+        assert inspect.signature(ours) == inspect.signature(theirs), stale
+        assert typing.get_type_hints(ours) == typing.get_type_hints(theirs), stale
+        assert inspect.getdoc(ours) == inspect.getdoc(theirs), stale
+
+
+def test_the_client_sends_only_what_was_given(tmp_path: Path) -> None:
+    with running_server(str(tmp_path / "g.db")) as url:
+        client = Client(url)
+        sent: list[dict[str, Any]] = []
+        call = client.call
+
+        def recording(name: str, arguments: dict[str, Any]) -> Any:
+            sent.append(arguments)
+            return call(name, arguments)
+
+        client.call = recording  # type: ignore[method-assign]
+        client.read("x", k=3)
+        assert sent == [{"query": "x", "k": 3}]
+        assert isinstance(client.export(), Iterator)
 
 
 def test_an_unreachable_server_is_a_store_error() -> None:

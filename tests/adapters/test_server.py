@@ -16,7 +16,7 @@ pytest.importorskip("uvicorn")
 
 from assocmem.adapters.server import create_app  # noqa: E402
 from assocmem.adapters.server.keys import read_keys, revoke_key  # noqa: E402
-from assocmem.surface import REMOTE_METHODS  # noqa: E402
+from assocmem.surface import operations  # noqa: E402
 
 from tests.adapters.server_kit import add_key, post, running_server  # noqa: E402
 
@@ -159,7 +159,7 @@ def test_another_agent_reaches_nothing_on_any_route(tmp_path: Path, served: dict
     url, alice, bob = served["url"], served["alice"], served["bob"]
     ids = _agent_a_world(url, alice)
     calls = _isolation_calls(ids)
-    assert set(calls) == set(REMOTE_METHODS), "every route is walked"
+    assert set(calls) == set(operations()), "every route is walked"
     for route, body in calls.items():
         status, response = post(url, route, body, bob)
         assert status < 500, route
@@ -197,12 +197,39 @@ def test_refuses_to_serve_openly_without_keys(tmp_path: Path) -> None:
 
 def test_the_committed_openapi_schema_is_current(tmp_path: Path) -> None:
     schema = create_app(str(tmp_path / "schema.db")).openapi()
-    assert set(schema["paths"]) == {f"/v1/{m}" for m in REMOTE_METHODS} | {"/healthz", "/readyz"}
+    assert set(schema["paths"]) == {f"/v1/{m}" for m in operations()} | {"/healthz", "/readyz"}
     committed = json.loads(OPENAPI.read_text(encoding="utf-8"))
     assert committed == json.loads(json.dumps(schema)), (
         "docs/openapi.json is stale: run "
         "`python -m assocmem.adapters.server.openapi docs/openapi.json`"
     )
+
+
+def test_the_schema_documents_each_operation(tmp_path: Path) -> None:
+    schema = create_app(str(tmp_path / "schema.db")).openapi()
+    components = schema["components"]["schemas"]
+    for op in operations().values():
+        route = schema["paths"][f"/v1/{op.name}"]["post"]
+        request = route["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        fields = components[request.rsplit("/", 1)[1]]["properties"]
+        for parameter in op.parameters:
+            assert fields[parameter.name]["description"] == parameter.doc, (op.name, parameter)
+        answer = route["responses"]["200"]["content"]["application/json"]["schema"]
+        assert answer, op.name  # typed from the result, not an untyped object
+    read = schema["paths"]["/v1/read"]["post"]["responses"]["200"]["content"]
+    assert read["application/json"]["schema"]["$ref"].endswith("/ReadResult")
+
+
+def test_the_server_package_imports_without_fastapi() -> None:
+    probe = (
+        "import sys; sys.modules['fastapi'] = None\n"
+        "import assocmem.adapters.server as s, assocmem.adapters.server.keys\n"
+        "from assocmem import DependencyMissing\n"
+        "try:\n    s.create_app\nexcept DependencyMissing:\n    print('missing')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "missing"
 
 
 def test_keys_cli(tmp_path: Path) -> None:
@@ -220,3 +247,16 @@ def test_keys_cli(tmp_path: Path) -> None:
     revoked = subprocess.run([*base, "keys", "revoke", entry["id"], "--keys", keys],
                              capture_output=True, text=True)  # fmt: skip
     assert revoked.returncode == 0
+
+
+def test_an_embedder_instance_is_attached(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from fastapi.testclient import TestClient
+
+    from assocmem.testing import ToyEmbedder
+
+    toy = ToyEmbedder()
+    with TestClient(create_app(str(tmp_path / "e.db"), embedder=toy)) as client:
+        assert client.post("/v1/write", json={"text": "backoff fixed the flaky call"}).is_success
+        read = client.post("/v1/read", json={"query": "flaky call"}).json()
+    assert read["arms"]["semantic"] and toy.calls

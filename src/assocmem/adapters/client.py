@@ -1,9 +1,11 @@
 """`Client`: the `Memory` API over HTTP, same methods, arguments and result types.
 
-Invariants: every method of `surface.REMOTE_METHODS` exists here with `Memory`'s
-signature and docstring, sends only the arguments the caller gave (the server
-applies the same defaults), and returns the same frozen types `Memory` returns;
-a server error is raised as the same `AssocmemError` class. Standard library only.
+Invariants: every operation of `surface.operations()` is a method here with exactly
+`Memory`'s signature, return type and docstring (the block between the markers is
+generated from the registry by `regenerate()`; a test compares them); each sends only
+the arguments the caller gave (the server applies the same defaults) and returns the
+same frozen types `Memory` returns; a server error is raised as the same
+`AssocmemError` class. Standard library only.
 """
 
 from __future__ import annotations
@@ -15,15 +17,29 @@ import json
 import typing
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from types import TracebackType, UnionType
-from typing import Any
+from typing import Any, cast
 
 from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
-from assocmem.memory import Memory
-from assocmem.surface import REMOTE_METHODS
+from assocmem.lifecycle.core import EXAMPLE_POLICY
+from assocmem.types import (
+    Contradiction,
+    Declared,
+    FeedbackResult,
+    Graph,
+    Lifecycle,
+    ReadResult,
+    Reconstruction,
+    Record,
+    SoftRead,
+    Stats,
+    Traversal,
+    WriteResult,
+)
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -89,6 +105,274 @@ class Client:
         except (urllib.error.URLError, OSError) as exc:
             raise StoreUnavailable(f"cannot reach {self.url}: {exc}") from exc
 
+    def _send(self, name: str, given: dict[str, Any]) -> Any:
+        """Call operation ``name`` with a method's ``locals()``: arguments still at their
+        default are left out, and the answer is rebuilt as the method's return type."""
+        signature, returns = _shape(getattr(Client, name))
+        arguments = {
+            key: value for key, value in given.items()
+            if key != "self" and value is not signature.parameters[key].default
+        }  # fmt: skip
+        result = from_plain(returns, self.call(name, arguments))
+        return iter(result) if typing.get_origin(returns) is Iterator else result
+
+    # -- operations: generated from `surface.operations()`; do not edit by hand --
+
+    def write(
+        self,
+        text: str,
+        *,
+        concepts: Sequence[str] | None = None,
+        kind: str = "episodic",
+        tags: Sequence[str] | None = None,
+        value: float = 1.0,
+        meta: Mapping[str, Any] | None = None,
+        source: str | None = None,
+        observed_at: str | datetime | None = None,
+        version: str | None = None,
+        verified_at: str | datetime | None = None,
+        verification_scope: str | None = None,
+        recheck_by: str | datetime | None = None,
+        confidence: float | None = None,
+        access: Sequence[str] | None = None,
+        key: Sequence[str] | None = None,
+        derived_from: Sequence[str] | None = None,
+        protected: bool = False,
+        author: str | None = None,
+        thread: str | None = None,
+        task: str | None = None,
+        associations: Mapping[str, Any] | None = None,
+    ) -> WriteResult:
+        """Store one memory and add co-occurrence to every pair of its concepts.
+
+        ``concepts`` default to keywords extracted from ``text``. A write of an
+        observation already stored (same text, kind, time, source and meta) is
+        refused: ``stored`` is False, ``reason`` is ``"duplicate"`` and ``id`` names
+        the existing record. Invalid arguments raise `InvalidInput`.
+
+        ``associations`` declares entities (``{"name", "aliases"}``) the memory
+        mentions and relations (``{"subject", "predicate", "object"}``, endpoints
+        by entity name or ``mem:<id>``) it evidences. A malformed or clashing
+        declaration is dropped and reported in ``result.associations``; the memory
+        is stored either way.
+
+        Kinds: ``working`` (the task at hand; needs ``task``, read only for that
+        task, cleared by `end_task`), ``episodic`` (something that happened, at a
+        time; the default), ``semantic`` (a fact held true; the only kind evidence
+        mode admits) and ``procedural`` (how to do something). A ``key`` of
+        ``(subject, relation)`` retires the active memory holding it when this one
+        was observed at the same time or later (``result.superseded``); an older
+        observation is stored as history and does not win.
+        """
+        return cast("WriteResult", self._send("write", locals()))
+
+    def write_many(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
+        """Store many memories in one transaction, one `WriteResult` per item, in order.
+
+        Each item holds the keyword arguments of `write`. Invalid items are not
+        stored: their result has ``stored=False``, the ``error`` type, the ``field``
+        and the message as ``reason``. Valid items are stored all together or,
+        if the store fails, not at all (the error is raised).
+        """
+        return cast("list[WriteResult]", self._send("write_many", locals()))
+
+    def read(
+        self,
+        query: str | None = None,
+        *,
+        concepts: Sequence[str] | None = None,
+        k: int = 10,
+        hops: int = 1,
+        threshold: float = 2.0,
+        where: Mapping[str, Any] | None = None,
+        prefer: Mapping[str, Any] | Sequence[Any] | None = None,
+        prefer_trust: float | None = None,
+        prefer_max_boost: float | None = None,
+        kinds: Sequence[str] | None = None,
+        explain: bool = True,
+        as_of: str | datetime | None = None,
+        mode: str = "recall",
+        role: str | None = None,
+        task: str | None = None,
+        include_superseded: bool = False,
+    ) -> ReadResult:
+        """Recall the memories that matter for a question, each with the path that found it.
+
+        Give a ``query`` text, ``concepts``, or both. A query runs every arm:
+        lexical (BM25), semantic (when an embedder is attached), episodic (exact
+        text), and the concept arms on its keywords; concepts alone run only the
+        concept arms. Query concepts are expanded along learned links of weight ≥
+        ``threshold`` for ``hops`` steps (0–3); memories reached only that way come
+        back as ``hebbian_retrieval`` with their ``via`` links.
+
+        ``where`` is a hard filter (field → value, list, or ``$gte $lte $gt $lt
+        $in $nin $ne $contains``; columns first, then ``meta`` keys), applied
+        before anything is ranked. ``prefer`` is soft: one condition dict boosted
+        by ``prefer_trust``, or a list of ``(dict, trust)``; boosts multiply and
+        are capped by ``prefer_max_boost``. ``kinds`` limits the memory kinds;
+        working memory is read only for its ``task``. ``as_of`` is the moment decay
+        and verification are measured at (default now).
+
+        ``mode="evidence"`` returns only semantic memories from a named source whose
+        verification is still valid at ``as_of`` (confidence never counts); it may
+        return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
+        another role than the memory's. Superseded values are left out unless
+        ``include_superseded``.
+        """
+        return cast("ReadResult", self._send("read", locals()))
+
+    def get(self, ids: Sequence[str]) -> list[Record]:
+        """The records with these ids, in order. Ids not readable here raise `UnknownMemory`."""
+        return cast("list[Record]", self._send("get", locals()))
+
+    def export(self) -> Iterator[Record]:
+        """Every readable record in this scope, oldest first (read page by page)."""
+        return cast("Iterator[Record]", self._send("export", locals()))
+
+    def feedback(
+        self, ids: Sequence[str], outcome: float, query_concepts: Sequence[str] | None = None
+    ) -> FeedbackResult:
+        """Rate the memories an answer relied on, with ``outcome`` in [-1, 1].
+
+        Every link between a query concept and a concept of a rated memory moves
+        by ``outcome`` (never below zero), each rated memory's valence moves toward
+        it, and the call is appended to the feedback log. Rate only what the
+        answer used. Ids not readable here raise `UnknownMemory`; nothing changes.
+        """
+        return cast("FeedbackResult", self._send("feedback", locals()))
+
+    def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
+        """The learned links around ``concepts``, ``depth`` (1–3) hops out."""
+        return cast("Graph", self._send("graph", locals()))
+
+    def stats(self) -> Stats:
+        """Counts of memories, concepts, links and feedback in this scope's view."""
+        return cast("Stats", self._send("stats", locals()))
+
+    def soft_read(
+        self,
+        query_key: Sequence[float],
+        *,
+        temperature: float = 1.0,
+        where: Mapping[str, Any] | None = None,
+    ) -> SoftRead:
+        """An attention-style read over memories whose meta holds numeric ``key`` and ``value``.
+
+        Weights are ``softmax(query_key · key / temperature)`` over the visible
+        keyed memories; the result is their weighted ``value`` mixture, returned
+        as a mixture with its weights, never as a record. Lower temperatures
+        concentrate the weights; they do not verify the winner.
+        """
+        return cast("SoftRead", self._send("soft_read", locals()))
+
+    def declare(
+        self,
+        associations: Mapping[str, Any],
+        anchor_ref: str | None = None,
+        declared_by: str = "agent",
+    ) -> Declared:
+        """Declare entities, aliases and relations after the fact.
+
+        ``anchor_ref`` (``mem:<id>``) names the memory that mentions the entities and
+        evidences the relations. ``declared_by`` is ``"agent"`` or ``"operator"``.
+        Malformed or clashing declarations are dropped and reported.
+        """
+        return cast("Declared", self._send("declare", locals()))
+
+    def retract(
+        self, relation_ids: Sequence[int] = (), mentions: Sequence[tuple[str, str]] = ()
+    ) -> dict[str, int]:
+        """Remove declared relations (by id) and mentions (``(entity, "mem:<id>")``).
+
+        Retraction is the only way a declaration leaves; returns how many went.
+        """
+        return cast("dict[str, int]", self._send("retract", locals()))
+
+    def delete_entity(self, entity: str) -> int:
+        """Delete every readable entity answering to ``entity`` with its aliases,
+        mentions and relations; returns how many entities went.
+        """
+        return cast("int", self._send("delete_entity", locals()))
+
+    def traverse(self, entity: str, max_hops: int = 1, limit: int = 20) -> Traversal:
+        """An entity's neighbourhood: the entities related to it (either direction) out to
+        ``max_hops`` (≤ 5), the relations between them and the readable records mentioning
+        each, bounded by ``limit`` (≤ 100); what the bounds cut is counted.
+        """
+        return cast("Traversal", self._send("traverse", locals()))
+
+    def reconstruct(
+        self, query: str, *, count: int = 10, max_hops: int = 1, max_evidence: int = 5
+    ) -> Reconstruction:
+        """Reconstructive recall: the items of a read, each with evidence reached through
+        declared relations (``why="relation:<predicate>"``, ``hops``), bundles of records
+        a declared record relation joins, and role-vocabulary relations as roles. With
+        nothing declared it returns exactly the read's items.
+        """
+        return cast("Reconstruction", self._send("reconstruct", locals()))
+
+    def resolve(self, entity: str, *predicates: str) -> list[str]:
+        """Follow declared relations from ``entity`` through ``predicates`` in order
+        (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``.
+        """
+        return cast("list[str]", self._send("resolve", locals()))
+
+    def forget(
+        self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
+    ) -> int:
+        """Delete memories for good, by ``ids`` or by a ``where`` filter: their rows,
+        full-text and vector entries, mentions, the relations they anchor or join,
+        feedback references, supersession pointers (the latest remaining value of a key
+        becomes current again), the co-occurrence their writes added, and every learned
+        link to a concept no remaining memory carries. What feedback taught a link
+        between surviving concepts stays: it was learned from answers, not stored text.
+        Ids not readable here raise `UnknownMemory`; returns how many were deleted.
+        """
+        return cast("int", self._send("forget", locals()))
+
+    def archive(
+        self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
+    ) -> Lifecycle:
+        """Move memories out of default reads, reversibly; protected ones are skipped."""
+        return cast("Lifecycle", self._send("archive", locals()))
+
+    def restore(self, ids: Sequence[str]) -> Lifecycle:
+        """Bring archived memories back into reads, unchanged."""
+        return cast("Lifecycle", self._send("restore", locals()))
+
+    def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
+        """Shield memories from archiving (or lift the shield). It does not renew validity."""
+        return cast("Lifecycle", self._send("protect", locals()))
+
+    def history(self, key: Sequence[str]) -> list[Record]:
+        """Every value a ``(subject, relation)`` key held, oldest observation first."""
+        return cast("list[Record]", self._send("history", locals()))
+
+    def contradictions(self) -> list[Contradiction]:
+        """Pairs flagged for review (one key, different values; near-identical claims of
+        opposite polarity). Nothing is edited or deleted.
+        """
+        return cast("list[Contradiction]", self._send("contradictions", locals()))
+
+    def end_task(self, task: str) -> int:
+        """Clear the working memory of a task (deleted as by `forget`); returns how many."""
+        return cast("int", self._send("end_task", locals()))
+
+    def retain(self, policy: Mapping[str, Any] = EXAMPLE_POLICY) -> list[dict[str, Any]]:
+        """Apply a retention policy given as data: rules of ``match`` filters and actions
+        (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
+        ``propose_procedure``). Default: seed 001's example policy. Returns a report per rule.
+        """
+        return cast("list[dict[str, Any]]", self._send("retain", locals()))
+
+    # -- end of the generated operations --
+
+
+@functools.cache
+def _shape(method: Callable[..., Any]) -> tuple[inspect.Signature, Any]:
+    """A method's signature and resolved return type (resolving is slow; both are fixed)."""
+    return inspect.signature(method), typing.get_type_hints(method).get("return", Any)
+
 
 def _json_default(value: Any) -> Any:
     if isinstance(value, datetime):
@@ -147,21 +431,80 @@ def from_plain(kind: Any, data: Any) -> Any:
     return data
 
 
-def _remote(name: str) -> Callable[..., Any]:
-    method = getattr(Memory, name)
-    signature = inspect.signature(method)
-    returns = typing.get_type_hints(method).get("return", Any)
+# -- regenerating the operation methods ----------------------------------------------
 
-    @functools.wraps(method)
-    def call(self: Client, *args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(self, *args, **kwargs)
-        arguments = dict(bound.arguments)
-        arguments.pop("self")
-        result = from_plain(returns, self.call(name, arguments))
-        return iter(result) if typing.get_origin(returns) is Iterator else result
-
-    return call
+BEGIN = "    # -- operations: generated from `surface.operations()`; do not edit by hand --\n"
+END = "    # -- end of the generated operations --\n"
+# Defaults too large to spell out are written as the constant `Memory` uses.
+CONSTANTS = {"EXAMPLE_POLICY": EXAMPLE_POLICY}
 
 
-for _name in REMOTE_METHODS:
-    setattr(Client, _name, _remote(_name))
+def render_operations() -> str:
+    """The source of every operation method, from the registry and `Memory`'s signatures."""
+    from assocmem.memory import Memory
+    from assocmem.surface import operations
+
+    blocks = []
+    for name in operations():
+        method = getattr(Memory, name)
+        signature = inspect.signature(method)
+        parts = []
+        keyword_only = False
+        for parameter in signature.parameters.values():
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not keyword_only:
+                parts.append("*")
+            keyword_only = keyword_only or parameter.kind in (
+                inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_POSITIONAL,
+            )  # fmt: skip
+            parts.append(_parameter_source(parameter))
+        returns = signature.return_annotation
+        head = _def_source(name, parts, returns)
+        doc = _docstring(inspect.getdoc(method) or name)
+        blocks.append(
+            f'{head}\n        """{doc}"""\n'
+            f'        return cast("{returns}", self._send("{name}", locals()))\n'
+        )
+    return BEGIN + "\n" + "\n".join(blocks) + "\n" + END
+
+
+def _parameter_source(parameter: inspect.Parameter) -> str:
+    if parameter.annotation is inspect.Parameter.empty:
+        return parameter.name  # self
+    star = "*" if parameter.kind is inspect.Parameter.VAR_POSITIONAL else ""
+    text = f"{star}{parameter.name}: {parameter.annotation}"
+    if parameter.default is inspect.Parameter.empty:
+        return text
+    default = parameter.default
+    named = (n for n, value in CONSTANTS.items() if value is default)
+    spelled = json.dumps(default) if isinstance(default, str) else repr(default)
+    return f"{text} = {next(named, spelled)}"
+
+
+def _def_source(name: str, parts: list[str], returns: str) -> str:
+    """The ``def`` line as the formatter lays it out: one line, one indented line of
+    parameters, or one parameter a line."""
+    one_line = f"    def {name}({', '.join(parts)}) -> {returns}:"
+    if len(one_line) <= 100:
+        return one_line
+    inner = f"        {', '.join(parts)}"
+    if len(inner) <= 100:
+        return f"    def {name}(\n{inner}\n    ) -> {returns}:"
+    lines = "".join(f"        {p},\n" for p in parts)
+    return f"    def {name}(\n{lines}    ) -> {returns}:"
+
+
+def _docstring(doc: str) -> str:
+    """A docstring's text indented as a method's (the first line follows the quotes)."""
+    first, *rest = doc.splitlines()
+    if not rest:
+        return first
+    return first + "\n" + "".join(f"        {line}\n" if line else "\n" for line in rest) + " " * 8
+
+
+def regenerate() -> None:
+    """Rewrite the generated block of this file from the registry (run it with
+    ``python -c "from assocmem.adapters import client; client.regenerate()"``)."""
+    path = Path(__file__)
+    source = path.read_text(encoding="utf-8")
+    start, end = source.index(BEGIN), source.index(END) + len(END)
+    path.write_text(source[:start] + render_operations() + source[end:], encoding="utf-8")

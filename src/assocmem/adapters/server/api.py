@@ -1,8 +1,10 @@
-"""The HTTP server: one route per public `Memory` method, the caller named by its key.
+"""The HTTP server: one route per operation of the registry, the caller named by its key.
 
 Invariants: a caller's agent comes from its API key only (a request naming another
 agent is refused) and it may read only in its key's roles; every route is a thin
-call of one `Memory` method with the request's JSON as keyword arguments; one
+call of one `Memory` method with the request's JSON as keyword arguments, its request
+model (fields documented) and response model (the result type, answered in its
+``to_dict()`` form) generated from `surface.operations()`; one
 connection writes to the store, a small pool reads; errors leave as
 ``{"error": {"type", "message", "field"}}`` with the status of their class, never a
 stack trace, and bad input is never a 500.
@@ -10,18 +12,16 @@ stack trace, and bad input is never a 500.
 
 from __future__ import annotations
 
-import inspect
 import queue
-import typing
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict, ValidationError, create_model
+from pydantic import ConfigDict, Field, ValidationError, create_model
 
 from assocmem import __version__
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
@@ -39,9 +39,9 @@ from assocmem.errors import (
 from assocmem.memory import Memory
 from assocmem.recall.request import check_role
 from assocmem.store import Store, open_store
-from assocmem.surface import REMOTE_METHODS
+from assocmem.surface import Operation, operations
 from assocmem.types import Scope
-from assocmem.vectors.embedders import load_embedder
+from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
 
 # Requests larger than this are refused (413) before they are parsed: a batch of
@@ -95,7 +95,7 @@ def create_app(
     *,
     keys: KeyRing | None = None,
     default_agent: str = "default",
-    embedder: str | None = None,
+    embedder: Embedder | str | None = None,
     readers: int = READERS,
 ) -> FastAPI:
     """The application serving the store ``db``.
@@ -104,7 +104,8 @@ def create_app(
         db: the store path.
         keys: the accepted API keys; None serves without authentication, every caller
             speaking as ``default_agent`` (the CLI allows that on loopback only).
-        embedder: an embedder name to attach (its vectors are shared by all callers).
+        embedder: an `Embedder` or a registered embedder name to attach (its vectors are
+            shared by all callers).
         readers: reader connections in the pool.
     """
     state: dict[str, Stores] = {}
@@ -118,7 +119,7 @@ def create_app(
             reader.keep_access_clock_in(writer)  # a reader never writes, not even the clock
             stores.readers.put(reader)
         if embedder:
-            stores.space = VectorSpace(writer, load_embedder(embedder))
+            stores.space = VectorSpace(writer, _embedder(embedder))
         state["stores"] = app.state.stores = stores
         yield
         stores.close()
@@ -144,9 +145,13 @@ def create_app(
             store.size()
         return {"status": "ready"}
 
-    for name, writes in REMOTE_METHODS.items():
-        _route(app, name, writes, state, keys, default_agent)
+    for op in operations().values():
+        _route(app, op, state, keys, default_agent)
     return app
+
+
+def _embedder(embedder: Embedder | str) -> Embedder:
+    return load_embedder(embedder) if isinstance(embedder, str) else embedder
 
 
 def _errors(app: FastAPI) -> None:
@@ -176,54 +181,38 @@ def _errors(app: FastAPI) -> None:
 
 def _route(
     app: FastAPI,
-    name: str,
-    writes: bool,
+    op: Operation,
     state: dict[str, Stores],
     keys: KeyRing | None,
     default_agent: str,
 ) -> None:
-    method = getattr(Memory, name)
-    body_model = _body_model(name, method)
-    doc = inspect.getdoc(method) or name
+    body_model = _body_model(op)
 
     def handler(request: Request, body: body_model) -> Any:  # type: ignore[valid-type]
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
         scope = _caller_scope(request, arguments, keys, default_agent)
         stores = state["stores"]
         try:
-            if writes:
-                memory = Memory.attached(stores.writer, scope, stores.space)
-                return _serialize(_call(memory, name, arguments))
+            if op.writes:
+                return op.call(Memory.attached(stores.writer, scope, stores.space), arguments)
             with stores.reader() as store:
-                return _serialize(_call(Memory.attached(store, scope, stores.space), name,
-                                        arguments))  # fmt: skip
+                return op.call(Memory.attached(store, scope, stores.space), arguments)
         except ValidationError as exc:  # a lazily validated argument failed inside the call
             raise InvalidInput(f"invalid argument: {exc.errors()[0].get('msg', exc)}") from exc
 
-    handler.__name__ = name
+    handler.__name__ = op.name
     # Annotations are strings under `from __future__ import annotations`; FastAPI
     # must see the model class itself.
-    handler.__annotations__ = {"request": Request, "body": body_model, "return": Any}
+    handler.__annotations__ = {"request": Request, "body": body_model, "return": op.result_type}
     app.add_api_route(
-        f"/v1/{name}",
+        f"/v1/{op.name}",
         handler,
         methods=["POST"],
-        summary=doc.splitlines()[0],
-        description=doc,
+        response_model=op.result_type,
+        summary=op.summary,
+        description=op.doc,
         tags=["memory"],
     )
-
-
-def _call(memory: Memory, name: str, arguments: dict[str, Any]) -> Any:
-    """Call a method with JSON arguments; a ``*args`` parameter arrives as a list and the
-    parameters before it are passed by position."""
-    method: Callable[..., Any] = getattr(memory, name)
-    parameters = list(inspect.signature(method).parameters.values())
-    star = [i for i, p in enumerate(parameters) if p.kind is inspect.Parameter.VAR_POSITIONAL]
-    if not star:
-        return method(**arguments)
-    leading = [arguments.pop(p.name) for p in parameters[: star[0]] if p.name in arguments]
-    return method(*leading, *arguments.pop(parameters[star[0]].name, []), **arguments)
 
 
 def _caller_scope(
@@ -259,32 +248,23 @@ def _bearer(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
-def _serialize(result: Any) -> Any:
-    if is_dataclass(result) and not isinstance(result, type):
-        return result.to_dict()  # type: ignore[attr-defined]
-    if isinstance(result, list | tuple) or inspect.isgenerator(result):
-        return [_serialize(item) for item in result]
-    return result
-
-
-def _body_model(name: str, method: Callable[..., Any]) -> type:
-    """A request model from the method's signature, plus the scope fields."""
-    hints = typing.get_type_hints(method)
+def _body_model(op: Operation) -> type:
+    """A request model from the operation's parameters, plus the scope fields."""
     fields: dict[str, Any] = {
         "agent_id": (str | None, None),
         "project_id": (str, ""),
         "channel": (str, ""),
         "role": (str | None, None),
     }
-    for parameter in list(inspect.signature(method).parameters.values())[1:]:
-        annotation = hints.get(parameter.name, Any)
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            fields[parameter.name] = (list[annotation], ...)  # type: ignore[valid-type]
-            continue
-        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-        fields[parameter.name] = (annotation, default)
+    for parameter in op.parameters:
+        # A ``*args`` parameter is a required list, as it always was on this route.
+        default = ... if parameter.required or parameter.variadic else parameter.default
+        fields[parameter.name] = (
+            parameter.json_type,
+            Field(default, description=parameter.doc),
+        )
     model: type = create_model(
-        "".join(part.title() for part in name.split("_")) + "Request",
+        "".join(part.title() for part in op.name.split("_")) + "Request",
         __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True),
         **fields,
     )
