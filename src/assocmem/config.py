@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from assocmem.errors import InvalidInput
+from assocmem.paths import data_dir
+from assocmem.store import POSTGRES_SCHEMES
+from assocmem.vectors import local
 from assocmem.vectors.embedders import Embedder, load_embedder
 
 # Setting -> the environment variable that supplies it when no flag does.
@@ -34,24 +37,8 @@ ENVIRONMENT: dict[str, str] = {
     "keys": "ASSOCMEM_KEYS",
     "log_level": "ASSOCMEM_LOG_LEVEL",
 }
-HOME_VARIABLE = "ASSOCMEM_HOME"
 # The registered names of embedders that take the HTTP settings (vectors/http.py).
 HTTP_EMBEDDERS = frozenset({"openai"})
-
-
-def data_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where assocmem keeps its files: ``$ASSOCMEM_HOME``, else ``$XDG_DATA_HOME/assocmem``,
-    else ``~/.local/share/assocmem``.
-
-    A relative ``XDG_DATA_HOME`` is ignored, as the XDG base directory specification
-    requires. Nothing is created here.
-    """
-    env = os.environ if environ is None else environ
-    if env.get(HOME_VARIABLE):
-        return Path(env[HOME_VARIABLE]).expanduser()
-    data_home = env.get("XDG_DATA_HOME", "")
-    base = Path(data_home) if os.path.isabs(data_home) else Path.home() / ".local" / "share"
-    return base / "assocmem"
 
 
 def default_db(environ: Mapping[str, str] | None = None) -> str:
@@ -155,3 +142,24 @@ def _positive_int(value: Any, field: str) -> int:
     if isinstance(value, bool) or number <= 0:
         raise InvalidInput(f"{field} must be a positive integer, got {value!r}", field=field)
     return number
+
+
+def store_target(db: str) -> str:
+    """URLs and ``:memory:`` pass unchanged; a file path is expanded and its folder made."""
+    if db == ":memory:" or db.startswith(POSTGRES_SCHEMES):
+        return db
+    path = Path(db).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+# Embedder forms that are built once from the packaged model, offline.
+BUILDS = {"minilm-onnx": local.build_onnx, "minilm-static": local.build_static}
+
+
+def build_embedder_form(name: str, model_dir: str | None = None) -> Path:
+    """Build ``name``'s form into ``model_dir`` (default: ``models/<name>`` in `data_dir`)."""
+    if name not in BUILDS:
+        raise InvalidInput(f"only {', '.join(BUILDS)} need building", field="name")
+    folder = Path(model_dir) if model_dir else local.default_models_dir() / name
+    return BUILDS[name](folder)

@@ -440,11 +440,13 @@ class Memory:
         opposite polarity). Nothing is edited or deleted."""
         return conflicts.contradictions(self._store, View(self.scope))
 
-    def retain(self, policy: Mapping[str, Any] = retention.EXAMPLE_POLICY) -> list[dict[str, Any]]:
+    def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Apply a retention policy given as data: rules of ``match`` filters and actions
         (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
-        ``propose_procedure``). Default: seed 001's example policy. Returns a report per rule."""
-        return retention.retain(self._store, View(self.scope), policy)
+        ``propose_procedure``). None (default): seed 001's example policy. Returns a report
+        per rule."""
+        chosen = retention.EXAMPLE_POLICY if policy is None else policy
+        return retention.retain(self._store, View(self.scope), chosen)
 
     def resolve(self, entity: str, *predicates: str) -> list[str]:
         """Follow declared relations from ``entity`` through ``predicates`` in order

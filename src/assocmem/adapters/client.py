@@ -25,7 +25,6 @@ from typing import Any, cast
 
 from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
-from assocmem.lifecycle.core import EXAMPLE_POLICY
 from assocmem.types import (
     Contradiction,
     Declared,
@@ -358,10 +357,11 @@ class Client:
         """Clear the working memory of a task (deleted as by `forget`); returns how many."""
         return cast("int", self._send("end_task", locals()))
 
-    def retain(self, policy: Mapping[str, Any] = EXAMPLE_POLICY) -> list[dict[str, Any]]:
+    def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Apply a retention policy given as data: rules of ``match`` filters and actions
         (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
-        ``propose_procedure``). Default: seed 001's example policy. Returns a report per rule.
+        ``propose_procedure``). None (default): seed 001's example policy. Returns a report
+        per rule.
         """
         return cast("list[dict[str, Any]]", self._send("retain", locals()))
 
@@ -435,8 +435,6 @@ def from_plain(kind: Any, data: Any) -> Any:
 
 BEGIN = "    # -- operations: generated from `surface.operations()`; do not edit by hand --\n"
 END = "    # -- end of the generated operations --\n"
-# Defaults too large to spell out are written as the constant `Memory` uses.
-CONSTANTS = {"EXAMPLE_POLICY": EXAMPLE_POLICY}
 
 
 def render_operations() -> str:
@@ -475,9 +473,7 @@ def _parameter_source(parameter: inspect.Parameter) -> str:
     if parameter.default is inspect.Parameter.empty:
         return text
     default = parameter.default
-    named = (n for n, value in CONSTANTS.items() if value is default)
-    spelled = json.dumps(default) if isinstance(default, str) else repr(default)
-    return f"{text} = {next(named, spelled)}"
+    return f"{text} = {json.dumps(default) if isinstance(default, str) else repr(default)}"
 
 
 def _def_source(name: str, parts: list[str], returns: str) -> str:

@@ -17,11 +17,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from assocmem import __version__
+from assocmem import Embedder, __version__
 from assocmem.errors import AssocmemError, DependencyMissing
 from assocmem.memory import Memory
 from assocmem.surface import Operation, operations
-from assocmem.vectors.embedders import Embedder
 
 try:
     from mcp.server.mcpserver import Context, MCPServer

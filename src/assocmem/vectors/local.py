@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assocmem.config import data_dir
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
 from assocmem.optional import require_numpy
+from assocmem.paths import data_dir
 from assocmem.vectors.embedders import Embedder
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ STATIC_BATCH_SIZE = 1024
 
 
 def default_models_dir() -> Path:
-    """Where built models live: ``models`` in `assocmem.config.data_dir` (read when called)."""
+    """Where built models live: ``models`` in `assocmem.paths.data_dir` (read when called)."""
     return data_dir() / "models"
 
 

@@ -20,14 +20,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from pathlib import Path
 from typing import Any, Literal
 
 from assocmem.adapters.cli import formatters
-from assocmem.config import Config
+from assocmem.config import Config, store_target
 from assocmem.errors import InvalidInput
 from assocmem.memory import Memory
-from assocmem.store import POSTGRES_SCHEMES
 from assocmem.surface import Operation, Parameter, operations
 
 # Operation arguments live under this prefix in the namespace, so that no parameter
@@ -254,15 +252,6 @@ def open_memory(config: Config) -> Memory:
         channel=config.channel,
         embedder=config.build_embedder(),
     )
-
-
-def store_target(db: str) -> str:
-    """URLs and ``:memory:`` pass unchanged; a file path is expanded and its folder made."""
-    if db == ":memory:" or db.startswith(POSTGRES_SCHEMES):
-        return db
-    path = Path(db).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return str(path)
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:

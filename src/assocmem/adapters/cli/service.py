@@ -16,11 +16,10 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assocmem.adapters.cli.operations import emit, store_target
-from assocmem.config import Config
+from assocmem import embedder_names
+from assocmem.adapters.cli.operations import emit
+from assocmem.config import Config, build_embedder_form, store_target
 from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
-from assocmem.vectors import local as local_embedders
-from assocmem.vectors.embedders import embedder_names
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -106,16 +105,7 @@ def cmd_embedders_list(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_embedders_build(args: argparse.Namespace, config: Config) -> int:
-    builders = {
-        "minilm-onnx": local_embedders.build_onnx,
-        "minilm-static": local_embedders.build_static,
-    }
-    if args.name not in builders:
-        raise InvalidInput(f"only {', '.join(builders)} need building", field="name")
-    folder = (
-        Path(args.model_dir) if args.model_dir else local_embedders.default_models_dir() / args.name
-    )
-    built = builders[args.name](folder)
+    built = build_embedder_form(args.name, args.model_dir)
     emit(args, {"name": args.name, "model_dir": str(built)}, f"built {args.name} in {built}")
     return 0
 
