@@ -116,7 +116,7 @@ def create_app(
         for _ in range(readers):
             stores.readers.put(open_store(db))
         if embedder:
-            stores.space = VectorSpace(writer, load_embedder(embedder))
+            stores.space = VectorSpace.checked(writer, load_embedder(embedder))
         state["stores"] = stores
         yield
         stores.close()
