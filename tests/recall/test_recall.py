@@ -8,9 +8,11 @@ import pytest
 
 from assocmem import EmbedderMismatch, InvalidInput, Memory
 from assocmem.recall.profiles import CONVERSATION, GENERAL
+from assocmem.store import open_store
 from assocmem.testing import ToyEmbedder
+from assocmem.types import Scope
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
-from assocmem.vectors.space import embedding_text
+from assocmem.vectors.space import VectorSpace, embedding_text
 
 from tests.conftest import Target, raw_query
 
@@ -365,3 +367,18 @@ def test_an_evidence_read_embeds_once_and_touches_only_what_it_returns(
         touched = {r.id: r.accessed_at for r in mem.get([fact.id or "", note.id or ""])}
         assert touched[fact.id] == "2024-01-12T00:00:00.000000Z"
         assert touched[note.id] is None  # found by the plain pass only: not returned
+
+
+def test_a_vector_space_reads_through_the_store_each_read_uses(store_target: Target) -> None:
+    path = store_target("two-connections")
+    writer, reader = open_store(path), open_store(path)
+    try:
+        space = VectorSpace.checked(writer, ToyEmbedder())
+        scope = Scope(agent_id="ops")
+        Memory.attached(writer, scope, space).write("zebra stripes")
+        writer.close()  # the space keeps no connection: the reader's own store serves it
+        result = Memory.attached(reader, scope, space).read("zebra stripes")
+        assert result.items[0].sources.get("semantic") == 1
+    finally:
+        writer.close()
+        reader.close()
