@@ -40,6 +40,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--declare", choices=["oracle"], help="declare the oracle graph; score reconstruct too"
     )
+    p.add_argument(
+        "--profiles", default=",".join(locomo.PROFILES),
+        help="comma-separated recall profiles to score assocmem under (default: both)",
+    )  # fmt: skip
     p.set_defaults(handler=_locomo)
 
     doc = "whether feedback on outcomes reaches a reader's top 5 on held-out questions"
@@ -86,11 +90,19 @@ def _locomo(args: argparse.Namespace) -> int:
         baselines=not args.no_baselines,
         declare=args.declare,
         db=args.db,
+        profiles=[p for p in args.profiles.split(",") if p],
     )
-    systems = [s for s in ("assocmem", "reconstruct", "bm25", "dense", "hybrid") if s in report]
-    for name in systems:
-        row = {cat: block["recall@10"] for cat, block in report[name].items()}
-        print(f"{name:9s} recall@10 " + "  ".join(f"{c}={v:.3f}" for c, v in row.items()))
+    rows = [
+        (f"{name} ({profile})", table)
+        for profile, section in report["profiles"].items()
+        for name, table in section.items()
+        if name != "timings"
+    ]
+    rows += [(name, report[name]) for name in ("bm25", "dense", "hybrid") if name in report]
+    width = max(len(label) for label, _ in rows)
+    for label, table in rows:
+        row = {cat: block["recall@10"] for cat, block in table.items()}
+        print(f"{label:{width}s} recall@10 " + "  ".join(f"{c}={v:.3f}" for c, v in row.items()))
     return 0
 
 

@@ -8,6 +8,12 @@ same run: BM25 alone (bm25s with the PyStemmer English stemmer and English stop
 words), dense alone (the same embedder as assocmem, exact cosine), and their
 Reciprocal Rank Fusion (k = 60). Category 5 (adversarial) is reported apart.
 
+assocmem runs once per recall profile asked for (default both): ``conversation``,
+the transcript rules this corpus calls for, and ``general``, the default every
+other store reads with. Each profile indexes its own store, since the speaker
+label's place in a turn's vector is decided at write time; the report has a
+section per profile under ``profiles``.
+
 The data is read from the path given; nothing of it is copied anywhere. Malformed
 evidence ids are repaired as the data's SOURCE.md describes (ids joined by ``;``
 or spaces are split, ``D:11:26`` reads ``D11:26``, ``D30:05`` reads ``D30:5``);
@@ -38,6 +44,7 @@ from .stores import open_stores
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SCORED = (1, 2, 3, 4)
+PROFILES = ("conversation", "general")
 RRF_K = 60
 HYBRID_DEPTH = 100  # turns each baseline hands the hybrid's fusion
 
@@ -168,10 +175,14 @@ def repair_evidence(raw: Iterable[str]) -> tuple[list[str], int]:
 
 
 def index_assocmem(
-    conversation: Conversation, target: str, embedder: Embedder | None
+    conversation: Conversation,
+    target: str,
+    embedder: Embedder | None,
+    profile: str = "conversation",
 ) -> tuple[Memory, dict[str, str]]:
-    """A fresh store at ``target`` holding the conversation; returns it and memory id → dia_id."""
-    mem = Memory(target, agent_id="locomo", embedder=embedder)
+    """A fresh store at ``target`` holding the conversation, read and embedded under
+    ``profile``; returns it and memory id → dia_id."""
+    mem = Memory(target, agent_id="locomo", embedder=embedder, profile=profile)
     results = mem.write_many(
         [
             {
@@ -276,60 +287,75 @@ def run(
     prepare: Callable[[Memory, Conversation], None] | None = None,
     declare: str | None = None,
     db: str = "sqlite",
+    profiles: Sequence[str] = PROFILES,
 ) -> dict[str, Any]:
     """Run the benchmark and write the JSON report to ``out``; returns the report.
 
-    ``declare="oracle"`` also declares the oracle graph (see `oracle`) and scores
-    `Memory.reconstruct` next to the plain read as ``reconstruct``. ``db`` names the
-    backend the stores live on (see `stores`).
+    ``profiles`` names the recall profiles assocmem is scored under, each in a
+    section of ``report["profiles"]``. ``declare="oracle"`` also declares the oracle
+    graph (see `oracle`) and scores `Memory.reconstruct` next to the plain read as
+    ``reconstruct``. ``db`` names the backend the stores live on (see `stores`).
     """
     loaded = load(data, conversations)
     embedder = load_embedder(embedder_name, **(embedder_options or {})) if embedder_name else None
+    ours = ["assocmem", *(("reconstruct",) if declare == "oracle" else ())]
     systems = [
-        "assocmem",
-        *(("reconstruct",) if declare == "oracle" else ()),
+        *(f"{profile}:{name}" for profile in profiles for name in ours),
         *(("bm25", "dense", "hybrid") if baselines else ()),
     ]
     declared: dict[str, Any] = {}
     totals = {name: Scores() for name in systems}
     per_conversation: dict[str, Any] = {}
-    latencies: list[float] = []
-    index_seconds: dict[str, float] = {}
-    progress = Progress(sum(len(c.questions) for c in loaded), "locomo")
+    latencies: dict[str, list[float]] = {profile: [] for profile in profiles}
+    index_seconds: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
+    progress = Progress(
+        sum(len(c.questions) for c in loaded) * (len(profiles) + baselines), "locomo"
+    )
     with open_stores(db) as stores:
         backend = stores.describe()
         for conversation in loaded:
-            start = time.perf_counter()
-            target = stores.new(conversation.sample_id)
-            mem, dia_of = index_assocmem(conversation, target, embedder)
-            if prepare is not None:
-                prepare(mem, conversation)
-            if declare == "oracle":
-                by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
-                declared[conversation.sample_id] = oracle.declare(mem, conversation, by_dia)
-            index_seconds[conversation.sample_id] = round(time.perf_counter() - start, 2)
-            base = Baselines(conversation.turns, embedder) if baselines else None
             scores = {name: Scores() for name in systems}
-            for question in conversation.questions:
+            for profile in profiles:
                 start = time.perf_counter()
-                result = mem.read(question.text, k=max(KS), **(read_options or {}))
-                latencies.append((time.perf_counter() - start) * 1000)
-                ranked = [dia_of[item.id] for item in result.items]
-                scores["assocmem"].add(question.category, ranked, question.evidence)
+                target = stores.new(f"{conversation.sample_id}-{profile}")
+                mem, dia_of = index_assocmem(conversation, target, embedder, profile)
+                if prepare is not None:
+                    prepare(mem, conversation)
                 if declare == "oracle":
-                    scores["reconstruct"].add_found(
-                        question.category, _reconstructed(mem, question.text, dia_of),
-                        question.evidence,
-                    )  # fmt: skip
-                if base is not None:
+                    by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
+                    declared[conversation.sample_id] = oracle.declare(mem, conversation, by_dia)
+                index_seconds[profile][conversation.sample_id] = round(
+                    time.perf_counter() - start, 2
+                )
+                for question in conversation.questions:
+                    start = time.perf_counter()
+                    result = mem.read(question.text, k=max(KS), **(read_options or {}))
+                    latencies[profile].append((time.perf_counter() - start) * 1000)
+                    ranked = [dia_of[item.id] for item in result.items]
+                    scores[f"{profile}:assocmem"].add(question.category, ranked, question.evidence)
+                    if declare == "oracle":
+                        scores[f"{profile}:reconstruct"].add_found(
+                            question.category, _reconstructed(mem, question.text, dia_of),
+                            question.evidence,
+                        )  # fmt: skip
+                    progress.step(f"{conversation.sample_id} {profile}")
+                mem.close()
+            if baselines:
+                base = Baselines(conversation.turns, embedder)
+                for question in conversation.questions:
                     for name, ranked in base.rank_all(question.text, max(KS)).items():
                         scores[name].add(question.category, ranked, question.evidence)
-                progress.step(conversation.sample_id)
-            mem.close()
-            per_conversation[conversation.sample_id] = {n: s.table() for n, s in scores.items()}
+                    progress.step(f"{conversation.sample_id} baselines")
+            per_conversation[conversation.sample_id] = _sections(scores, profiles, ours)
             for name in systems:
                 totals[name].merge(scores[name])
-    report: dict[str, Any] = {n: totals[n].table() for n in systems}
+    report: dict[str, Any] = _sections(totals, profiles, ours)
+    for profile in profiles:
+        report["profiles"][profile]["timings"] = {
+            "index_seconds": index_seconds[profile],
+            "query_p50_ms": _p(latencies[profile], 0.5),
+            "query_p95_ms": _p(latencies[profile], 0.95),
+        }
     report.update(
         per_conversation=per_conversation,
         evidence={
@@ -337,17 +363,30 @@ def run(
             "unmatched_ids_dropped": sum(c.unmatched for c in loaded),
             "questions_without_evidence_skipped": sum(c.dropped for c in loaded),
         },
-        timings={
-            "index_seconds": index_seconds,
-            "query_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
-            "query_p95_ms": round(percentile(latencies, 0.95), 2) if latencies else None,
-        },
         environment=environment(embedder=embedder.model_id if embedder else None, **backend),
         declared=declared or None,
         data=str(Path(data).name),
     )
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def _sections(
+    scores: dict[str, Scores], profiles: Sequence[str], ours: Sequence[str]
+) -> dict[str, Any]:
+    """The tables: assocmem's per profile under ``profiles``, each baseline by name."""
+    section: dict[str, Any] = {
+        "profiles": {p: {name: scores[f"{p}:{name}"].table() for name in ours} for p in profiles}
+    }
+    section.update((name, s.table()) for name, s in scores.items() if ":" not in name)
+    return section
+
+
+def _p(latencies: list[float], share: float) -> float | None:
+    if not latencies:
+        return None
+    value = statistics.median(latencies) if share == 0.5 else percentile(latencies, share)
+    return round(value, 2)
 
 
 def _reconstructed(mem: Memory, question: str, dia_of: dict[str, str]) -> dict[int, set[str]]:

@@ -19,9 +19,10 @@ from assocmem.graph import traverse as traversal
 from assocmem.lifecycle import contradictions as conflicts
 from assocmem.lifecycle import retention, status
 from assocmem.links import hebbian as links
-from assocmem.recall import filters, soft
+from assocmem.recall import filters, profiles, soft
 from assocmem.recall import pipeline as recall
 from assocmem.recall import request as requests
+from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
 from assocmem.store import Store, View, open_store
 from assocmem.types import (
@@ -64,6 +65,12 @@ class Memory:
             only in one of those roles, in every path (read, get, graph, traverse,
             feedback, soft_read); None reads only unrestricted records.
         synchronous: SQLite durability, ``"normal"`` (default) or ``"full"``.
+        profile: the recall profile, ``"general"`` (default: rules that fit any store)
+            or ``"conversation"`` (chat transcripts: speaker labels left out of the
+            vectors, turns that end asking folded down, replies credited from what
+            prompted them, dates stretched by a telling lag, reported-speech words
+            kept out of the lexical terms). A read may choose another; the vectors
+            reflect the profile they were written with.
     """
 
     def __init__(
@@ -76,7 +83,9 @@ class Memory:
         embedder: Embedder | str | None = None,
         role: str | None = None,
         synchronous: str = "normal",
+        profile: str = GENERAL.name,
     ) -> None:
+        self._profile = profiles.named(profile)
         for name, value in (
             ("agent_id", agent_id),
             ("project_id", project_id),
@@ -93,17 +102,30 @@ class Memory:
         self._owns_store = True
         try:
             model = load_embedder(embedder) if isinstance(embedder, str) else embedder
-            self._space = VectorSpace(self._store, model) if model is not None else None
+            self._space = (
+                VectorSpace.checked(self._store, model, self._profile)
+                if model is not None
+                else None
+            )
         except BaseException:
             self._store.close()
             raise
 
     @classmethod
-    def attached(cls, store: Store, scope: Scope, space: VectorSpace | None = None) -> Memory:
+    def attached(
+        cls,
+        store: Store,
+        scope: Scope,
+        space: VectorSpace | None = None,
+        profile: str = GENERAL.name,
+    ) -> Memory:
         """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
-        serves many callers over one store). Closing it leaves the store open."""
+        serves many callers over one store) and, when given, a `VectorSpace` over its
+        database. Closing it leaves the store open."""
         memory = cls.__new__(cls)
-        memory.scope, memory._store, memory._space = scope, store, space
+        memory._profile = profiles.named(profile)
+        memory.scope, memory._store = scope, store
+        memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
         return memory
 
@@ -280,6 +302,7 @@ class Memory:
         role: str | None = None,
         task: str | None = None,
         include_superseded: bool = False,
+        profile: str | None = None,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -302,13 +325,15 @@ class Memory:
         verification is still valid at ``as_of`` (confidence never counts); it may
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
-        ``include_superseded``.
+        ``include_superseded``. ``profile`` ranks by another recall profile than the
+        memory's (``"general"`` or ``"conversation"``).
         """
         request = requests.read_request(
             self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
             where=where, prefer=prefer, prefer_trust=prefer_trust,
             prefer_max_boost=prefer_max_boost, kinds=kinds, explain=explain, as_of=as_of,
             mode=mode, role=role, task=task, include_superseded=include_superseded,
+            profile=self._profile.name if profile is None else profile,
         )  # fmt: skip
         return recall.read(self._store, request, self._space)
 
@@ -495,7 +520,7 @@ class Memory:
         a declared record relation joins, and role-vocabulary relations as roles. With
         nothing declared it returns exactly the read's items."""
         traversal.check_bounds(max_hops, max_evidence, "max_evidence", reconstruction.MAX_EVIDENCE)
-        request = requests.read_request(self.scope, query, k=count)
+        request = requests.read_request(self.scope, query, k=count, profile=self._profile.name)
         return reconstruction.reconstruct(
             self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
         )

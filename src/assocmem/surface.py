@@ -96,6 +96,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "mode": "recall (default) or evidence (verified, sourced facts only)",
     "role": "read in this role instead of the memory's",
     "include_superseded": "include values a newer one retired",
+    "profile": "the recall profile to rank by: general or conversation (default: the memory's)",
     "ids": "memory ids",
     "outcome": "how the answer went, from -1 to 1",
     "query_concepts": "the concepts the question was about",

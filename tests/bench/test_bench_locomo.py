@@ -96,13 +96,38 @@ def test_benchmark_runs_end_to_end_on_a_small_file(tmp_path: Path) -> None:
     assert report["evidence"] == {
         "repaired_ids": 2, "unmatched_ids_dropped": 1, "questions_without_evidence_skipped": 1
     }  # fmt: skip
-    for system in ("assocmem", "bm25", "dense", "hybrid"):
-        overall = report[system]["overall(1-4)"]
+    assert set(report["profiles"]) == {"conversation", "general"}  # both by default
+    for table in _tables(report):
+        overall = table["overall(1-4)"]
         assert overall["n"] == 8  # 9 scored questions, one of them adversarial (category 5)
         assert 0.0 <= overall["recall@5"] <= overall["recall@10"] <= overall["recall@20"] <= 1.0
     # each question names its topic, which two turns carry: words alone find them
     assert report["bm25"]["overall(1-4)"]["recall@5"] == 1.0
-    assert report["assocmem"]["overall(1-4)"]["recall@5"] == 1.0
+    for section in report["profiles"].values():
+        assert section["assocmem"]["overall(1-4)"]["recall@5"] == 1.0
+        assert section["timings"]["query_p50_ms"] > 0
+
+
+def _tables(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every system's table: assocmem's under each profile, then the baselines'."""
+    ours = [section["assocmem"] for section in report["profiles"].values()]
+    return ours + [report[name] for name in ("bm25", "dense", "hybrid")]
+
+
+@pytest.mark.slow
+def test_the_profiles_asked_for_are_the_ones_reported(tmp_path: Path) -> None:
+    register_embedder("toy", ToyEmbedder)
+    try:
+        out = tmp_path / "locomo.json"
+        data = _tiny_locomo_file(tmp_path / "tiny.json")
+        locomo.run(str(data), str(out), embedder_name="toy", profiles=["general"],
+                   baselines=False)  # fmt: skip
+    finally:
+        unregister_embedder("toy")
+    report = json.loads(out.read_text())
+    assert list(report["profiles"]) == ["general"]
+    assert "bm25" not in report
+    assert list(report["per_conversation"]["tiny-1"]["profiles"]) == ["general"]
 
 
 @pytest.mark.slow
@@ -115,10 +140,10 @@ def test_benchmark_smoke_on_one_conversation(tmp_path: Path) -> None:
     finally:
         unregister_embedder("toy")
     report = json.loads(out.read_text())
-    for system in ("assocmem", "bm25", "dense", "hybrid"):
-        overall = report[system]["overall(1-4)"]
+    for table in _tables(report):
+        overall = table["overall(1-4)"]
         assert overall["n"] > 100
         assert 0.0 <= overall["recall@5"] <= overall["recall@10"] <= overall["recall@20"] <= 1.0
     assert set(report["per_conversation"]) == {"conv-26"}
-    assert report["timings"]["query_p50_ms"] > 0
+    assert report["profiles"]["conversation"]["timings"]["query_p50_ms"] > 0
     assert report["environment"]["embedder"] == "toy-hash-64"

@@ -13,6 +13,7 @@ from assocmem.recall.cues import (
     named_periods,
     read_question,
 )
+from assocmem.recall.profiles import CONVERSATION, GENERAL
 
 
 def test_question_words_and_named_authors_leave_the_lexical_terms() -> None:
@@ -46,9 +47,26 @@ def test_a_question_of_only_a_name_keeps_its_probe() -> None:
     ],
 )
 def test_named_dates_become_periods(question: str, start: str, end: str, trust: float) -> None:
-    (period,) = named_periods(question)
+    (period,) = named_periods(question, CONVERSATION.telling_lag)
     assert period.start.startswith(start) and period.end.startswith(end)
     assert period.trust == trust
+
+
+def test_only_the_conversation_profile_stretches_a_period_by_the_telling_lag() -> None:
+    question = "What happened on October 13, 2023?"
+    (general,) = read_question(question, [], GENERAL).periods
+    (told,) = read_question(question, [], CONVERSATION).periods
+    assert general.end.startswith("2023-10-14")  # the day itself
+    assert told.end.startswith("2023-10-21")  # and the week it may be told in
+    assert general.start == told.start
+
+
+def test_reported_speech_words_are_question_words_only_in_conversations() -> None:
+    question = "What did Mel ever mention about her sister?"
+    assert read_question(question, ["Mel"], CONVERSATION).terms == ("sister",)
+    assert read_question(question, ["Mel"], GENERAL).terms == ("mention", "sister")
+    # either way "what" shapes the question rather than naming its topic
+    assert "what" not in read_question(question, ["Mel"], GENERAL).terms
 
 
 @pytest.mark.parametrize("question", ["When in July?", "I may go", "on February 30, 2023"])

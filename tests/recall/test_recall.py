@@ -7,9 +7,12 @@ from collections.abc import Iterator
 import pytest
 
 from assocmem import EmbedderMismatch, InvalidInput, Memory
+from assocmem.recall.profiles import CONVERSATION, GENERAL
+from assocmem.store import open_store
 from assocmem.testing import ToyEmbedder
+from assocmem.types import Scope
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
-from assocmem.vectors.space import embedding_text
+from assocmem.vectors.space import VectorSpace, embedding_text
 
 from tests.conftest import Target, raw_query
 
@@ -131,7 +134,8 @@ def test_memories_written_without_an_embedder_are_embedded_later(store_target: T
 def test_a_memory_is_embedded_without_its_authors_label(
     text: str, author: str | None, embedded: str
 ) -> None:
-    assert embedding_text(text, author) == embedded
+    assert embedding_text(text, author, CONVERSATION) == embedded
+    assert embedding_text(text, author, GENERAL) == text  # the general profile keeps it
 
 
 def _labelled_pair(mem: Memory) -> None:
@@ -144,14 +148,26 @@ def _semantic_ranks(mem: Memory) -> dict[str, int]:
 
 
 def test_the_vector_holds_what_was_said_not_who_said_it(store_target: Target) -> None:
-    with Memory(store_target("label"), agent_id="ops", embedder="toy") as mem:
+    conversation = {"agent_id": "ops", "embedder": "toy", "profile": "conversation"}
+    with Memory(store_target("label"), **conversation) as mem:
         _labelled_pair(mem)
         assert _semantic_ranks(mem) == {"Ana: zebra stripes": 1, "Bo: zebra stripes": 2}
     path = store_target("label-later")  # vectors filled in later follow the same rule
     with Memory(path, agent_id="ops") as mem:
         _labelled_pair(mem)
-    with Memory(path, agent_id="ops", embedder="toy") as mem:
+    with Memory(path, **conversation) as mem:
         assert _semantic_ranks(mem) == {"Ana: zebra stripes": 1, "Bo: zebra stripes": 2}
+
+
+def test_the_general_profile_embeds_the_text_as_written(store_target: Target) -> None:
+    with Memory(store_target("as-written"), agent_id="ops", embedder="toy") as mem:
+        _labelled_pair(mem)
+        # both vectors carry a name besides the words: equally near, older first
+        assert _semantic_ranks(mem) == {"Bo: zebra stripes": 1, "Ana: zebra stripes": 2}
+        # a read under the conversation profile ranks by its rules, not by other vectors
+        ranks = {i.text: i.sources.get("semantic", 0)
+                 for i in mem.read("zebra stripes", profile="conversation").items}  # fmt: skip
+        assert ranks == {"Bo: zebra stripes": 1, "Ana: zebra stripes": 2}
 
 
 def test_unknown_embedder_name_is_an_input_error(store_target: Target) -> None:
@@ -200,13 +216,16 @@ def test_a_memory_that_only_asks_ranks_below_one_that_states(mem: Memory) -> Non
     asked = mem.write("Which printer jams in room four?")
     stated = mem.write("The printer in room four jams on thick paper, says facilities.")
     full_width = mem.write("Does the printer in room four still jam？")
-    result = mem.read("printer jams room four", k=3)
+    result = mem.read("printer jams room four", k=3, profile="conversation")
     parts = {i.id: i.parts for i in result.items}
     assert parts[asked.id]["question"] == pytest.approx(0.9)  # type: ignore[index]
     assert parts[full_width.id]["question"] == pytest.approx(0.9)  # type: ignore[index]
     assert parts[stated.id]["question"] == 1.0  # type: ignore[index]
     assert result.items[0].id == stated.id
     assert result.items[0].sources["lexical"] == 2
+    # the general profile has no question fold: a question is ranked like any text
+    general = mem.read("printer jams room four", k=3)
+    assert all("question" not in i.parts for i in general.items)
 
 
 def test_where_filters_columns_and_meta_before_ranking(mem: Memory) -> None:
@@ -348,3 +367,18 @@ def test_an_evidence_read_embeds_once_and_touches_only_what_it_returns(
         touched = {r.id: r.accessed_at for r in mem.get([fact.id or "", note.id or ""])}
         assert touched[fact.id] == "2024-01-12T00:00:00.000000Z"
         assert touched[note.id] is None  # found by the plain pass only: not returned
+
+
+def test_a_vector_space_reads_through_the_store_each_read_uses(store_target: Target) -> None:
+    path = store_target("two-connections")
+    writer, reader = open_store(path), open_store(path)
+    try:
+        space = VectorSpace.checked(writer, ToyEmbedder())
+        scope = Scope(agent_id="ops")
+        Memory.attached(writer, scope, space).write("zebra stripes")
+        writer.close()  # the space keeps no connection: the reader's own store serves it
+        result = Memory.attached(reader, scope, space).read("zebra stripes")
+        assert result.items[0].sources.get("semantic") == 1
+    finally:
+        writer.close()
+        reader.close()

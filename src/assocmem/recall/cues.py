@@ -1,9 +1,10 @@
 """What a question says, read deterministically: lexical terms and named authors.
 
-Invariants: pure functions of the question and the author names in scope; no
-model. A question word (what, when, who…) never becomes a lexical term, and an
-author the question names becomes a soft preference on who said or wrote a
-memory, not a word every one of that author's memories would match.
+Invariants: pure functions of the question, the author names in scope and the
+read's `profiles.Profile` (which words are question words, how far a named period
+stretches); no model. A question word (what, when, who…) never becomes a lexical
+term, and an author the question names becomes a soft preference on who said or
+wrote a memory, not a word every one of that author's memories would match.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.text import times
 from assocmem.text.concepts import (
     MAX_CONCEPT_CHARS,
@@ -21,15 +23,6 @@ from assocmem.text.concepts import (
     normalize_concept,
     normalize_text,
     tokenize,
-)
-
-# Words that shape a question rather than say what it is about. As lexical terms
-# they match every memory that happens to ask or tell something.
-QUESTION_WORDS = frozenset(
-    """
-    what when where who whom whose which why how whats kind kinds type types sort sorts
-    ever mention mentioned mentions tell told say said describe described
-    """.split()
 )
 
 # Trust of an author cue (see `filters.Cue`) by how exactly the question names
@@ -47,9 +40,6 @@ MIN_NAME_PART = 3
 TIME_TRUST_DAY = 0.5
 TIME_TRUST_MONTH = 0.25
 TIME_TRUST_YEAR = 0.1
-# A memory records an event when it is told, which is at or soon after it
-# happened: a named period is extended by a week after its end.
-TELLING_LAG = timedelta(days=7)
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
@@ -94,23 +84,27 @@ class QueryCues:
     authors: tuple[tuple[str, float], ...]
     periods: tuple[Period, ...] = ()
     author_words: frozenset[str] = frozenset()
+    question_words: frozenset[str] = GENERAL.question_words
 
 
-def read_question(question: str, authors: Sequence[str]) -> QueryCues:
-    """Split a question into lexical terms, a semantic probe, author cues and time cues."""
+def read_question(question: str, authors: Sequence[str], profile: Profile = GENERAL) -> QueryCues:
+    """Split a question into lexical terms, a semantic probe, author cues and time cues,
+    by the question words and telling lag of ``profile``."""
     tokens = [_strip_possessive(t) for t in tokenize(question)]
     named, consumed = _named_authors(tokens, authors)
+    skip = profile.question_words
     terms = [
         t
         for i, t in enumerate(tokens)
-        if i not in consumed and t not in STOP_WORDS and t not in QUESTION_WORDS and len(t) > 1
+        if i not in consumed and t not in STOP_WORDS and t not in skip and len(t) > 1
     ]
     return QueryCues(
         terms=tuple(dict.fromkeys(terms)),
         probe=_without(question, [name for name, _ in named]),
         authors=tuple(named),
-        periods=named_periods(question),
+        periods=named_periods(question, profile.telling_lag),
         author_words=frozenset(w for a in authors for w in normalize_text(a).split(" ")),
+        question_words=skip,
     )
 
 
@@ -134,7 +128,7 @@ def feedback_terms(texts: Sequence[str], question: QueryCues) -> list[str]:
                 len(word) > 1
                 and word not in skip
                 and word not in STOP_WORDS
-                and word not in QUESTION_WORDS
+                and word not in question.question_words
             ):
                 counts[word] = counts.get(word, 0) + 1
     shared = [w for w, n in counts.items() if n >= FEEDBACK_MIN_DOCS and not w.isdigit()]
@@ -151,22 +145,23 @@ def _without(question: str, names: Sequence[str]) -> str:
     return stripped if stripped.strip(" ?.!,") else question
 
 
-def named_periods(question: str) -> tuple[Period, ...]:
-    """Absolute dates the question names (a day, a month of a year, a year)."""
+def named_periods(question: str, lag: timedelta = timedelta(0)) -> tuple[Period, ...]:
+    """Absolute dates the question names (a day, a month of a year, a year), each
+    extended by ``lag`` past its end."""
     found: list[Period] = []
     taken: list[tuple[int, int]] = []
     for pattern, fields in _DATES:
         for match in pattern.finditer(question):
             if any(a < match.end() and match.start() < b for a, b in taken):
                 continue  # part of a more precise date already read
-            period = _period(dict(zip(fields, match.groups(), strict=True)))
+            period = _period(dict(zip(fields, match.groups(), strict=True)), lag)
             if period is not None:
                 taken.append(match.span())
                 found.append(period)
     return tuple(found)
 
 
-def _period(parts: dict[str, str]) -> Period | None:
+def _period(parts: dict[str, str], lag: timedelta) -> Period | None:
     year = int(parts["year"])
     month = _MONTHS[parts["month"].lower()] if "month" in parts else None
     try:
@@ -183,7 +178,7 @@ def _period(parts: dict[str, str]) -> Period | None:
         return None  # "February 30": not a date
     return Period(
         times.format_time(start.replace(tzinfo=UTC)),
-        times.format_time((end + TELLING_LAG).replace(tzinfo=UTC)),
+        times.format_time((end + lag).replace(tzinfo=UTC)),
         trust,
     )
 

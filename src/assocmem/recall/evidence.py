@@ -9,38 +9,28 @@ asked about. Confidence is never evidence on its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from assocmem.schema import Condition
 
-# Evidence mode's gates, in the order they are applied and reported.
-GATES: tuple[str, ...] = ("not_semantic", "unchecked_source", "unverified", "expired")
+# Evidence mode's gates, in the order they are applied and reported: the one
+# statement of each, as the condition a memory must meet at the moment asked
+# about. The read filters with these conditions and names the first one a
+# dropped memory fails, so the filter and the report cannot disagree.
+_GATES: tuple[tuple[str, Callable[[str], Condition]], ...] = (
+    ("not_semantic", lambda as_of: Condition("kind", "$eq", "semantic", False)),
+    ("unchecked_source", lambda as_of: Condition("source", "$ne", None, False)),
+    ("unverified", lambda as_of: Condition("verified_at", "$lte", as_of, False)),
+    # a record without a recheck date never expires
+    ("expired", lambda as_of: Condition("recheck_by", "$unset_or_gt", as_of, False)),
+)
+GATES: tuple[str, ...] = tuple(name for name, _ in _GATES)
 
 
-def evidence_conditions(as_of: str) -> tuple[Condition, ...]:
-    """The gates as hard conditions: semantic, sourced, verified by ``as_of``, and
-    not past ``recheck_by`` at ``as_of`` (a record without one never expires)."""
-    return (
-        Condition("kind", "$eq", "semantic", False),
-        Condition("source", "$ne", None, False),
-        Condition("verified_at", "$lte", as_of, False),
-        Condition("recheck_by", "$unset_or_gt", as_of, False),
-    )
-
-
-def failed_gate(
-    kind: str, source: str | None, verified_at: str | None, recheck_by: str | None, as_of: str
-) -> str | None:
-    """The first gate a memory fails at ``as_of``, or None when it is evidence."""
-    if kind != "semantic":
-        return "not_semantic"
-    if not source:
-        return "unchecked_source"
-    if verified_at is None or verified_at > as_of:
-        return "unverified"
-    if recheck_by is not None and recheck_by <= as_of:
-        return "expired"
-    return None
+def gate_conditions(as_of: str) -> dict[str, Condition]:
+    """Each gate's condition at ``as_of``, in gate order: semantic, sourced, verified
+    by ``as_of``, and not past ``recheck_by`` at ``as_of``."""
+    return {name: condition(as_of) for name, condition in _GATES}
 
 
 def expired(recheck_by: str | None, as_of: str) -> bool:

@@ -113,10 +113,10 @@ VALUE_EXPONENT = 0.25
 
 # A memory that ends asking states nothing of what it asks: the answer, if any,
 # is in what follows it (which thread smoothing already credits). Its form still
-# matches a question's form, word for word and in embedding space, so it is
-# folded down by the share of its words in those closing questions, within the
-# same ±10% bound as decay and valence: a memory that is all question keeps 90%
-# of its score.
+# matches a question's form, word for word and in embedding space, so where the
+# read's profile folds questions (transcripts) it is folded down by the share of
+# its words in those closing questions, within the same ±10% bound as decay and
+# valence: a memory that is all question keeps 90% of its score.
 QUESTION_WEIGHT = 0.1
 _QUESTION_MARKS = "?？"  # ASCII and full-width
 # A sentence: what runs up to its closing marks.
@@ -125,31 +125,23 @@ _SENTENCE = re.compile(f"([^{_CLOSERS}]*)([{_CLOSERS}]*)")
 _WORD = re.compile(r"\w+")
 
 
-# Thread smoothing: a memory's arm score gains a share of its thread neighbours'
-# scores. In a conversation a reply follows what prompted it, and the reply often
-# shares no words with a question about it ("How long have you been married?" →
-# "5 years already!"), so the turn after a match gains more than the turn before.
-THREAD_FORWARD = 0.5
-THREAD_BACKWARD = 0.25
-
-
 def smooth_along_threads(
     scores: Mapping[int, float],
     adjacency: Mapping[int, tuple[int | None, int | None]],
     *,
-    forward: float | None = None,
-    backward: float | None = None,
+    forward: float,
+    backward: float,
 ) -> dict[int, float]:
     """Each memory's score plus shares of the scores just before and after it in its thread.
 
     ``scores`` holds one arm's scores; ``adjacency`` maps a memory to the
-    ``(previous, next)`` memory of its thread. What spreads is how far a score
-    stands above the background, the median of the scores given: cosine
-    similarity is well above zero even between unrelated texts, and a neighbour
-    should inherit evidence, not that shared floor. Missing memories count as 0.
+    ``(previous, next)`` memory of its thread; ``forward`` is the share a memory
+    gains from the one before it, ``backward`` from the one after (the read's
+    profile sets both). What spreads is how far a score stands above the
+    background, the median of the scores given: cosine similarity is well above
+    zero even between unrelated texts, and a neighbour should inherit evidence,
+    not that shared floor. Missing memories count as 0.
     """
-    forward = THREAD_FORWARD if forward is None else forward
-    backward = THREAD_BACKWARD if backward is None else backward
     background = statistics.median(scores.values()) if scores else 0.0
     scores = {seq: max(0.0, score - background) for seq, score in scores.items()}
     smoothed = {}
@@ -174,6 +166,53 @@ class Fused(Generic[K]):
     source: str
 
 
+class Fusion(Generic[K]):
+    """Weighted Reciprocal Rank Fusion, one arm's ranking at a time.
+
+    Each ranking added casts its votes once; `ranked` orders every key voted for
+    so far. A read fuses its first arms, seeds later arms from that order, and
+    adds their votes to the same fusion instead of fusing everything again.
+    """
+
+    def __init__(
+        self,
+        *,
+        weights: Mapping[str, float] | None = None,
+        k: float | None = None,
+        confidence: Mapping[str, Mapping[K, float]] | None = None,
+    ) -> None:
+        self._weights = ARM_WEIGHTS if weights is None else weights
+        self._k = RRF_K if k is None else k
+        self._confidence: Mapping[str, Mapping[K, float]] | None = confidence
+        self._ranks: dict[K, dict[str, int]] = {}
+        self._parts: dict[K, dict[str, float]] = {}
+
+    def add(self, rankings: Mapping[str, Sequence[K]]) -> None:
+        """Cast the votes of each arm's keys, best first (rank 1); an arm already
+        added is not counted again."""
+        for arm, keys in rankings.items():
+            weight = self._weights.get(arm, 1.0)
+            for rank, key in enumerate(keys, start=1):
+                by_arm = self._ranks.setdefault(key, {})
+                if arm not in by_arm:
+                    by_arm[arm] = rank
+                    vote = weight * _confidence(self._confidence, arm, key) / (self._k + rank)
+                    self._parts.setdefault(key, {})[arm] = vote
+
+    def ranked(self) -> list[Fused[K]]:
+        """Every key voted for, best first."""
+        position = {arm: i for i, arm in enumerate(ARM_ORDER)}
+        fused = []
+        for key, by_arm in self._ranks.items():
+            source = min(
+                by_arm, key=lambda arm: (by_arm[arm], position.get(arm, len(position)), arm)
+            )
+            parts = self._parts[key]
+            fused.append(Fused(key, sum(parts.values()), dict(by_arm), dict(parts), source))
+        fused.sort(key=lambda f: (-f.score, f.key))
+        return fused
+
+
 def rrf(
     rankings: Mapping[str, Sequence[K]],
     *,
@@ -188,23 +227,9 @@ def rrf(
     in that key (in [0, 1]; 1 where not given); its source is the arm where it
     ranked best (earlier in `ARM_ORDER` on ties). Equal scores order by key.
     """
-    weights = ARM_WEIGHTS if weights is None else weights
-    k = RRF_K if k is None else k
-    ranks: dict[K, dict[str, int]] = {}
-    for arm, keys in rankings.items():
-        for rank, key in enumerate(keys, start=1):
-            ranks.setdefault(key, {}).setdefault(arm, rank)
-    position = {arm: i for i, arm in enumerate(ARM_ORDER)}
-    fused = []
-    for key, by_arm in ranks.items():
-        parts = {
-            arm: weights.get(arm, 1.0) * _confidence(confidence, arm, key) / (k + rank)
-            for arm, rank in by_arm.items()
-        }
-        source = min(by_arm, key=lambda arm: (by_arm[arm], position.get(arm, len(position)), arm))
-        fused.append(Fused(key, sum(parts.values()), dict(by_arm), parts, source))
-    fused.sort(key=lambda f: (-f.score, f.key))
-    return fused
+    fusion: Fusion[K] = Fusion(weights=weights, k=k, confidence=confidence)
+    fusion.add(rankings)
+    return fusion.ranked()
 
 
 def _confidence(confidence: Mapping[str, Mapping[K, float]] | None, arm: str, key: K) -> float:

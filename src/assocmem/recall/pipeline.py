@@ -6,12 +6,20 @@
    episodic (exact fingerprint), concept_scoped, learned (memories outcomes
    taught the question's concepts), hebbian_retrieval, and thread (neighbours of
    the best hits in their session);
-3. fusion: weighted Reciprocal Rank Fusion of the rankings;
+3. fusion: weighted Reciprocal Rank Fusion of the rankings, each arm's votes
+   cast once (the arms seeded by the best fused candidates, thread neighbours
+   and the feedback expansions, add theirs to the same fusion);
 4. ranking: the fused score times bounded folds for value, per-kind decay,
-   valence, question form (a memory that ends asking states nothing of what it
-   asks) and the soft ``prefer`` cues;
-5. explanation: each item names the arm that ranked it best, every arm that
+   valence, question form (under a profile that folds it: a memory that ends
+   asking states nothing of what it asks) and the soft ``prefer`` cues;
+5. gates (evidence mode only): the ranked candidates that fail an evidence gate
+   are dropped, and the plain best k's failures are reported by gate;
+6. explanation: each item names the arm that ranked it best, every arm that
    found it with its rank, its score parts, and the links that reached it.
+
+The read's `profiles.Profile` supplies its corpus-specific rules (question words,
+telling lag, question fold, thread shares). Every stage runs once, in one
+snapshot of the store the read was given, the vector arm included.
 
 Invariant: the same store state and request give the same items in the same order.
 """
@@ -22,14 +30,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from assocmem.links import hebbian as links
 from assocmem.links import lessons
 from assocmem.recall import cues, filters, fusion
 from assocmem.recall import evidence as provenance
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
-from assocmem.recall.fusion import Fused, rrf
+from assocmem.recall.fusion import Fused, Fusion
+from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.text import times
@@ -85,50 +94,24 @@ class ReadRequest:
     # entities the question names); a plain read never has any.
     extra_terms: tuple[str, ...] = ()
     mode: str = "recall"
+    profile: Profile = GENERAL
 
 
 def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
-    """Run every stage for ``request``; in evidence mode the gates are hard filters
-    applied before ranking, and the result names what each gate dropped."""
-    if request.mode != "evidence":
-        return _read(store, request, space)
-    as_of = request.as_of or times.now()
-    gates = provenance.evidence_conditions(as_of)
-    gated = replace(
-        request, as_of=as_of, view=replace(request.view, conditions=request.view.conditions + gates)
-    )
-    probes: dict[str, np.ndarray] = {}  # the question is embedded once for both passes
-    result = _read(store, gated, space, probes)
-    # What a plain read would return, only to name what each gate dropped: it was
-    # not returned, so it restarts no decay clock.
-    plain = _read(store, replace(request, as_of=as_of, explain=False), space, probes, touch=False)
-    kept = {item.id for item in result.items}
-    dropped = [
-        (item.id, gate)
-        for item in plain.items
-        if item.id not in kept
-        and (gate := provenance.failed_gate(
-            item.record.kind, item.record.source, item.record.verified_at,
-            item.record.recheck_by, as_of)) is not None
-    ]  # fmt: skip
-    return replace(result, mode="evidence", gates=provenance.gate_report(dropped))
+    """Run every stage once for ``request``, in one snapshot of ``store``.
 
-
-def _read(
-    store: Store,
-    request: ReadRequest,
-    space: VectorSpace | None,
-    probes: dict[str, np.ndarray] | None = None,
-    *,
-    touch: bool = True,
-) -> ReadResult:
-    """The stages of one read (the filter is the request's view). ``probes`` keeps
-    question vectors already embedded; ``touch`` restarts the returned memories' clocks."""
+    In evidence mode the gates act after ranking: the items are the best
+    candidates that pass them, and the result names, for what the plain read's
+    best k would have been, the first gate each one failed.
+    """
+    evidence = request.mode == "evidence"
+    if evidence:
+        request = replace(request, as_of=request.as_of or times.now())
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
-    view = request.view
+    view, profile = request.view, request.profile
     with store.snapshot():
         question = (
-            read_question(request.query, store.authors(view.scope))
+            read_question(request.query, store.authors(view.scope), profile)
             if request.query is not None
             else None
         )
@@ -140,7 +123,7 @@ def _read(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
         associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
-        probe = _embedded(space, question.probe, probes) if space and question else None
+        probe = space.embed_query(question.probe) if space and question else None
         rankings = {
             **(_question_arms(store, view, request, question, space, probe, depth)
                if request.query is not None and question is not None else {}),
@@ -150,34 +133,44 @@ def _read(
         learned = lessons.learned_hits(store, view, query_ids)
         voting = lessons.voting(learned)[:depth]
         rankings["learned"] = [hit.seq for hit in voting]
-        weights = fusion.arm_weights(request.concepts_given)
-        confidence = {"learned": {hit.seq: hit.support for hit in voting}}
-        fused = rrf(rankings, weights=weights, confidence=confidence)
+        votes = Fusion(
+            weights=fusion.arm_weights(request.concepts_given),
+            confidence={"learned": {hit.seq: hit.support for hit in voting}},
+        )
+        votes.add(rankings)
+        fused = votes.ranked()
         if fused and question is not None:
-            rankings["thread"] = _thread_arm(store, view, fused, depth)
-            best = [f.key for f in fused[:FEEDBACK_DOCS]]
-            rankings["lexical_expansion"] = _lexical_expansion(store, view, question, best, depth)
-            if space is not None and probe is not None:
-                vector = space.feedback_probe(probe, best)
-                rankings["semantic_expansion"] = [s for s, _ in space.search(view, vector, depth)]
-            fused = rrf(rankings, weights=weights, confidence=confidence)
-        pool = fused[:depth]
+            # The later arms start from the best fused candidates; their votes join
+            # the same fusion.
+            later = _later_arms(store, view, question, space, probe, fused, depth)
+            rankings.update(later)
+            votes.add(later)
+            fused = votes.ranked()
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        boosts = _boosts(store, request, cues, [f.key for f in pool])
-        ranked = _rank(store, pool, boosts, lessons.corroborating(learned), request)
+        failed = _gates(store, view, [f.key for f in fused], request.as_of) if evidence else {}
+        pool = fused[:depth]
+        gated = [f for f in fused if f.key not in failed][:depth] if evidence else pool
+        candidates = list({f.key: f for f in [*pool, *gated]}.values())
+        boosts = _boosts(store, request, cues, [f.key for f in candidates])
+        scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
+        ranked = _items(store, [s for s in scored if s.key not in failed][: request.k], request)
+        plain = {f.key for f in pool}
+        # What the plain read's best k would have been, and which of it the gates dropped.
+        dropped = [s.key for s in scored if s.key in plain][: request.k] if evidence else []
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
-    if touch:
-        _touch(store, ranked, request.as_of)
+        refused = [seq for seq in dropped if seq in failed]
+        refused_ids = {s: r.id for s, r in store.records_by_seq(refused).items()} if refused else {}
+    _touch(store, ranked, request.as_of)
     items = [
         _explain(item, reaches.get(seq, []), taught.get(seq), names, request.explain)
         for seq, item in ranked
     ]
-    return ReadResult(
+    result = ReadResult(
         items=tuple(items),
         query_concepts=query_concepts,
         expanded_concepts={
@@ -192,6 +185,45 @@ def _read(
             "expanded_concepts_cut": expansion.cut,
         },
     )
+    if not evidence:
+        return result
+    report = provenance.gate_report([(refused_ids[seq], failed[seq]) for seq in refused])
+    return replace(result, mode="evidence", gates=report)
+
+
+def _later_arms(
+    store: Store,
+    view: View,
+    question: QueryCues,
+    space: VectorSpace | None,
+    probe: np.ndarray | None,
+    fused: list[Fused[int]],
+    depth: int,
+) -> dict[str, list[int]]:
+    """The arms seeded by the best fused candidates: their thread neighbours, and the
+    lexical and semantic searches again, widened by what the best few share."""
+    best = [f.key for f in fused[:FEEDBACK_DOCS]]
+    rankings = {
+        "thread": _thread_arm(store, view, fused, depth),
+        "lexical_expansion": _lexical_expansion(store, view, question, best, depth),
+    }
+    if space is not None and probe is not None:
+        vector = space.feedback_probe(store, probe, best)
+        rankings["semantic_expansion"] = [s for s, _ in space.search(store, view, vector, depth)]
+    return rankings
+
+
+def _gates(store: Store, view: View, seqs: Sequence[int], as_of: str | None) -> dict[int, str]:
+    """The first evidence gate each of these visible memories fails (absent: it passes)."""
+    failed: dict[int, str] = {}
+    left = list(seqs)
+    for gate, condition in provenance.gate_conditions(as_of or times.now()).items():
+        if not left:
+            break
+        passing = store.visible(replace(view, conditions=(*view.conditions, condition)), left)
+        failed.update((seq, gate) for seq in left if seq not in passing)
+        left = [seq for seq in left if seq in passing]
+    return failed
 
 
 def _compounds(store: Store, view: View, question: str, concepts: Sequence[str]) -> tuple[str, ...]:
@@ -201,15 +233,6 @@ def _compounds(store: Store, view: View, question: str, concepts: Sequence[str])
     known = store.concept_ids(candidates) if candidates else {}
     carried = store.carried(view.scope, list(known.values())) if known else set()
     return tuple(name for name, concept in known.items() if concept in carried)
-
-
-def _embedded(space: VectorSpace, text: str, probes: dict[str, np.ndarray] | None) -> np.ndarray:
-    """The vector of a question text, from ``probes`` when it was embedded already."""
-    if probes is None:
-        return space.embed_query(text)
-    if text not in probes:
-        probes[text] = space.embed_query(text)
-    return probes[text]
 
 
 def _question_arms(
@@ -226,11 +249,12 @@ def _question_arms(
     rankings = {"episodic": store.fingerprint_matches(view, fingerprint, depth)}
     terms = _informative(store, [*question.terms, *request.extra_terms])
     lexical = dict(store.lexical(view, terms, depth))
-    rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {})
+    profile = request.profile
+    rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {}, profile)
     if space is not None and probe is not None:
-        nearest = dict(space.search(view, probe, depth))
+        nearest = dict(space.search(store, view, probe, depth))
         rankings["semantic"] = _thread_ranked(
-            store, view, nearest, lambda seqs: space.similarities(probe, seqs)
+            store, view, nearest, lambda seqs: space.similarities(store, probe, seqs), profile
         )
     return rankings
 
@@ -260,8 +284,10 @@ def _thread_ranked(
     view: View,
     scores: dict[int, float],
     score_more: Callable[[list[int]], dict[int, float]],
+    profile: Profile,
 ) -> list[int]:
-    """An arm's hits and their thread neighbours, ranked by thread-smoothed score.
+    """An arm's hits and their thread neighbours, ranked by thread-smoothed score
+    (with the profile's shares forward and backward).
 
     ``score_more`` gives the arm's score for neighbours it did not return
     (the semantic arm can; the lexical arm's unmatched memories score nothing).
@@ -273,7 +299,9 @@ def _thread_ranked(
     if neighbours:
         adjacency.update(store.thread_adjacency(view, sorted(neighbours)))
         scores = {**scores, **score_more(sorted(neighbours))}
-    smoothed = fusion.smooth_along_threads(scores, adjacency)
+    smoothed = fusion.smooth_along_threads(
+        scores, adjacency, forward=profile.thread_forward, backward=profile.thread_backward
+    )
     return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq))
 
 
@@ -334,17 +362,32 @@ def _boosts(
     return {seq: filters.boost(trusts, request.max_boost) for seq, trusts in earned.items()}
 
 
-def _rank(
+class _Scored(NamedTuple):
+    """A candidate's final score, its folds, and what ties break on."""
+
+    score: float
+    id: str
+    candidate: Fused[int]
+    folds: dict[str, float]
+
+    @property
+    def key(self) -> int:
+        return self.candidate.key
+
+
+def _scored(
     store: Store,
     pool: list[Fused[int]],
     boosts: dict[int, float],
     corroborated: dict[int, float],
     request: ReadRequest,
-) -> list[tuple[int, Item]]:
-    """Fold value, decay, valence, question form, preference and the support of
-    lessons too partial to vote into the fused scores; best k first."""
+) -> list[_Scored]:
+    """Fold value, decay, valence, question form (where the profile folds it),
+    preference and the support of lessons too partial to vote into the fused
+    scores; best first."""
     as_of = times.to_datetime(request.as_of or times.now())
     fields = store.rank_fields([f.key for f in pool])
+    question_fold = request.profile.question_fold
     scored = []
     for candidate in pool:
         row = fields.get(candidate.key)
@@ -354,31 +397,36 @@ def _rank(
             "value": fusion.value_factor(row.value),
             "decay": fusion.decay_factor(fusion.decay(row.kind, _age_days(row, as_of))),
             "valence": fusion.valence_factor(row.valence),
-            "question": fusion.question_factor(fusion.question_share(row.text)),
-            "prefer": boosts.get(candidate.key, 1.0),
-            "lessons": fusion.lesson_factor(corroborated.get(candidate.key, 0.0)),
         }
+        if question_fold:
+            folds["question"] = fusion.question_factor(fusion.question_share(row.text))
+        folds["prefer"] = boosts.get(candidate.key, 1.0)
+        folds["lessons"] = fusion.lesson_factor(corroborated.get(candidate.key, 0.0))
         score = candidate.score
         for factor in folds.values():
             score *= factor
-        scored.append((score, row.id, candidate, folds))
-    scored.sort(key=lambda entry: (-entry[0], entry[1]))
-    best = scored[: request.k]
-    records = store.records_by_seq([candidate.key for _, _, candidate, _ in best])
+        scored.append(_Scored(score, row.id, candidate, folds))
+    scored.sort(key=lambda entry: (-entry.score, entry.id))
+    return scored
+
+
+def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[tuple[int, Item]]:
+    """The returned items, in order, with their records."""
+    records = store.records_by_seq([entry.key for entry in best])
     moment = request.as_of or times.now()
     return [
         (
-            candidate.key,
+            entry.key,
             Item(
-                record=records[candidate.key],
-                score=score,
-                source=candidate.source,
-                sources=candidate.ranks,
-                parts={**candidate.parts, **folds},
-                expired=provenance.expired(records[candidate.key].recheck_by, moment),
+                record=records[entry.key],
+                score=entry.score,
+                source=entry.candidate.source,
+                sources=entry.candidate.ranks,
+                parts={**entry.candidate.parts, **entry.folds},
+                expired=provenance.expired(records[entry.key].recheck_by, moment),
             ),
         )
-        for score, _, candidate, folds in best
+        for entry in best
     ]
 
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from assocmem.errors import InvalidInput
 from assocmem.links import hebbian as links
-from assocmem.recall import filters
+from assocmem.recall import filters, profiles
 from assocmem.recall import pipeline as recall
+from assocmem.recall.profiles import GENERAL
 from assocmem.store import View
 from assocmem.text import times
 from assocmem.text.concepts import extract_concepts
@@ -47,6 +48,7 @@ def read_request(
     role: str | None = None,
     task: str | None = None,
     include_superseded: bool = False,
+    profile: str = GENERAL.name,
 ) -> recall.ReadRequest:
     """A validated `ReadRequest` for `Memory.read`'s arguments."""
     if query is not None and (not isinstance(query, str) or not query.strip()):
@@ -73,6 +75,7 @@ def read_request(
             raise InvalidInput(f"{name} must be true or false", field=name)
     if mode not in MODES:
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}", field="mode")
+    chosen = profiles.named(profile)
     view = View(
         reader(scope, role),
         statuses=("active", "superseded") if include_superseded else ("active",),
@@ -93,6 +96,7 @@ def read_request(
         explain=explain,
         as_of=times.parse_time(as_of, field="as_of") if as_of is not None else None,
         mode=mode,
+        profile=chosen,
     )
 
 

@@ -1,10 +1,12 @@
 """The vector arm's index: stored vectors held in one numpy matrix, searched exactly.
 
-Invariants: the matrix mirrors the store's vector table, loaded once and then
-extended with the rows other writers added (checked on every search); rows are
-restricted to the reader's scope layers *before* any similarity is computed,
-and the view's remaining conditions are applied to the candidates before they
-are ranked. No row is ever scanned in Python.
+Invariants: the space holds no store: each call reads through the store it is
+given, so a read's vector arm runs in that read's own snapshot. The matrix
+mirrors the database's vector table, loaded once and then extended with the
+rows other writers added (checked on every search, through the caller's store);
+rows are restricted to the reader's scope layers *before* any similarity is
+computed, and the view's remaining conditions are applied to the candidates
+before they are ranked. No row is ever scanned in Python.
 
 Exact search was chosen over an ANN index after measuring: at 100k × 384
 float32 a matrix-vector product takes ~3.4 ms on these machines, an HNSW index
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
+from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.store import Store, View
 from assocmem.vectors.embedders import Embedder
 
@@ -35,25 +38,48 @@ BACKFILL_BATCH = 256
 
 
 class VectorSpace:
-    """One store's vectors bound to the embedder that made them.
+    """An embedder bound to the vectors it made, searched in whichever store a call names.
 
-    The store records the embedder's ``model_id`` and ``dims`` the first time it
-    is opened with one; opening it later with another raises `EmbedderMismatch`
-    rather than mixing two vector spaces. Memories written while no embedder was
-    configured are embedded when a matching one is next attached.
+    A space holds no connection: every call that reads vectors takes the store
+    (its connection, its snapshot) the caller is reading, so a read's vector arm
+    sees what its other arms see. One space serves one database, through any of
+    its connections. `checked` binds it: the store records the embedder's
+    ``model_id`` and ``dims`` the first time it is opened with one; opening it later
+    with another raises `EmbedderMismatch` rather than mixing two vector spaces.
+    Memories written while no embedder was configured are embedded when a
+    matching one is next attached.
+
+    ``profile`` decides the text a memory is embedded from (`embedding_text`), so a
+    store's vectors reflect the profile they were written with.
     """
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
-        self.store, self.embedder = store, embedder
-        self._guard()
-        self.index = VectorIndex(store, embedder.dims)
-        self.backfill()
+    def __init__(self, embedder: Embedder, profile: Profile = GENERAL) -> None:
+        self.embedder, self.profile = embedder, profile
+        self.index = VectorIndex(embedder.dims)
 
-    def _guard(self) -> None:
-        model, dims = self.store.info("embedder_model"), self.store.info("embedder_dims")
+    @classmethod
+    def checked(cls, store: Store, embedder: Embedder, profile: Profile = GENERAL) -> VectorSpace:
+        """A space over ``store``'s database: the embedder checked against the one that
+        filled it (or recorded as it), and the memories it lacks vectors for embedded."""
+        space = cls(embedder, profile)
+        space.guard(store)
+        space.backfill(store)
+        return space
+
+    def with_profile(self, profile: Profile) -> VectorSpace:
+        """The same space (embedder and index shared) embedding memories as ``profile`` says."""
+        if profile == self.profile:
+            return self
+        space = VectorSpace.__new__(VectorSpace)
+        space.embedder, space.profile, space.index = self.embedder, profile, self.index
+        return space
+
+    def guard(self, store: Store) -> None:
+        """Record this embedder in ``store``, or refuse one that differs from its record."""
+        model, dims = store.info("embedder_model"), store.info("embedder_dims")
         if model is None:
-            self.store.set_info("embedder_model", self.embedder.model_id)
-            self.store.set_info("embedder_dims", str(self.embedder.dims))
+            store.set_info("embedder_model", self.embedder.model_id)
+            store.set_info("embedder_dims", str(self.embedder.dims))
         elif model != self.embedder.model_id or int(dims or 0) != self.embedder.dims:
             raise EmbedderMismatch(
                 f"this store's vectors come from {model!r} ({dims} dims); the embedder "
@@ -63,15 +89,17 @@ class VectorSpace:
 
     def embed(self, memories: Sequence[tuple[str, str | None]]) -> np.ndarray:
         """Unit vectors for memories given as ``(text, author)``, each embedded as
-        `embedding_text` says."""
-        return self.embedder.embed([embedding_text(text, author) for text, author in memories])
+        `embedding_text` says under this space's profile."""
+        return self.embedder.embed(
+            [embedding_text(text, author, self.profile) for text, author in memories]
+        )
 
-    def backfill(self) -> int:
-        """Embed every memory stored without a vector; returns how many."""
+    def backfill(self, store: Store) -> int:
+        """Embed every memory ``store`` holds without a vector; returns how many."""
         done = 0
-        while rows := self.store.missing_vectors(BACKFILL_BATCH):
+        while rows := store.missing_vectors(BACKFILL_BATCH):
             matrix = self.embed([(text, author) for _, _, text, author in rows])
-            self.store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
+            store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
             done += len(rows)
         return done
 
@@ -79,19 +107,22 @@ class VectorSpace:
         """The unit vector of a question."""
         return self.embedder.embed_one(text)
 
-    def search(self, view: View, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
-        """``(seq, cosine)`` of visible memories nearest to ``vector``, best first."""
-        if self.store.native_vectors:
-            return self.store.vector_search(view, [float(v) for v in vector], limit)
-        return self.index.search(view, vector, limit)
+    def search(
+        self, store: Store, view: View, vector: np.ndarray, limit: int
+    ) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the memories ``view`` sees in ``store`` nearest to
+        ``vector``, best first."""
+        if store.native_vectors:
+            return store.vector_search(view, [float(v) for v in vector], limit)
+        return self.index.search(store, view, vector, limit)
 
-    def similarities(self, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
+    def similarities(self, store: Store, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
         """Cosine of ``vector`` to each of these visible memories."""
-        if self.store.native_vectors:
-            return self.store.vector_similarities([float(v) for v in vector], seqs)
+        if store.native_vectors:
+            return store.vector_similarities([float(v) for v in vector], seqs)
         return self.index.similarities(vector, seqs)
 
-    def feedback_probe(self, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
+    def feedback_probe(self, store: Store, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
         """Rocchio's probe: the question's vector plus the centroid of its best hits.
 
         The two weigh equally, then the sum is normalised. A question and the
@@ -99,7 +130,7 @@ class VectorSpace:
         the best hits moves the probe toward how answers are worded.
         """
         np = require_numpy()
-        stored = self.store.vectors_of(seqs)
+        stored = store.vectors_of(seqs)
         if not stored:
             return vector
         rows = np.stack([np.frombuffer(b, dtype=np.float32) for b in stored.values()])
@@ -108,9 +139,10 @@ class VectorSpace:
         return probe / norm if norm > 0 else vector
 
 
-def embedding_text(text: str, author: str | None) -> str:
-    """What a memory's vector is made from: its text without a leading label naming
-    its own author ("Ana: I swim on Sundays" gives "I swim on Sundays").
+def embedding_text(text: str, author: str | None, profile: Profile = GENERAL) -> str:
+    """What a memory's vector is made from: its text as written, or, under a
+    profile that strips speaker labels (transcripts), its text without a leading
+    label naming its own author ("Ana: I swim on Sundays" gives "I swim on Sundays").
 
     Transcripts carry who spoke as such a label, while the author is a field of
     its own, preferred when a question names them (see `cues`). A question's probe
@@ -118,7 +150,7 @@ def embedding_text(text: str, author: str | None) -> str:
     label, so that both describe what was said. Anything else, the author's name
     elsewhere in the text included, is embedded as written.
     """
-    if not author:
+    if not author or not profile.strip_speaker_label:
         return text
     label = re.match(rf"\s*{re.escape(author)}\s*:\s*", text, flags=re.IGNORECASE)
     if label is None or label.end() == len(text):
@@ -127,10 +159,10 @@ def embedding_text(text: str, author: str | None) -> str:
 
 
 class VectorIndex:
-    """All stored vectors of one store, as a matrix, refreshed incrementally."""
+    """All stored vectors of one database, as a matrix, refreshed incrementally from
+    whichever of its connections a search reads through."""
 
-    def __init__(self, store: Store, dims: int) -> None:
-        self._store = store
+    def __init__(self, dims: int) -> None:
         self._np: Any = require_numpy()
         self._lock = threading.Lock()
         self._matrix: np.ndarray = self._np.zeros((0, dims), dtype=self._np.float32)
@@ -139,10 +171,10 @@ class VectorIndex:
         self._last = 0
         self._row_of: dict[int, int] = {}
 
-    def refresh(self) -> None:
-        """Load vectors stored since the last refresh (by any process)."""
+    def refresh(self, store: Store) -> None:
+        """Load the vectors ``store`` holds beyond the last refresh (written by any process)."""
         with self._lock:
-            rows = self._store.vector_rows(self._last)
+            rows = store.vector_rows(self._last)
             if not rows.seqs:
                 return
             np = self._np
@@ -159,11 +191,15 @@ class VectorIndex:
         scores = self._matrix[rows] @ query if rows else []
         return {int(self._seqs[r]): float(v) for r, v in zip(rows, scores, strict=True)}
 
-    def search(self, view: View, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
-        """``(seq, cosine)`` of the visible memories most similar to ``query``, best first."""
-        self.refresh()
+    def search(
+        self, store: Store, view: View, query: np.ndarray, limit: int
+    ) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the memories ``view`` sees in ``store`` most similar to
+        ``query``, best first. Rows loaded through a newer snapshot than ``store``'s are
+        dropped by its visibility check, so the result is that of ``store``'s snapshot."""
+        self.refresh(store)
         np = self._np
-        layers = self._store.layers(view.scope)
+        layers = store.layers(view.scope)
         rows = np.flatnonzero(np.isin(self._layers, layers))  # scope before similarity
         if rows.size == 0:
             return []
@@ -177,7 +213,7 @@ class VectorIndex:
                 top = np.arange(rows.size)
             ordered = top[np.lexsort((self._seqs[rows[top]], -scores[top]))]
             seqs = [int(s) for s in self._seqs[rows[ordered]]]
-            allowed = self._store.visible(view, seqs)
+            allowed = store.visible(view, seqs)
             found = [
                 (s, float(v)) for s, v in zip(seqs, scores[ordered], strict=True) if s in allowed
             ]

@@ -119,7 +119,7 @@ def create_app(
             reader.keep_access_clock_in(writer)  # a reader never writes, not even the clock
             stores.readers.put(reader)
         if embedder:
-            stores.space = VectorSpace(writer, _embedder(embedder))
+            stores.space = VectorSpace.checked(writer, _embedder(embedder))
         state["stores"] = app.state.stores = stores
         yield
         stores.close()
