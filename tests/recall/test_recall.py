@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,6 @@ from assocmem.testing import ToyEmbedder
 from assocmem.types import Scope
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
 from assocmem.vectors.space import VectorSpace, embedding_text
-
 from tests.conftest import Target, raw_query
 
 pytest.importorskip("numpy")
@@ -350,6 +350,21 @@ def test_read_validation(mem: Memory) -> None:
     assert mem.read("kettle").items[0].parts  # explained by default
 
 
+def test_evidence_finds_a_verified_fact_far_below_the_plain_read(tmp_path: Path) -> None:
+    # The gates are conditions of the view every arm reads, not a cut of the plain
+    # ranking: a verified fact that hundreds of chatty notes outrank is still found.
+    with Memory(str(tmp_path / "deep.db"), agent_id="ops") as mem:
+        mem.write_many([{"text": f"kettle limit kettle limit, note {i}"} for i in range(300)])
+        day = "2024-01-01T00:00:00Z"
+        fact = mem.write("the kettle's limit is two litres, per the manual", kind="semantic",
+                         source="manual", observed_at=day, verified_at=day)  # fmt: skip
+        plain = [i.id for i in mem.read("kettle limit", k=100).items]
+        assert fact.id not in plain
+        result = mem.read("kettle limit", k=5, mode="evidence")
+        assert [i.id for i in result.items] == [fact.id]
+        assert len(result.gates["not_semantic"]) == 5  # the best plain matches, refused
+
+
 def test_an_evidence_read_embeds_once_and_touches_only_what_it_returns(
     store_target: Target,
 ) -> None:
@@ -362,11 +377,11 @@ def test_an_evidence_read_embeds_once_and_touches_only_what_it_returns(
         model.calls.clear()
         result = mem.read("kettle limit", mode="evidence", as_of="2024-01-12T00:00:00Z")
         assert [i.id for i in result.items] == [fact.id]
-        assert result.gates == {"not_semantic": [note.id]}  # the plain pass saw the note
-        assert model.calls == [1]  # one question vector for both passes
+        assert result.gates == {"not_semantic": [note.id]}  # the best plain match, refused
+        assert model.calls == [1]  # one question vector
         touched = {r.id: r.accessed_at for r in mem.get([fact.id or "", note.id or ""])}
         assert touched[fact.id] == "2024-01-12T00:00:00.000000Z"
-        assert touched[note.id] is None  # found by the plain pass only: not returned
+        assert touched[note.id] is None  # refused, not returned
 
 
 def test_a_vector_space_reads_through_the_store_each_read_uses(store_target: Target) -> None:

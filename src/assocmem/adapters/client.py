@@ -194,6 +194,7 @@ class Client:
         role: str | None = None,
         task: str | None = None,
         include_superseded: bool = False,
+        profile: str | None = None,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -216,7 +217,8 @@ class Client:
         verification is still valid at ``as_of`` (confidence never counts); it may
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
-        ``include_superseded``.
+        ``include_superseded``. ``profile`` ranks by another recall profile than the
+        memory's (``"general"`` or ``"conversation"``).
         """
         return cast("ReadResult", self._send("read", locals()))
 

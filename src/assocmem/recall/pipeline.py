@@ -12,8 +12,10 @@
 4. ranking: the fused score times bounded folds for value, per-kind decay,
    valence, question form (under a profile that folds it: a memory that ends
    asking states nothing of what it asks) and the soft ``prefer`` cues;
-5. gates (evidence mode only): the ranked candidates that fail an evidence gate
-   are dropped, and the plain best k's failures are reported by gate;
+5. gates (evidence mode only): stated once in `evidence`, they join the view's
+   conditions, so every arm reads only what passes them and a verified fact far
+   below the plain ranking is still found; the question's best plain matches
+   that fail a gate are reported by gate;
 6. explanation: each item names the arm that ranked it best, every arm that
    found it with its rank, its score parts, and the links that reached it.
 
@@ -100,13 +102,17 @@ class ReadRequest:
 def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
     """Run every stage once for ``request``, in one snapshot of ``store``.
 
-    In evidence mode the gates act after ranking: the items are the best
-    candidates that pass them, and the result names, for what the plain read's
-    best k would have been, the first gate each one failed.
+    In evidence mode the gates are hard conditions of the view, so every arm looks
+    only at memories that pass them and a deep verified fact is still found; the
+    result names, for the question's best k plain matches, the first gate each failed.
     """
     evidence = request.mode == "evidence"
+    plain_view = request.view
     if evidence:
-        request = replace(request, as_of=request.as_of or times.now())
+        as_of = request.as_of or times.now()
+        gates = tuple(provenance.gate_conditions(as_of).values())
+        gated = replace(plain_view, conditions=(*plain_view.conditions, *gates))
+        request = replace(request, as_of=as_of, view=gated)
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
     view, profile = request.view, request.profile
     with store.snapshot():
@@ -147,24 +153,20 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             votes.add(later)
             fused = votes.ranked()
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        failed = _gates(store, view, [f.key for f in fused], request.as_of) if evidence else {}
-        pool = fused[:depth]
-        gated = [f for f in fused if f.key not in failed][:depth] if evidence else pool
-        candidates = list({f.key: f for f in [*pool, *gated]}.values())
+        candidates = fused[:depth]
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
-        ranked = _items(store, [s for s in scored if s.key not in failed][: request.k], request)
-        plain = {f.key for f in pool}
-        # What the plain read's best k would have been, and which of it the gates dropped.
-        dropped = [s.key for s in scored if s.key in plain][: request.k] if evidence else []
+        ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
-        refused = [seq for seq in dropped if seq in failed]
-        refused_ids = {s: r.id for s, r in store.records_by_seq(refused).items()} if refused else {}
+        refused = (
+            _refused(store, plain_view, request, question, query_ids) if evidence else {}
+        )
+        refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
     items = [
         _explain(item, reaches.get(seq, []), taught.get(seq), names, request.explain)
@@ -187,8 +189,25 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     )
     if not evidence:
         return result
-    report = provenance.gate_report([(refused_ids[seq], failed[seq]) for seq in refused])
+    report = provenance.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
     return replace(result, mode="evidence", gates=report)
+
+
+def _refused(
+    store: Store,
+    view: View,
+    request: ReadRequest,
+    question: QueryCues | None,
+    query_ids: Sequence[int],
+) -> dict[int, str]:
+    """What the gates kept out, for the report: the question's best k plain matches
+    (lexical, else by concept) that fail a gate, with the first gate each fails."""
+    if question is not None:
+        terms = _informative(store, [*question.terms, *request.extra_terms])
+        plain = [seq for seq, _ in store.lexical(view, terms, request.k)]
+    else:
+        plain = _concept_arm(store, view, query_ids)[: request.k]
+    return _gates(store, view, plain, request.as_of)
 
 
 def _later_arms(
