@@ -18,7 +18,13 @@ FOUNDATIONS = ("assocmem.errors", "assocmem.types", "assocmem.schema", "assocmem
 STORE = ("assocmem.store",)
 ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph",
          "assocmem.lifecycle", "assocmem.vectors", "assocmem.ingest")  # fmt: skip
-API = ("assocmem.memory", "assocmem.surface", "assocmem.config", "assocmem.testing")
+API = (
+    "assocmem.memory",
+    "assocmem.pool",
+    "assocmem.surface",
+    "assocmem.config",
+    "assocmem.testing",
+)
 ADAPTERS = ("assocmem.adapters",)
 
 # What each tier may import from the package (besides itself).

@@ -86,18 +86,7 @@ class Memory:
         profile: str = GENERAL.name,
     ) -> None:
         self._profile = profiles.named(profile)
-        for name, value in (
-            ("agent_id", agent_id),
-            ("project_id", project_id),
-            ("channel", channel),
-        ):
-            if not isinstance(value, str) or len(value) > 256:
-                raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
-        if not agent_id.strip():
-            raise InvalidInput("agent_id must not be empty", field="agent_id")
-        if role is not None and (not isinstance(role, str) or not role.strip() or "\n" in role):
-            raise InvalidInput("role must be a non-empty single-line string", field="role")
-        self.scope = Scope(agent_id=agent_id, project_id=project_id, channel=channel, role=role)
+        self.scope = checked_scope(agent_id, project_id, channel, role)
         self._store: Store = open_store(str(target), synchronous=synchronous)
         self._owns_store = True
         try:
@@ -558,6 +547,21 @@ class Memory:
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
         return self._store.stats(self.scope)
+
+
+def checked_scope(
+    agent_id: Any, project_id: Any = "", channel: Any = "", role: Any = None
+) -> Scope:
+    """The scope these names give, each checked: strings of at most 256 chars, a
+    non-empty agent, and a role (when given) on one line."""
+    for name, value in (("agent_id", agent_id), ("project_id", project_id), ("channel", channel)):
+        if not isinstance(value, str) or len(value) > 256:
+            raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
+    if not agent_id.strip():
+        raise InvalidInput("agent_id must not be empty", field="agent_id")
+    return Scope(
+        agent_id, project_id, channel, requests.check_role(role) if role is not None else None
+    )
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

@@ -14,9 +14,8 @@ pytest.importorskip("fastapi")
 
 from assocmem import AssocmemError, Client, Memory, UnknownMemory  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
-
-from tests.conftest import fresh_database  # noqa: E402
 from tests.adapters.server_kit import running_server  # noqa: E402
+from tests.conftest import fresh_database  # noqa: E402
 
 OLD = "2001-01-01T00:00:00Z"
 ULID = re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b")

@@ -18,7 +18,6 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 import assocmem  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
-
 from tests.conftest import SEED_NOTES  # noqa: E402
 
 

@@ -17,7 +17,6 @@ pytest.importorskip("uvicorn")
 from assocmem.adapters.server import create_app  # noqa: E402
 from assocmem.adapters.server.keys import read_keys, revoke_key  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
-
 from tests.adapters.server_kit import add_key, post, running_server  # noqa: E402
 
 OPENAPI = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"

@@ -9,7 +9,6 @@ import pytest
 from assocmem import InvalidInput, Memory
 from assocmem.ingest.transcript import transcript_items
 from assocmem.recall import profiles
-
 from tests.conftest import Target
 
 

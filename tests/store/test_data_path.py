@@ -201,18 +201,18 @@ def test_a_read_request_writes_nothing_on_a_reader_and_still_moves_the_clock(
     observed = (datetime.now(UTC) - timedelta(days=2)).isoformat()
     status, written = post(url, "write", {"text": "the deploy timed out", "observed_at": observed})
     assert status == 200
-    stores = app.state.stores
-    readers = list(stores.readers.queue)
+    pool = app.state.pool
+    readers = list(pool._readers.queue)
     reader_log: list[str] = []
     writer_log: list[str] = []
     for reader in readers:
         reader._conn.set_trace_callback(reader_log.append)
-    stores.writer._conn.set_trace_callback(writer_log.append)
+    pool._writer._conn.set_trace_callback(writer_log.append)
     status, read = post(url, "read", {"query": "deploy timed out"})
     assert status == 200 and [i["record"]["id"] for i in read["items"]] == [written["id"]]
     for reader in readers:
         reader._conn.set_trace_callback(None)
-    stores.writer._conn.set_trace_callback(None)
+    pool._writer._conn.set_trace_callback(None)
     assert reader_log and not [s for s in reader_log if s.startswith(WRITES)], reader_log
     assert [s for s in writer_log if s.startswith("UPDATE memories SET accessed_at")]
     status, got = post(url, "get", {"ids": [written["id"]]})

@@ -163,9 +163,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
-        refused = (
-            _refused(store, plain_view, request, question, query_ids) if evidence else {}
-        )
+        refused = _refused(store, plain_view, request, question, query_ids) if evidence else {}
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
     items = [

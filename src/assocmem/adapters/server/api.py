@@ -12,10 +12,8 @@ stack trace, and bad input is never a 500.
 
 from __future__ import annotations
 
-import queue
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -23,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, ValidationError, create_model
 
-from assocmem import __version__
+from assocmem import Embedder, __version__
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
 from assocmem.errors import (
     AccessDenied,
@@ -36,18 +34,13 @@ from assocmem.errors import (
     NotFound,
     StoreBusy,
 )
-from assocmem.memory import Memory
-from assocmem.recall.request import check_role
-from assocmem.store import Store, open_store
+from assocmem.pool import READERS, MemoryPool
 from assocmem.surface import Operation, operations
 from assocmem.types import Scope
-from assocmem.vectors.embedders import Embedder, load_embedder
-from assocmem.vectors.space import VectorSpace
 
 # Requests larger than this are refused (413) before they are parsed: a batch of
 # the largest memories a single call should carry, not a way to fill the disk.
 MAX_BODY_BYTES = 8 * 1024 * 1024
-READERS = 4
 
 # Status of each error class, most specific first.
 STATUS: tuple[tuple[type[AssocmemError], int], ...] = (
@@ -68,28 +61,6 @@ def error_body(error_type: str, message: str, field_name: str | None = None) -> 
     return {"error": {"type": error_type, "message": message, "field": field_name}}
 
 
-@dataclass
-class Stores:
-    """One writer store and a pool of reader stores over the same database."""
-
-    writer: Store
-    readers: queue.Queue[Store] = field(default_factory=queue.Queue)
-    space: VectorSpace | None = None
-
-    @contextmanager
-    def reader(self) -> Iterator[Store]:
-        store = self.readers.get()
-        try:
-            yield store
-        finally:
-            self.readers.put(store)
-
-    def close(self) -> None:
-        self.writer.close()
-        while not self.readers.empty():
-            self.readers.get().close()
-
-
 def create_app(
     db: str,
     *,
@@ -108,21 +79,14 @@ def create_app(
             shared by all callers).
         readers: reader connections in the pool.
     """
-    state: dict[str, Stores] = {}
+    state: dict[str, MemoryPool] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        writer = open_store(db)
-        stores = Stores(writer)
-        for _ in range(readers):
-            reader = open_store(db)
-            reader.keep_access_clock_in(writer)  # a reader never writes, not even the clock
-            stores.readers.put(reader)
-        if embedder:
-            stores.space = VectorSpace.checked(writer, _embedder(embedder))
-        state["stores"] = app.state.stores = stores
+        pool = MemoryPool(db, readers=readers, embedder=embedder)
+        state["pool"] = app.state.pool = pool
         yield
-        stores.close()
+        pool.close()
 
     app = FastAPI(
         title="assocmem",
@@ -141,17 +105,12 @@ def create_app(
     @app.get("/readyz", tags=["service"])
     def readyz() -> dict[str, Any]:
         """Readiness: the store answers a query."""
-        with state["stores"].reader() as store:
-            store.size()
+        state["pool"].check()
         return {"status": "ready"}
 
     for op in operations().values():
         _route(app, op, state, keys, default_agent)
     return app
-
-
-def _embedder(embedder: Embedder | str) -> Embedder:
-    return load_embedder(embedder) if isinstance(embedder, str) else embedder
 
 
 def _errors(app: FastAPI) -> None:
@@ -182,7 +141,7 @@ def _errors(app: FastAPI) -> None:
 def _route(
     app: FastAPI,
     op: Operation,
-    state: dict[str, Stores],
+    state: dict[str, MemoryPool],
     keys: KeyRing | None,
     default_agent: str,
 ) -> None:
@@ -191,12 +150,10 @@ def _route(
     def handler(request: Request, body: body_model) -> Any:  # type: ignore[valid-type]
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
         scope = _caller_scope(request, arguments, keys, default_agent)
-        stores = state["stores"]
+        pool = state["pool"]
         try:
-            if op.writes:
-                return op.call(Memory.attached(stores.writer, scope, stores.space), arguments)
-            with stores.reader() as store:
-                return op.call(Memory.attached(store, scope, stores.space), arguments)
+            with pool.writer(scope) if op.writes else pool.reader(scope) as memory:
+                return op.call(memory, arguments)
         except ValidationError as exc:  # a lazily validated argument failed inside the call
             raise InvalidInput(f"invalid argument: {exc.errors()[0].get('msg', exc)}") from exc
 
@@ -222,16 +179,12 @@ def _caller_scope(
     asked_agent = arguments.pop("agent_id", None)
     project, channel = arguments.pop("project_id", ""), arguments.pop("channel", "")
     role = arguments.pop("role", None)
-    for name, value in (("project_id", project), ("channel", channel)):
-        if not isinstance(value, str) or len(value) > 256:
-            raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
     if keys is None:
-        agent = asked_agent or default_agent
-        return Scope(agent, project, channel, check_role(role) if role is not None else None)
+        return MemoryPool.scope(asked_agent or default_agent, project, channel, role)
     entry = keys.identify(_bearer(request))
     if asked_agent is not None and asked_agent != entry.agent_id:
         raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
-    return Scope(entry.agent_id, project, channel, _role(entry, role))
+    return MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))
 
 
 def _role(entry: KeyEntry, asked: Any) -> str | None:
@@ -239,7 +192,7 @@ def _role(entry: KeyEntry, asked: Any) -> str | None:
         return entry.roles[0] if entry.roles else None
     if asked not in entry.roles:
         raise AccessDenied("this key may not read in that role")
-    return check_role(asked)
+    return str(asked)
 
 
 def _bearer(request: Request) -> str | None:

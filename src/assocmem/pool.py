@@ -1,0 +1,79 @@
+"""`MemoryPool`: one store served to many callers, one writer and a pool of readers.
+
+Invariants: every write goes through the one writer connection; a reader never
+writes, not even the access clock a read advances (it is kept on the writer); each
+`Memory` handed out sees the caller's scope over the same vector space, and a read
+runs the vector arm on its own reader connection, inside its own snapshot.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from assocmem.memory import Memory, checked_scope
+from assocmem.store import Store, open_store
+from assocmem.types import Scope
+from assocmem.vectors.embedders import Embedder, load_embedder
+from assocmem.vectors.space import VectorSpace
+
+READERS = 4
+
+
+class MemoryPool:
+    """The store at ``target`` opened once for writing and ``readers`` times for reading.
+
+    ``embedder`` (an `Embedder` or a registered name) attaches one vector space that
+    every caller shares.
+    """
+
+    def __init__(
+        self, target: str, *, readers: int = READERS, embedder: Embedder | str | None = None
+    ) -> None:
+        self._writer = open_store(target)
+        self._readers: queue.Queue[Store] = queue.Queue()
+        try:
+            for _ in range(readers):
+                reader = open_store(target)
+                reader.keep_access_clock_in(self._writer)
+                self._readers.put(reader)
+            model = load_embedder(embedder) if isinstance(embedder, str) else embedder
+            self._space = VectorSpace.checked(self._writer, model) if model else None
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def scope(
+        agent_id: str, project_id: str = "", channel: str = "", role: str | None = None
+    ) -> Scope:
+        """A caller's scope, checked as `Memory` checks its own."""
+        return checked_scope(agent_id, project_id, channel, role)
+
+    @contextmanager
+    def writer(self, scope: Scope) -> Iterator[Memory]:
+        """A `Memory` for ``scope`` on the writer connection."""
+        yield Memory.attached(self._writer, scope, self._space)
+
+    @contextmanager
+    def reader(self, scope: Scope) -> Iterator[Memory]:
+        """A `Memory` for ``scope`` on a reader connection, returned to the pool after."""
+        store = self._readers.get()
+        try:
+            yield Memory.attached(store, scope, self._space)
+        finally:
+            self._readers.put(store)
+
+    def check(self) -> None:
+        """Raise unless a reader answers a query (readiness)."""
+        store = self._readers.get()
+        try:
+            store.size()
+        finally:
+            self._readers.put(store)
+
+    def close(self) -> None:
+        self._writer.close()
+        while not self._readers.empty():
+            self._readers.get().close()
