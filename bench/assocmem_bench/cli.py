@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo
+from . import core, embed_speed, locomo, statements
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,6 +65,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seconds", type=float, default=60.0, help="load duration")
     p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
     p.set_defaults(handler=_server)
+
+    doc = "statements and write transactions behind one declaring write and one text read"
+    p = benches.add_parser("statements", help=doc, description=doc)
+    p.add_argument("--out", default="bench-statements.json", help="where to write the JSON")
+    p.add_argument("--memories", type=int, default=1000, help="notes in the store read")
+    p.set_defaults(handler=_statements)
 
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
@@ -125,6 +131,12 @@ def _learning(args: argparse.Namespace) -> int:
     if "locomo" in report:
         overall = report["locomo"]["recall@10"]["overall(1-4)"]
         print(f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}")
+    return 0
+
+
+def _statements(args: argparse.Namespace) -> int:
+    report = statements.run(args.out, memories=args.memories)
+    print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
     return 0
 
 

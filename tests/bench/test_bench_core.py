@@ -54,3 +54,12 @@ def test_core_benchmark_smoke(db: str, tmp_path: Path, monkeypatch: pytest.Monke
         0 < size["read_concepts"]["hops_1"]["p50_ms"] <= size["read_concepts"]["hops_1"]["p95_ms"]
     )
     assert report["environment"]["backend"] in ("sqlite", "postgresql")
+
+
+def test_statements_benchmark_counts_one_write_transaction(tmp_path: Path) -> None:
+    statements = pytest.importorskip("assocmem_bench.statements")
+    report = statements.run(str(tmp_path / "s.json"), memories=50)
+    assert json.loads((tmp_path / "s.json").read_text()) == report
+    assert report["declaring_write"]["write_transactions"] == 1
+    assert report["text_read"]["pragma_data_version"] == 1
+    assert report["text_read"]["statements"] > 0
