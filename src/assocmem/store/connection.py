@@ -27,6 +27,9 @@ from assocmem.types import Scope
 # Generous: a busy store should slow writers down, not drop their writes.
 BUSY_TIMEOUT_S = 30.0
 SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
+# The store_info key a forget bumps when it deletes concept names: a connection's
+# cached name -> id map is stale once it moves (`_check_concept_cache`).
+CONCEPTS_EPOCH = "concepts_forgotten"
 
 
 def roles_of(key: str) -> list[str]:
@@ -88,6 +91,10 @@ class SQLConnection:
         # Concepts created inside the open transaction: cached only once it commits,
         # or a rolled-back id could be handed out again for another name.
         self._pending_concepts: dict[str, int] = {}
+        # The CONCEPTS_EPOCH the concept cache was filled under, and the transaction
+        # token it was last read in (a forget elsewhere deletes names; see forget.py).
+        self._concepts_epoch: Any = None
+        self._epoch_read_in: int | None = None
         # This connection's copy of `pending_links` (empty where counts are not buffered).
         self._pending_links = PendingLinks()
         # Outermost transactions and snapshots begun on this connection: a token that
@@ -250,6 +257,19 @@ class SQLConnection:
                 self._conn.execute(statement, params).rowcount
                 for statement, params in _in_chunks(sql, values, before, after)
             )
+
+    def _check_concept_cache(self) -> None:
+        """Drop the cached concept ids if a forget deleted concept names since they
+        were read (once per transaction or snapshot; every time outside one)."""
+        token = self._transactions if self._depth else None
+        if token is not None and token == self._epoch_read_in:
+            return
+        rows = self._query("SELECT value FROM store_info WHERE key = ?", [CONCEPTS_EPOCH])
+        epoch = rows[0][0] if rows else None
+        if epoch != self._concepts_epoch:
+            self._concept_cache.clear()
+            self._concepts_epoch = epoch
+        self._epoch_read_in = token
 
     # -- scope layers -----------------------------------------------------------
 

@@ -6,16 +6,25 @@ feedback learned between surviving concepts stays), and every link or lesson of
 a concept no remaining memory of the agent carries; the latest remaining value
 of a key it held becomes current again; triggers remove its mentions, relations,
 full-text and vector rows. It all happens in one write transaction.
+
+Erasure (SPEC C12): once `delete_memories` returns, the bytes of the forgotten text,
+of an author no remaining memory of the layer names, and of a concept name nothing
+remaining carries are gone from the store's files too: the name rows are deleted,
+feedback log rows that rated only forgotten memories or named a forgotten concept
+are deleted, the backend purges its text index in the transaction
+(`_purge_text_index`) and, once committed, rewrites what still holds dead bytes
+(`_scrub_files`: SQLite's WAL, PostgreSQL's dead tuples).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.connection import CONCEPTS_EPOCH, SQLConnection
 from assocmem.store.params import in_list, translated
 from assocmem.types import Scope
 
@@ -38,11 +47,22 @@ class ForgetQueries(SQLConnection):
                 f" AND {in_list('scope_id', layers)}",
                 [*seqs, *layers],
             )
+            seqs = [seq for seq, _ in found]
+            authors = self._query_in(
+                "SELECT DISTINCT scope_id, author FROM memories WHERE author IS NOT NULL"
+                " AND seq IN (?*)",
+                seqs,
+            )
+            rated = [f for (f,) in self._query_in(
+                "SELECT DISTINCT feedback_id FROM feedback_items WHERE memory_seq IN (?*)", seqs
+            )]  # fmt: skip
+            touched: set[int] = set()
             for seq, layer in found:
                 rows = self._query(
                     "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
                 )
                 concepts = [c for (c,) in rows]
+                touched.update(concepts)
                 key = self._query(
                     "SELECT agent_id, project_id, channel, key_subject, key_relation FROM memories"
                     " WHERE seq = ? AND key_subject IS NOT NULL AND status = 'active'",
@@ -56,7 +76,88 @@ class ForgetQueries(SQLConnection):
                 if key:
                     self._reactivate(key[0])
                 self._drop_orphan_links(scope.agent_id, concepts)
-            return len(found)
+            if found:
+                self._drop_orphan_authors(authors)
+                self._drop_orphan_feedback(rated, self._drop_orphan_concepts(sorted(touched)),
+                                           scope.agent_id)  # fmt: skip
+                self._purge_text_index()
+        if found and not self._depth:
+            self._scrub_files()
+        return len(found)
+
+    def _purge_text_index(self) -> None:
+        """Rewrite the full-text index so no deleted row's terms survive in it
+        (inside the forget's transaction); nothing where deletes leave no segments."""
+
+    def _scrub_files(self) -> None:
+        """After a forget commits: rewrite what still holds the deleted bytes."""
+
+    def _drop_orphan_authors(self, authors: Sequence[tuple[int, str]]) -> None:
+        # A layer's author list is a cue readers match questions against: a name
+        # no remaining memory of the layer carries would give the forgotten one back.
+        self._conn.executemany(
+            "DELETE FROM authors WHERE scope_id = ? AND author = ? AND NOT EXISTS"
+            " (SELECT 1 FROM memories WHERE scope_id = ? AND author = ?)",
+            [(layer, name, layer, name) for layer, name in authors],
+        )
+
+    def _drop_orphan_concepts(self, concepts: Sequence[int]) -> list[str]:
+        """Delete the names of ``concepts`` nothing remaining refers to (any agent's
+        memory, link, lesson or pending count); the names deleted."""
+        if not concepts:
+            return []
+        self._fold_links()  # a write since this transaction's fold cannot have run
+        orphans = self._query_in(
+            "SELECT id, name FROM concepts c WHERE id IN (?*)"
+            " AND NOT EXISTS (SELECT 1 FROM memory_concepts WHERE concept_id = c.id)"
+            " AND NOT EXISTS (SELECT 1 FROM links WHERE a = c.id)"
+            " AND NOT EXISTS (SELECT 1 FROM links WHERE b = c.id)"
+            " AND NOT EXISTS (SELECT 1 FROM lessons WHERE concept_id = c.id)"
+            " AND NOT EXISTS (SELECT 1 FROM lesson_concepts WHERE concept_id = c.id)",
+            concepts,
+        )
+        if not orphans:
+            return []
+        self._execute_in("DELETE FROM concepts WHERE id IN (?*)", [i for i, _ in orphans])
+        # Every connection's cached name -> id map may hold these: bump the epoch
+        # that tells them to drop it, and drop ours.
+        self._conn.execute(
+            "INSERT INTO store_info (key, value) VALUES (?, '1') ON CONFLICT (key)"
+            " DO UPDATE SET value = CAST(CAST(store_info.value AS INTEGER) + 1 AS TEXT)",
+            [CONCEPTS_EPOCH],
+        )
+        self._concept_cache.clear()
+        self._concepts_epoch = None
+        return [name for _, name in orphans]
+
+    def _drop_orphan_feedback(self, rated: Sequence[int], names: Sequence[str],
+                              agent_id: str) -> None:  # fmt: skip
+        # A logged call that rated nothing but forgotten memories, or whose question
+        # named a concept now forgotten, would keep their trace: it goes whole (the
+        # log is append-only, never edited; what it taught is in links and lessons).
+        if rated:
+            self._execute_in(
+                "DELETE FROM feedback WHERE id IN (?*) AND NOT EXISTS"
+                " (SELECT 1 FROM feedback_items i WHERE i.feedback_id = feedback.id)",
+                rated,
+            )
+        if not names:
+            return
+        layers = [r[0] for r in self._query("SELECT id FROM scopes WHERE agent_id = ?",
+                                            [agent_id])]  # fmt: skip
+        doomed: set[int] = set()
+        for name in names:
+            pattern = "%" + _like_escaped(json.dumps(name)) + "%"  # as log_feedback wrote it
+            for fid, logged in self._query(
+                f"SELECT id, query_concepts FROM feedback WHERE {in_list('scope_id', layers)}"
+                " AND query_concepts LIKE ? ESCAPE '\\'",
+                [*layers, pattern],
+            ):
+                if name in json.loads(logged):
+                    doomed.add(int(fid))
+        if doomed:
+            self._execute_in("DELETE FROM feedback_items WHERE feedback_id IN (?*)", sorted(doomed))
+            self._execute_in("DELETE FROM feedback WHERE id IN (?*)", sorted(doomed))
 
     def _reactivate(self, key: Sequence[Any]) -> None:
         # The key's current value was forgotten: the latest remaining observation of
@@ -115,3 +216,8 @@ class ForgetQueries(SQLConnection):
             " AND feedback_count = 0",
             [(layer, a, b) for _, _, layer, a, b in rows],
         )
+
+
+def _like_escaped(text: str) -> str:
+    """``text`` matched literally by LIKE ... ESCAPE '\\'."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -291,6 +291,25 @@ class PostgresStore(SQLStore):
     def _after_commit(self) -> None:
         self._refresh_statistics()  # a write nested in a caller's transaction counts too
 
+    # -- erasure (issue 17, item 5) ----------------------------------------------
+
+    # Every table a forget deletes rows from: their dead tuples keep the bytes.
+    _FORGET_TABLES = (
+        "memories", "memory_concepts", "concepts", "authors", "links", "lessons",
+        "lesson_concepts", "feedback", "feedback_items", "vectors", "entity_mentions",
+        "relations",
+    )  # fmt: skip
+
+    def _scrub_files(self) -> None:
+        # A delete only marks tuples dead, and a plain VACUUM prunes them but leaves
+        # their bytes in the pages' free space (measured: text and author found in
+        # the heap and an index after it). VACUUM FULL writes each table and its
+        # indexes into new files and unlinks the old ones. It holds an exclusive lock
+        # on each table while it copies it (readers wait; cost grows with the store)
+        # and cannot run in a transaction: this connection is autocommit between them.
+        with self._lock:
+            self._conn.execute("VACUUM FULL " + ", ".join(self._FORGET_TABLES))
+
     def _planned_rows(self) -> int:
         """How many memories the planner believes there are (0 before any ANALYZE)."""
         row = self._conn.execute(

@@ -151,6 +151,7 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
+        self._check_concept_cache()
         cache, pending = self._concept_cache, self._pending_concepts
         missing = [n for n in dict.fromkeys(names) if n not in cache and n not in pending]
         if missing:
@@ -228,6 +229,7 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
+        self._check_concept_cache()
         missing = [n for n in names if n not in self._concept_cache]
         if missing:
             self._concept_cache.update(self._lookup_concepts(missing))

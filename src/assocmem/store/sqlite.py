@@ -8,7 +8,9 @@ triggers in the write's transaction; sqlite3 exceptions are translated.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -57,6 +59,16 @@ class SQLiteStore(SQLStore):
 
     driver_errors = (sqlite3.Error,)
     buffers_link_counts = True
+    # -- WAL bounds (issue 17, item 6) --
+    # A checkpoint copies the WAL into the file every `wal_pages` pages and, when no
+    # reader still needs its frames, restarts it; `wal_limit_bytes` is what the file
+    # is truncated back to then. A reader holding an old snapshot stops a restart, so
+    # after a commit that finds the WAL over the limit, the writer retries one
+    # truncating checkpoint (without waiting on readers) at most every
+    # `wal_retry_s` seconds: once the reader lets go, the WAL shrinks again.
+    wal_pages = 4000  # 16 MiB of 4 KiB pages
+    wal_limit_bytes = 64 * 1024 * 1024
+    wal_retry_s = 1.0
 
     def __init__(self, path: str, *, synchronous: str = "normal") -> None:
         if synchronous not in SYNCHRONOUS:
@@ -88,7 +100,13 @@ class SQLiteStore(SQLStore):
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -262144")  # 256 MiB page cache
         conn.execute("PRAGMA mmap_size = 268435456")  # 256 MiB of the file mapped
-        conn.execute("PRAGMA wal_autocheckpoint = 10000")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {self.wal_pages}")
+        conn.execute(f"PRAGMA journal_size_limit = {self.wal_limit_bytes}")
+        # Deleted content is overwritten with zeros, so a forgotten text leaves no
+        # bytes in freed cells or pages (issue 17, item 5).
+        conn.execute("PRAGMA secure_delete = ON")
+        self._wal_retry_at = 0.0
+        self._scrub_pending = False  # a forget's WAL truncation a reader blocked
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -121,6 +139,61 @@ class SQLiteStore(SQLStore):
 
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
+
+    # -- erasure and the WAL (issue 17, items 5 and 6) --------------------------
+
+    def _purge_text_index(self) -> None:
+        # FTS5's 'delete' only appends a tombstone; the deleted row's terms stay in
+        # the older segments until they are merged. 'optimize' merges every segment
+        # into one, rewriting the index without them (the freed pages are zeroed by
+        # secure_delete). SQLite 3.42's 'secure-delete' option would avoid the full
+        # rewrite; this library supports older SQLite.
+        self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+
+    def _scrub_files(self) -> None:
+        # The old pages of everything the forget rewrote are still frames of the
+        # WAL: copy the WAL back and truncate it to zero bytes.
+        # A reader still in an old snapshot blocks that for up to the busy timeout;
+        # then the caller hears so, and every later commit retries until it passes.
+        self._scrub_pending = not self._checkpoint(wait=True)
+        if self._scrub_pending:
+            raise StoreBusy(
+                "the memories are forgotten, but a reader holding an old snapshot keeps"
+                " their bytes in the WAL; the next checkpoint after it ends erases them"
+            )
+
+    def _after_commit(self) -> None:
+        if not self._scrub_pending and (
+            self._wal_retry_at > time.monotonic() or self._wal_bytes() <= self.wal_limit_bytes
+        ):
+            return
+        if self._checkpoint(wait=False):
+            self._scrub_pending = False
+        self._wal_retry_at = time.monotonic() + self.wal_retry_s
+
+    def _wal_bytes(self) -> int:
+        try:
+            return os.stat(self.path + "-wal").st_size
+        except OSError:  # ':memory:', or no WAL yet
+            return 0
+
+    def _checkpoint(self, *, wait: bool) -> bool:
+        """Copy the WAL into the file and truncate it; whether it went through (a
+        reader of an old snapshot blocks it; ``wait``: for the busy timeout)."""
+        with self._lock:
+            if self._depth:
+                return False
+            try:
+                if not wait:
+                    self._conn.execute("PRAGMA busy_timeout = 0")
+                try:
+                    (busy, _, _) = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                finally:
+                    if not wait:
+                        self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            except sqlite3.Error:
+                return False
+            return not busy
 
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return condition_sql(condition, alias)
