@@ -3,7 +3,8 @@
 - load: concurrent clients doing mixed write/read/feedback for a while: requests/s
   and p50/p95 latency; afterwards every acknowledged write must be in the store and
   each client's learned link weight must equal what its acknowledged feedback
-  taught, replayed in order (0 lost);
+  taught, replayed in order (0 lost); and the size of the SQLite WAL, sampled
+  through the load (max) and once it ends (end), beside the database file;
 - crash: the same load, the server killed with SIGKILL mid-run and restarted:
   every acknowledged write present and ``PRAGMA integrity_check`` ok;
 - fuzz: schemathesis against the served OpenAPI schema, a bounded number of cases
@@ -140,13 +141,33 @@ def _verify(db: str, workers: list[Worker]) -> dict[str, int]:
     return {"acknowledged_writes_missing": missing, "clients_with_wrong_weight": wrong}
 
 
+def _size_mb(path: str) -> float:
+    try:
+        return os.stat(path).st_size / 1e6
+    except OSError:
+        return 0.0
+
+
+def _sample_wal(db: str, stop: threading.Event, peak: list[float]) -> None:
+    """Keep the largest size of ``db``'s WAL seen until ``stop`` in ``peak[0]``."""
+    while not stop.wait(0.05):
+        peak[0] = max(peak[0], _size_mb(db + "-wal"))
+
+
 def load_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
     db, keys, port = str(folder / "load.db"), str(folder / "keys.json"), _free_port()
     workers = [Worker(n, add_key(keys, f"agent{n}")[1]) for n in range(clients)]
     server = _serve(db, keys, port)
+    peak, sampled = [0.0], threading.Event()
+    sampler = threading.Thread(target=_sample_wal, args=(db, sampled, peak))
+    sampler.start()
     try:
         elapsed = _load(f"http://127.0.0.1:{port}", workers, seconds)
+        time.sleep(1.0)  # the server's last commits and checkpoints settle
     finally:
+        sampled.set()
+        sampler.join()
+        wal_end, db_end = _size_mb(db + "-wal"), _size_mb(db)
         server.terminate()
         server.wait(timeout=30)
     latencies = [ms for w in workers for ms in w.latencies]
@@ -161,6 +182,9 @@ def load_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
         "errors": sum(w.errors for w in workers),
         "writes_acknowledged": sum(len(w.written) for w in workers),
         "feedback_acknowledged": sum(len(w.rated) for w in workers),
+        "wal_max_mb": round(max(peak[0], wal_end), 2),
+        "wal_end_mb": round(wal_end, 2),
+        "db_mb": round(db_end, 2),
         **_verify(db, workers),
     }
 
