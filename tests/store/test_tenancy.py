@@ -3,10 +3,13 @@ counts another tenant's activity (SPEC C12). On both backends."""
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
-from tests.conftest import Target
+from assocmem.store.migrations import migrations
+from tests.conftest import Target, raw_query
 
 KEY = ("db", "host")
 EARLY, LATE = "2024-05-01T12:00:00Z", "2024-06-01T12:00:00Z"
@@ -140,3 +143,37 @@ def test_graph_orientation_does_not_depend_on_who_used_a_word_first(
     with Memory(shared, agent_id="a") as a:
         assert _edges(a) == expected
     assert ("appl", "zebra", 1.0) in expected  # two starts linked: by name, not by id
+
+
+def test_the_migration_gives_a_class_its_retired_value_back_and_ids_a_public_face(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "old.db")
+    conn = sqlite3.connect(path)  # a store as 0008 left it: ops's value retired the plain one
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, sql in migrations("sqlite"):
+        if name >= "0009":
+            break
+        conn.executescript(sql)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, '2026-01-01')", (name,))
+    conn.executemany(
+        "INSERT INTO scopes (id, agent_id, project_id, channel, access) VALUES (?, 'a', '', '', ?)",
+        [(1, ""), (2, "ops")],
+    )
+    rows = [("P1", 1, "superseded", EARLY), ("R1", 2, "active", LATE)]
+    conn.executemany(
+        "INSERT INTO memories (id, scope_id, agent_id, text, kind, observed_at, fingerprint,"
+        " dedupe_key, created_at, key_subject, key_relation, status)"
+        " VALUES (?, ?, 'a', ?, 'semantic', ?, ?, ?, ?, 'db', 'host', ?)",
+        [(i, layer, f"text {i}", at, i, i, at, status) for i, layer, status, at in rows],
+    )
+    conn.execute(
+        "INSERT INTO feedback (scope_id, query_concepts, outcome, created_at)"
+        " VALUES (1, '[]', 1.0, 'now')"
+    )
+    conn.commit()
+    conn.close()
+    with Memory(path, agent_id="a") as plain:
+        assert [(r.id, r.status) for r in plain.history(KEY)] == [("P1", "active")]
+    public = raw_query(path, "SELECT public_id FROM feedback")
+    assert public[0][0] is not None and public[0][0] > 1
