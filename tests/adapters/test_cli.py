@@ -102,7 +102,7 @@ def test_graph_commands(capsys: pytest.CaptureFixture[str], db_path: str) -> Non
     code, out, _ = run(
         capsys, db_path, "--json", "declare", associations, "--anchor", f"mem:{memory_id}"
     )
-    assert code == 0 and json.loads(out)["relations"] == [1]
+    assert code == 0 and len(json.loads(out)["relations"]) == 1  # ids are random (i17)
     code, out, _ = run(capsys, db_path, "--json", "traverse", "mizeye")
     assert [e["name"] for e in json.loads(out)["entities"]] == ["MizEye", "Kirari"]
     code, out, _ = run(capsys, db_path, "reconstruct", "who maintains MizEye")

@@ -50,7 +50,7 @@ def script(m: Any) -> dict[str, Any]:
     out["traverse"] = m.traverse("gateway", max_hops=2)
     out["reconstruct"] = m.reconstruct("what fixed the flaky call?", count=3)
     out["resolve"] = m.resolve("Gateway", "runs on")
-    out["retract"] = m.retract(relation_ids=[1])
+    out["retract"] = m.retract(relation_ids=list(out["declare"].relations))
     out["history"] = m.history(("svc", "fix"))
     out["contradictions"] = m.contradictions()
     out["retain"] = m.retain()
@@ -82,6 +82,8 @@ def normalized(value: Any) -> Any:
         if isinstance(v, str):
             v = ULID.sub(lambda m: names.setdefault(m.group(), f"<id{len(names)}>"), v)
             return NOW.sub("<now>", v)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 2**32:
+            return f"<n{names.setdefault(str(v), str(len(names)))}>"  # a random public id
         if isinstance(v, float):
             return round(v, 9)
         return v

@@ -256,7 +256,7 @@ def _bundles(
             )
         if normalize_text(row.predicate) in ROLES:
             role = Role(normalize_text(row.predicate), refs[row.subject_id], refs[row.object_id],
-                        row.id)  # fmt: skip
+                        row.public_id)  # fmt: skip
             for seq in (row.subject_id, row.object_id):
                 roles.setdefault(seq, []).append(role)
     return _Stage2(bundles, bundled_into, roles)

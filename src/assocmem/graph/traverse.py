@@ -79,10 +79,11 @@ def traverse(store: Store, view: View, name: str, max_hops: int, limit: int) -> 
         refs_cut = _count_beyond(store, view, entity_id, limit) if len(seqs) > limit else 0
         refs_cut_total += refs_cut
         hops, via = reached[entity_id]
-        entities.append(
-            Entity(row.id, row.name, row.aliases, row.declared_by, hops, via, refs, refs_cut)
-        )
-    names = {e.id: e.name for e in entities}
+        # A caller sees public ids only: the internal ones count every agent's rows.
+        via_id = relations[via].public_id if via is not None else None
+        entities.append(Entity(row.public_id, row.name, row.aliases, row.declared_by, hops,
+                               via_id, refs, refs_cut))  # fmt: skip
+    names = {entity_id: rows_by_id[entity_id].name for entity_id in kept}
     listed = [
         _relation_view(store, r, names)
         for r in sorted(relations.values(), key=lambda r: r.id)
@@ -130,7 +131,7 @@ def _relation_view(store: Store, row: RelationRow, names: Mapping[int, str]) -> 
 
     anchor = _refs(store, [row.anchor_seq])[0] if row.anchor_seq else None
     return Relation(
-        id=row.id,
+        id=row.public_id,
         subject=end(row.subject_kind, row.subject_id),
         predicate=row.predicate,
         object=end(row.object_kind, row.object_id),

@@ -185,12 +185,16 @@ def apply_feedback(
 def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Graph:
     """The links around ``concepts`` out to ``depth`` hops (any weight), breadth first.
 
-    Each edge points away from the concept it was reached from.
+    Each edge points away from the concept it was reached from; one between two
+    concepts reached at the same hop points from the name that sorts first. Concept
+    ids are store-wide and in creation order, so no orientation may depend on them:
+    it would tell whether another agent used a word first.
     """
     start = store.concept_ids(concepts)
     seen = set(start.values())
     frontier, truncated = list(seen), False
     edges: dict[tuple[int, int], tuple[int, int, LinkRow]] = {}
+    tied: set[tuple[int, int]] = set()
     for _ in range(depth):
         if not frontier:
             break
@@ -202,12 +206,18 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
             if (row.a, row.b) in edges:
                 continue
             src, dst = (row.a, row.b) if row.a in in_frontier else (row.b, row.a)
+            if dst in in_frontier:
+                tied.add((row.a, row.b))  # both ends reached at this hop: oriented by name
             edges[(row.a, row.b)] = (src, dst, row)
             if dst not in seen:
                 seen.add(dst)
                 nxt.append(dst)
         frontier = nxt
     names = store.concept_names(sorted({c for src, dst, _ in edges.values() for c in (src, dst)}))
+    for pair in tied:
+        src, dst, row = edges[pair]
+        if names[dst] < names[src]:
+            edges[pair] = (dst, src, row)
     result = [
         Edge(
             source=names[src],

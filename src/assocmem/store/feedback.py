@@ -1,7 +1,8 @@
 """Feedback in SQL: the append-only log of rated answers and each memory's valence.
 
 A mixin of `SQLStore`. Invariants: the log is appended to, never edited (a
-trigger refuses updates); valence moves toward each outcome by a bounded rate in
+trigger refuses updates), and a call is known to its caller only by a random
+id, never by the store-wide sequence; valence moves toward each outcome by a bounded rate in
 one statement, so concurrent feedback never loses a move.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 
 from assocmem.store.connection import SQLConnection, roles_of
 from assocmem.store.params import translated
+from assocmem.store.protocol import new_public_id
 from assocmem.text import times
 from assocmem.types import Scope
 
@@ -48,15 +50,19 @@ class FeedbackQueries(SQLConnection):
         outcome: float,
     ) -> int:
         with self.transaction():
-            (feedback_id,) = self._conn.execute(
-                "INSERT INTO feedback (scope_id, query_concepts, outcome, created_at)"
-                " VALUES (?,?,?,?) RETURNING id",
-                (self._own_layer(scope, roles_of(access)), json.dumps(list(concepts)), outcome,
-                 times.now()),
-            ).fetchone()  # fmt: skip
+            layer, row = self._own_layer(scope, roles_of(access)), None
+            while row is None:  # a clash of random ids is retried, never surfaced
+                public_id = new_public_id()
+                row = self._conn.execute(
+                    "INSERT INTO feedback (scope_id, query_concepts, outcome, created_at,"
+                    " public_id) VALUES (?,?,?,?,?) ON CONFLICT (public_id) DO NOTHING"
+                    " RETURNING id",
+                    (layer, json.dumps(list(concepts)), outcome, times.now(), public_id),
+                ).fetchone()
+            (feedback_id,) = row
             self._conn.executemany(
                 "INSERT INTO feedback_items (feedback_id, memory_seq)"
                 " SELECT ?, seq FROM memories WHERE id = ? ON CONFLICT DO NOTHING",
                 [(feedback_id, memory_id) for memory_id in ids],
             )
-            return int(feedback_id)
+            return public_id

@@ -64,7 +64,8 @@ class ForgetQueries(SQLConnection):
                 concepts = [c for (c,) in rows]
                 touched.update(concepts)
                 key = self._query(
-                    "SELECT agent_id, project_id, channel, key_subject, key_relation FROM memories"
+                    # i17 tenancy: a key's current value is per layer (access class).
+                    "SELECT scope_id, key_subject, key_relation FROM memories"
                     " WHERE seq = ? AND key_subject IS NOT NULL AND status = 'active'",
                     [seq],
                 )
@@ -164,7 +165,7 @@ class ForgetQueries(SQLConnection):
         # it is current again, as it would be had the forgotten one never been written.
         self._conn.execute(
             "UPDATE memories SET status = 'active' WHERE seq = (SELECT seq FROM memories"
-            " WHERE agent_id = ? AND project_id = ? AND channel = ? AND key_subject = ?"
+            " WHERE scope_id = ? AND key_subject = ?"  # i17 tenancy: per layer
             " AND key_relation = ? AND status = 'superseded' ORDER BY observed_at DESC, seq DESC"
             " LIMIT 1)",
             list(key),

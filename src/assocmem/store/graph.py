@@ -5,7 +5,9 @@ A mixin of `SQLStore`, split off along the seam between the memory store and the
 graph declared on it. Invariants: every row is read only in the reader's
 layers; one normalized alias names at most one entity per layer (a unique
 index); triggers remove every alias, mention and relation whose endpoint or
-anchor is deleted, so no declaration outlives what it names.
+anchor is deleted, so no declaration outlives what it names. A caller sees an
+entity or relation only by its random ``public_id``; the integer key, a
+store-wide sequence, never leaves the engine.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from collections.abc import Sequence
 from assocmem.errors import AliasClash
 from assocmem.store.connection import SQLConnection, roles_of
 from assocmem.store.params import in_list, translated
-from assocmem.store.protocol import EntityRow, RelationRow, View
+from assocmem.store.protocol import EntityRow, RelationRow, View, new_public_id
 from assocmem.text import times
 from assocmem.types import Scope
 
 _RELATION_COLUMNS = (
     "id, subject_kind, subject_id, predicate, object_kind, object_id, anchor_seq, declared_by,"
-    " declared_at"
+    " declared_at, public_id"
 )
 
 
@@ -48,11 +50,15 @@ class GraphQueries(SQLConnection):
     ) -> int:
         with self.transaction():
             layer = self._own_layer(scope, roles_of(access))
-            (entity,) = self._conn.execute(
-                "INSERT INTO entities (scope_id, name, normalized, declared_by, created_at)"
-                " VALUES (?,?,?,?,?) RETURNING id",
-                [layer, name, normalized, declared_by, times.now()],
-            ).fetchone()
+            entity = None
+            while entity is None:  # a clash of random ids is retried, never surfaced
+                entity = self._conn.execute(
+                    "INSERT INTO entities (scope_id, name, normalized, declared_by, created_at,"
+                    " public_id) VALUES (?,?,?,?,?,?) ON CONFLICT (public_id) DO NOTHING"
+                    " RETURNING id",
+                    [layer, name, normalized, declared_by, times.now(), new_public_id()],
+                ).fetchone()
+            (entity,) = entity
             self.add_alias(scope, entity, name, normalized, access)
             return int(entity)
 
@@ -107,20 +113,22 @@ class GraphQueries(SQLConnection):
             layer = self._own_layer(scope, roles_of(access))
             key = [layer, subject[0], subject[1], predicate_normalized, object_[0], object_[1],
                    anchor_seq]  # fmt: skip
-            self._conn.execute(
-                "INSERT INTO relations (scope_id, subject_kind, subject_id, predicate,"
-                " predicate_normalized, object_kind, object_id, anchor_seq, declared_by,"
-                " declared_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-                [layer, subject[0], subject[1], predicate, predicate_normalized, object_[0],
-                 object_[1], anchor_seq, declared_by, times.now()],
-            )  # fmt: skip
-            (relation,) = self._conn.execute(
-                "SELECT id FROM relations WHERE scope_id = ? AND subject_kind = ?"
+            found = self._conn.execute(
+                "SELECT public_id FROM relations WHERE scope_id = ? AND subject_kind = ?"
                 " AND subject_id = ? AND predicate_normalized = ? AND object_kind = ?"
                 " AND object_id = ? AND anchor_seq = ?",
                 key,
             ).fetchone()
-            return int(relation)
+            while found is None:  # a clash of random ids is retried, never surfaced
+                found = self._conn.execute(
+                    "INSERT INTO relations (scope_id, subject_kind, subject_id, predicate,"
+                    " predicate_normalized, object_kind, object_id, anchor_seq, declared_by,"
+                    " declared_at, public_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+                    " ON CONFLICT (public_id) DO NOTHING RETURNING public_id",
+                    [layer, subject[0], subject[1], predicate, predicate_normalized, object_[0],
+                     object_[1], anchor_seq, declared_by, times.now(), new_public_id()],
+                ).fetchone()  # fmt: skip
+            return int(found[0])
 
     @translated
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
@@ -134,12 +142,15 @@ class GraphQueries(SQLConnection):
         ):
             aliases.setdefault(entity, []).append(alias)
         rows = self._query_in(
-            "SELECT id, scope_id, name, declared_by, created_at FROM entities WHERE id IN (?*)",
+            "SELECT id, scope_id, name, declared_by, created_at, public_id FROM entities"
+            " WHERE id IN (?*)",
             unique,
         )
         return {
-            entity: EntityRow(entity, layer, name, by, created, tuple(aliases.get(entity, [])))
-            for entity, layer, name, by, created in rows
+            entity: EntityRow(
+                entity, layer, name, by, created, tuple(aliases.get(entity, [])), public
+            )  # fmt: skip
+            for entity, layer, name, by, created, public in rows
         }
 
     @translated
@@ -215,7 +226,7 @@ class GraphQueries(SQLConnection):
             return 0, 0
         with self.transaction():
             removed = self._execute_in(
-                f"DELETE FROM relations WHERE id IN (?*) AND {in_list('scope_id', layers)}",
+                f"DELETE FROM relations WHERE public_id IN (?*) AND {in_list('scope_id', layers)}",
                 relation_ids,
                 after=layers,
             )

@@ -21,6 +21,7 @@ from assocmem.store.rows import (
     VectorRows,
     View,
     new_id,
+    new_public_id,
 )
 from assocmem.types import Record, Scope, Stats, WriteResult
 
@@ -37,6 +38,7 @@ __all__ = [
     "VectorRows",
     "View",
     "new_id",
+    "new_public_id",
 ]
 
 
@@ -271,7 +273,8 @@ class Store(abc.ABC):
         concepts: Sequence[str],
         outcome: float,
     ) -> int:
-        """Append one row to the feedback log in the scope's layer of ``access``; its id."""
+        """Append one row to the feedback log in the scope's layer of ``access``; its
+        public id (random: it counts nobody's calls)."""
 
     @abc.abstractmethod
     def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]:
@@ -317,7 +320,8 @@ class Store(abc.ABC):
         declared_by: str,
         access: str = "",
     ) -> int:
-        """Store a relation in the scope's own layer of ``access`` (or find the same one)."""
+        """Store a relation in the scope's own layer of ``access`` (or find the same one);
+        its public id (random, see `RelationRow`)."""
 
     @abc.abstractmethod
     def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
@@ -347,7 +351,8 @@ class Store(abc.ABC):
     def retract(
         self, scope: Scope, relation_ids: Sequence[int], mentions: Sequence[tuple[int, int]]
     ) -> tuple[int, int]:
-        """Remove relations and ``(entity, memory)`` mentions from the reader's layers."""
+        """Remove relations (by public id) and ``(entity, memory)`` mentions from the
+        reader's layers."""
 
     @abc.abstractmethod
     def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int:

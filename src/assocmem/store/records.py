@@ -4,8 +4,10 @@ hydration of records, the access clock, the scan and the counts.
 A mixin of `SQLStore`. Invariants: a write is one transaction in which the memory,
 its concepts, vector and co-occurrence counts land together or not at all; a
 refused duplicate writes nothing, not even to the record it duplicates; one
-active record holds a key per scope (a unique index), and a new value retires
-the current one only once it is itself stored.
+active record holds a key per scope layer, that is per access class (a unique
+index), so a restricted value never retires a plain one nor the reverse; a new
+value retires the current one only once it is itself stored; and a result
+names only records the writer can read.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
-from assocmem.store.connection import SQLConnection, access_key
+from assocmem.store.connection import SQLConnection, access_key, readable_by
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import RankFields, Store, View, new_id
 from assocmem.text import times
@@ -89,7 +91,7 @@ class MemoryRecords(SQLConnection):
         self, scope: Scope, layer: int, memory: NewMemory, now: str
     ) -> tuple[WriteResult, int | None]:
         memory_id = new_id()
-        current = self._current_for_key(scope, memory) if memory.key else None
+        current = self._current_for_key(layer, memory) if memory.key else None
         history = current is not None and memory.observed_at < current[1]
         # One record is active per key (a unique index): a new value is inserted as
         # superseded and made current only once stored, so a refused duplicate
@@ -130,7 +132,10 @@ class MemoryRecords(SQLConnection):
                     (row[0], current[0]),
                 )
                 self._conn.execute("UPDATE memories SET status = 'active' WHERE seq = ?", (row[0],))
-            retired = (current[2],) if current else ()
+            # The retired record is in the writer's class; a writer outside that class
+            # (writing for roles it lacks) is not told which record it was.
+            readable = readable_by(access_key(memory.access), scope.role)
+            retired = (current[2],) if current and readable else ()
             return WriteResult(id=memory_id, stored=True, concepts=names,
                                superseded=retired), row[0]  # fmt: skip
         (existing,) = self._conn.execute(
@@ -139,13 +144,14 @@ class MemoryRecords(SQLConnection):
         ).fetchone()
         return WriteResult(id=existing, stored=False, reason="duplicate"), None
 
-    def _current_for_key(self, scope: Scope, memory: NewMemory) -> tuple[int, str, str] | None:
-        """The active record holding ``memory``'s key in its scope: (seq, observed_at, id)."""
+    def _current_for_key(self, layer: int, memory: NewMemory) -> tuple[int, str, str] | None:
+        """The active record holding ``memory``'s key in its layer (its scope and access
+        class): (seq, observed_at, id)."""
         assert memory.key is not None
         row = self._conn.execute(
-            "SELECT seq, observed_at, id FROM memories WHERE agent_id = ? AND project_id = ?"
-            " AND channel = ? AND key_subject = ? AND key_relation = ? AND status = 'active'",
-            (scope.agent_id, scope.project_id, scope.channel, *memory.key),
+            "SELECT seq, observed_at, id FROM memories WHERE scope_id = ? AND key_subject = ?"
+            " AND key_relation = ? AND status = 'active'",
+            (layer, *memory.key),
         ).fetchone()
         return (int(row[0]), str(row[1]), str(row[2])) if row else None
 

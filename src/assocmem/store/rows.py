@@ -6,6 +6,7 @@ Invariant: every one is frozen, and holds only what the query that made it read.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +28,19 @@ def new_id() -> str:
     """
     value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+
+
+# Public integer ids are drawn from [1, 2^53 - 1]: exact as a JSON number anywhere.
+PUBLIC_ID_MAX = 2**53 - 1
+
+
+def new_public_id() -> int:
+    """A random id for a feedback call, entity or relation as a caller sees it.
+
+    The row's integer key counts every agent's rows; this one counts nothing, so
+    no caller learns from it how much anyone else did.
+    """
+    return secrets.randbelow(PUBLIC_ID_MAX) + 1
 
 
 @dataclass(frozen=True)
@@ -71,7 +85,11 @@ class RankFields:
 
 @dataclass(frozen=True)
 class EntityRow:
-    """A declared entity with every alias it answers to (its name included)."""
+    """A declared entity with every alias it answers to (its name included).
+
+    ``id`` is the internal key (creation order, for the engine's joins and ties);
+    ``public_id`` is the random id a caller sees.
+    """
 
     id: int
     scope_id: int
@@ -79,11 +97,16 @@ class EntityRow:
     declared_by: str
     created_at: str
     aliases: tuple[str, ...]
+    public_id: int
 
 
 @dataclass(frozen=True)
 class RelationRow:
-    """A declared relation as stored: endpoints are entity ids or memory seqs."""
+    """A declared relation as stored: endpoints are entity ids or memory seqs.
+
+    ``id`` is the internal key (creation order: "the most recent relation" is the
+    highest); ``public_id`` is the random id a caller sees (0: not read).
+    """
 
     id: int
     subject_kind: str
@@ -94,6 +117,7 @@ class RelationRow:
     anchor_seq: int
     declared_by: str
     declared_at: str
+    public_id: int = 0
 
 
 @dataclass(frozen=True)
