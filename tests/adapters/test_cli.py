@@ -313,3 +313,20 @@ def test_settings_come_from_the_flag_then_the_environment_then_the_default(
     assert record["agent_id"] == "env-agent"
     (record,) = ok("get", by_default["id"], env=home)
     assert record["agent_id"] == "default"
+
+
+def test_export_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path) -> None:
+    from assocmem import Memory
+
+    db = str(tmp_path / "many.db")
+    with Memory(db) as memory:  # far more than a pipe holds, so export meets the closed pipe
+        memory.write_many([{"text": f"note {n} about the gateway " * 8} for n in range(2000)])
+    pipeline = f"{sys.executable} -m assocmem --db {db} export | head -n 1"
+    done = subprocess.run(
+        pipeline + '; echo "status=${PIPESTATUS[0]}"',
+        shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    first, status = done.stdout.splitlines()
+    assert json.loads(first)["text"].startswith("note 0 ")
+    assert done.stderr == ""
+    assert status == f"status={cli.BROKEN_PIPE}"

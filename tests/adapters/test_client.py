@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from assocmem import AssocmemError, Client, Memory, UnknownMemory  # noqa: E402
+from assocmem import AssocmemError, Client, InvalidInput, Memory, UnknownMemory  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
 from tests.adapters.server_kit import running_server  # noqa: E402
 from tests.conftest import fresh_database  # noqa: E402
@@ -177,3 +177,17 @@ def test_errors_arrive_as_the_same_class(tmp_path: Path) -> None:
         client: Callable[..., Any] = Client(url).feedback
         with pytest.raises(UnknownMemory, match="no memory 'x'"):
             client(["x"], 1.0)
+
+
+def test_a_body_over_the_servers_limit_is_refused_naming_it(tmp_path: Path) -> None:
+    from assocmem.adapters import client as client_module
+    from assocmem.adapters.server import api
+
+    assert client_module.MAX_BODY_BYTES == api.MAX_BODY_BYTES
+    items = [{"text": f"note {n} " + "x" * 60_000} for n in range(150)]  # about 9 MB
+    with running_server(str(tmp_path / "big.db")) as url:
+        client = Client(url)
+        with pytest.raises(InvalidInput, match="over the server's limit of 8388608 bytes"):
+            client.write_many(items)
+        assert client.stats().memories == 0
+        assert len(client.write_many(items[:60])) == 60  # within the limit it is served

@@ -100,6 +100,67 @@ def test_oversized_requests_are_refused(served: dict[str, Any]) -> None:
     connection.close()
 
 
+def _chunked(url: str, key: str, chunks: Iterator[bytes]) -> tuple[int, dict[str, Any]]:
+    """POST /v1/write with a chunked body (no content-length); the status and JSON."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url)
+    connection = http.client.HTTPConnection(host.hostname or "", host.port, timeout=60)
+    try:
+        connection.request(
+            "POST", "/v1/write", body=chunks, encode_chunked=True,
+            headers={"content-type": "application/json", "authorization": f"Bearer {key}"},
+        )  # fmt: skip
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_an_oversized_chunked_body_is_refused_with_413(served: dict[str, Any]) -> None:
+    megabyte = b" " * (1024 * 1024)
+    body = iter([b'{"text": "', *[megabyte] * 9, b'"}'])
+    status, answer = _chunked(served["url"], served["alice"], body)
+    assert status == 413
+    assert set(answer["error"]) == {"type", "message", "field"}
+    assert (
+        answer["error"]["type"] == "InvalidInput" and "8388608 bytes" in answer["error"]["message"]
+    )
+
+
+def test_a_chunked_body_within_the_limit_is_served(served: dict[str, Any]) -> None:
+    body = iter([b'{"text": "chunked', b' but small"}'])
+    status, answer = _chunked(served["url"], served["alice"], body)
+    assert status == 200 and len(answer["id"]) == 26
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "status", "error"),
+    [
+        ("POST", "/v1/no_such_operation", 404, "NotFound"),
+        ("GET", "/nowhere", 404, "NotFound"),
+        ("GET", "/v1/write", 405, "InvalidInput"),
+        ("DELETE", "/healthz", 405, "InvalidInput"),
+    ],
+)
+def test_framework_errors_have_the_error_shape(
+    served: dict[str, Any], method: str, route: str, status: int, error: str
+) -> None:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{served['url']}{route}", data=b"{}", method=method)
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(request, timeout=30)
+    answer = json.loads(raised.value.read())
+    assert raised.value.code == status
+    assert set(answer) == {"error"} and set(answer["error"]) == {"type", "message", "field"}
+    assert answer["error"]["type"] == error and route in answer["error"]["message"]
+    if status == 405:
+        assert raised.value.headers["allow"]
+
+
 def test_health_and_readiness(served: dict[str, Any]) -> None:
     import urllib.request
 

@@ -5,7 +5,8 @@ Invariants: every operation of `surface.operations()` is a method here with exac
 generated from the registry by `regenerate()`; a test compares them); each sends only
 the arguments the caller gave (the server applies the same defaults) and returns the
 same frozen types `Memory` returns; a server error is raised as the same
-`AssocmemError` class. Standard library only.
+`AssocmemError` class, and a body over the server's limit is `InvalidInput` before
+it is sent. Standard library only.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ from assocmem.types import (
 )
 
 DEFAULT_TIMEOUT_S = 60.0
+# The server's request body limit (``server.api.MAX_BODY_BYTES``; a test keeps them
+# equal). A larger body is refused here: the server answers 413 as soon as it sees
+# the declared length and closes the connection, so a sender still writing the body
+# would see only a broken pipe.
+MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
 class Client:
@@ -91,6 +97,11 @@ class Client:
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """POST one method call; the decoded JSON result, or the server's error raised."""
         body = json.dumps({**self._scope, **arguments}, default=_json_default).encode()
+        if len(body) > MAX_BODY_BYTES:
+            raise InvalidInput(
+                f"the {name} request is {len(body)} bytes, over the server's limit of"
+                f" {MAX_BODY_BYTES} bytes (8 MiB); send it in smaller calls"
+            )
         request = urllib.request.Request(
             f"{self.url}/v1/{name}", data=body, method="POST",
             headers={"content-type": "application/json",

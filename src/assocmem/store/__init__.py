@@ -7,6 +7,9 @@ not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
 
 from __future__ import annotations
 
+import os
+
+from assocmem.errors import InvalidInput
 from assocmem.store.protocol import (
     ConceptLessons,
     EntityRow,
@@ -20,18 +23,31 @@ from assocmem.store.protocol import (
 from assocmem.store.sqlite import SQLiteStore
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+SUPPORTED = "a SQLite file path, ':memory:', or a postgresql:// URL"
 
 
-def open_store(target: str, *, synchronous: str = "normal") -> Store:
+def open_store(target: str, *, synchronous: str = "normal", read_only: bool | None = None) -> Store:
     """Open the store named by ``target``: a ``postgresql://`` URL for PostgreSQL (the
-    ``postgres`` extra), else a SQLite file path or ``:memory:``."""
+    ``postgres`` extra), else a SQLite file path (``~`` expanded) or ``:memory:``.
+
+    ``read_only`` (SQLite) opens for reads only; None does so when the file is not
+    writable. Any other URL scheme is `InvalidInput`.
+    """
     if target.startswith(POSTGRES_SCHEMES):
         from assocmem.store.postgres import (
             PostgresStore,  # an optional extra: imported only when asked
         )
 
         return PostgresStore(target)
-    return SQLiteStore(target, synchronous=synchronous)
+    scheme, found, _ = target.partition("://")
+    if found and len(scheme) > 1 and scheme.replace("+", "").isalnum():  # not C://
+        raise InvalidInput(
+            f"unsupported store URL scheme {scheme + '://'!r}; a store is {SUPPORTED}",
+            field="target",
+        )
+    if target.startswith("~"):
+        target = os.path.expanduser(target)
+    return SQLiteStore(target, synchronous=synchronous, read_only=read_only)
 
 
 __all__ = [

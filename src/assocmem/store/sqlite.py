@@ -3,7 +3,9 @@
 Invariants: BEGIN IMMEDIATE gives one writer at a time across processes (each
 waiting up to the busy timeout), so the shared SQL's read-modify-write steps
 cannot interleave; full-text search is FTS5 BM25 with Porter stemming, kept by
-triggers in the write's transaction; sqlite3 exceptions are translated.
+triggers in the write's transaction; sqlite3 exceptions are translated, and a path
+that cannot be opened is named with what is wrong with it. A file this process may
+not write is opened read-only: reads work, every write is `StoreUnavailable`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from assocmem.errors import (
     AssocmemError,
@@ -28,7 +32,7 @@ from assocmem.store.core import SQLStore
 from assocmem.store.migrations import migrations
 from assocmem.store.params import translated
 from assocmem.store.protocol import View
-from assocmem.store.refold import refold_once
+from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
 
@@ -55,6 +59,9 @@ class SQLiteStore(SQLStore):
         synchronous: ``"normal"`` (default; WAL keeps every committed transaction
             across a process crash, a power loss may drop the last few) or
             ``"full"`` (also survives power loss, at one fsync per commit).
+        read_only: open for reads only (every write is refused with
+            `StoreUnavailable`); None (default) does so when the file exists and this
+            process may not write it or its folder.
     """
 
     driver_errors = (sqlite3.Error,)
@@ -70,24 +77,37 @@ class SQLiteStore(SQLStore):
     wal_limit_bytes = 64 * 1024 * 1024
     wal_retry_s = 1.0
 
-    def __init__(self, path: str, *, synchronous: str = "normal") -> None:
+    def __init__(
+        self, path: str, *, synchronous: str = "normal", read_only: bool | None = None
+    ) -> None:
         if synchronous not in SYNCHRONOUS:
             raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}")
         self.path = path
+        self.read_only = _not_writable(path) if read_only is None else read_only
         self._init_state()
+        # -- open/connect: a failure says what is wrong with the path, not only
+        # sqlite's "unable to open database file".
+        _check_path(path)
         try:
             self._conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                _read_only_uri(path) if self.read_only else path,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=self.read_only,
             )
         except sqlite3.Error as exc:
-            raise StoreUnavailable(f"cannot open store {path!r}: {exc}") from exc
+            raise _open_error(path, exc) from exc
         try:
             self._configure(SYNCHRONOUS[synchronous])
-            self._migrate()
-            refold_once(self)  # BEGIN IMMEDIATE serialises it, as it does migrations
+            if self.read_only:
+                self._check_current()
+            else:
+                self._migrate()
+                refold_once(self)  # BEGIN IMMEDIATE serialises it, as it does migrations
         except sqlite3.Error as exc:
             self._conn.close()
-            raise translate(exc) from exc
+            raise _open_error(path, exc) from exc
         except AssocmemError:
             self._conn.close()
             raise
@@ -95,7 +115,8 @@ class SQLiteStore(SQLStore):
     def _configure(self, synchronous: str) -> None:
         conn = self._conn
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        if not self.read_only:  # switching the journal mode writes the header
+            conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -262144")  # 256 MiB page cache
@@ -131,10 +152,42 @@ class SQLiteStore(SQLStore):
                         (name, times.now()),
                     )
 
+    def _check_current(self) -> None:
+        """A read-only store is read as it is: refused unless it needs no migration
+        or refolding (either would write)."""
+        tables = self._query(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        )
+        applied = (
+            {r[0] for r in self._query("SELECT name FROM schema_migrations")} if tables else set()
+        )
+        known = {name for name, _ in migrations("sqlite")}
+        if applied - known:
+            raise SchemaTooNew(
+                f"store {self.path!r} has migrations this assocmem does not know "
+                f"({', '.join(sorted(applied - known))}); upgrade assocmem to open it"
+            )
+        if known - applied or not is_current(self):
+            raise StoreUnavailable(
+                f"store {self.path!r} is read-only and needs upgrading by this assocmem;"
+                " open it once where it is writable"
+            )
+
     def translate(self, exc: BaseException) -> AssocmemError:
+        if self.read_only and isinstance(exc, sqlite3.Error) and "readonly" in str(exc).lower():
+            return self._refused()
         return translate(exc) if isinstance(exc, sqlite3.Error) else StoreError(str(exc))
 
+    def _refused(self) -> StoreUnavailable:
+        return StoreUnavailable(f"store {self.path!r} is open read-only; writes are refused")
+
+    def touch(self, seqs: Sequence[int], when: str) -> None:
+        if not self.read_only:  # a read-only store reads with its decay clocks as they are
+            super().touch(seqs, when)
+
     def _begin(self) -> None:
+        if self.read_only:
+            raise self._refused()
         self._conn.execute("BEGIN IMMEDIATE")
 
     def _data_version(self) -> Any:
@@ -226,6 +279,59 @@ class SQLiteStore(SQLStore):
 
     def _meta_is_array(self, alias: str, key: str) -> str:
         return f"json_type({alias}.meta, '$.{key}') = 'array'"
+
+
+# -- open/connect: read-only detection and the errors that name the path --------------
+
+
+def _not_writable(path: str) -> bool:
+    """Whether ``path`` is an existing file this process may not write (the file, or
+    its folder, where the WAL's side files live)."""
+    if path == ":memory:" or not os.path.isfile(path):
+        return False
+    folder = os.path.dirname(os.path.abspath(path))
+    return not (os.access(path, os.W_OK) and os.access(folder, os.W_OK))
+
+
+def _read_only_uri(path: str) -> str:
+    """A ``mode=ro`` URI for ``path``; where no WAL side files exist and none can be
+    made (a read-only folder), the file is read as immutable: nothing else can
+    have written to it since its last writer closed it cleanly."""
+    absolute = os.path.abspath(path)
+    uri = f"file:{quote(absolute)}?mode=ro"
+    folder_writable = os.access(os.path.dirname(absolute), os.W_OK)
+    if not folder_writable and not os.path.exists(absolute + "-wal"):
+        uri += "&immutable=1"
+    return uri
+
+
+def _check_path(path: str) -> None:
+    """Refuse a path sqlite could only answer with "unable to open database file"."""
+    if path == ":memory:" or path == "":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise StoreUnavailable(
+            f"store path {path!r} is a directory; name a file in it, such as "
+            f"{str(target / 'memory.db')!r}"
+        )
+    folder = target.parent
+    if not folder.exists():
+        hint = ' ("~" is not expanded here; expand it first)' if path.startswith("~") else ""
+        raise StoreUnavailable(
+            f"the folder {str(folder)!r} of store path {path!r} does not exist{hint};"
+            " create it first"
+        )
+    if not folder.is_dir():
+        raise StoreUnavailable(f"store path {path!r} is inside {str(folder)!r}, which is a file")
+
+
+def _open_error(path: str, exc: sqlite3.Error) -> AssocmemError:
+    """`translate`, with the path named where the file could not be opened."""
+    error = translate(exc)
+    if isinstance(error, StoreUnavailable | StoreCorrupt):
+        return type(error)(f"store {path!r}: {error.message}")
+    return error
 
 
 def _statements(script: str) -> Iterator[str]:

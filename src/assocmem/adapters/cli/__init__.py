@@ -7,12 +7,15 @@ entry-point group. Settings come from `assocmem.config.Config` (flag, then
 ``$ASSOCMEM_*``, then default).
 
 Invariant: an `AssocmemError` prints one line and exits with the code of its class
-(see `EXIT_CODES`); argparse's own usage errors exit with 2.
+(see `EXIT_CODES`); argparse's own usage errors exit with 2; a reader that closes
+the output early (``assocmem export | head``) ends the command quietly with 141,
+as a pipe's writer killed by SIGPIPE does.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
@@ -39,6 +42,9 @@ EXIT_CODES: tuple[tuple[type[AssocmemError], int], ...] = (
     (StoreError, 5),
     (AssocmemError, 1),
 )
+
+# The exit status of a command whose reader closed its output (128 + SIGPIPE).
+BROKEN_PIPE = 141
 
 # Global options: (flag, help, type). Each defaults to None so `Config` can tell
 # "not given" from a value and fall back to the environment.
@@ -89,7 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.run(args, Config.load(args))
         else:  # a plugin's command (``bench``) reads its own arguments
             code = args.handler(args)
+        sys.stdout.flush()  # inside the try: the last buffered lines may meet a closed pipe
         return code
+    except BrokenPipeError:
+        # The reader has gone: stop, and point stdout at nothing so the interpreter's
+        # own flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     except AssocmemError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return next(code for cls, code in EXIT_CODES if isinstance(exc, cls))

@@ -20,6 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, Field, ValidationError, create_model
+from starlette.exceptions import HTTPException
 
 from assocmem import Embedder, __version__
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
@@ -41,6 +42,12 @@ from assocmem.types import Scope
 # Requests larger than this are refused (413) before they are parsed: a batch of
 # the largest memories a single call should carry, not a way to fill the disk.
 MAX_BODY_BYTES = 8 * 1024 * 1024
+# A streamed body found too large is still read (and dropped) up to this much, so the
+# client has finished sending and reads the 413 rather than a reset connection.
+DRAIN_BYTES = 4 * MAX_BODY_BYTES
+
+# The error type of a framework-level refusal (no route, wrong method), by status.
+HTTP_ERROR_TYPES = {401: "AuthenticationRequired", 403: "AccessDenied", 404: "NotFound"}
 
 # Status of each error class, most specific first.
 STATUS: tuple[tuple[type[AssocmemError], int], ...] = (
@@ -119,6 +126,18 @@ def _errors(app: FastAPI) -> None:
         status = next(code for cls, code in STATUS if isinstance(exc, cls))
         body = error_body(type(exc).__name__, exc.message, getattr(exc, "field", None))
         return JSONResponse(body, status_code=status)
+
+    @app.exception_handler(HTTPException)
+    async def framework_error(request: Request, exc: HTTPException) -> JSONResponse:
+        # Raised by the router itself (an unknown route, a wrong method): the same
+        # envelope as ours, keeping its status and headers (405's Allow).
+        error_type = HTTP_ERROR_TYPES.get(exc.status_code, "InvalidInput")
+        if exc.status_code >= 500:
+            error_type = "InternalError"
+        message = f"{request.method} {request.url.path}: {exc.detail}"
+        return JSONResponse(
+            error_body(error_type, message), status_code=exc.status_code, headers=exc.headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -225,7 +244,12 @@ def _body_model(op: Operation) -> type:
 
 
 class BodyLimit:
-    """Refuses request bodies over `MAX_BODY_BYTES` with 413, declared or streamed."""
+    """Refuses request bodies over `MAX_BODY_BYTES` with 413, declared or streamed.
+
+    A declared length is checked before any body is read (the server holds the client
+    to it); a body without one (chunked) is read here first, so the refusal comes
+    from this layer and not as the framework's 400 for a body it could not read.
+    """
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -235,27 +259,33 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            await _too_large(send)
+        if declared is not None:
+            if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+                await _too_large(send)
+                return
+            await self.app(scope, receive, send)
             return
+        messages: list[dict[str, Any]] = []
         seen = 0
-
-        async def limited() -> dict[str, Any]:
-            nonlocal seen
+        while True:
             message: dict[str, Any] = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away; the app sees that as it would have
             seen += len(message.get("body", b""))
             if seen > MAX_BODY_BYTES:
-                raise _TooLarge()
-            return message
+                while message.get("more_body") and seen <= DRAIN_BYTES:
+                    message = await receive()
+                    seen += len(message.get("body", b""))
+                await _too_large(send)
+                return
+            if not message.get("more_body"):
+                break
 
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await _too_large(send)
+        async def replayed() -> dict[str, Any]:
+            return messages.pop(0) if messages else await receive()
 
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replayed, send)
 
 
 async def _too_large(send: Any) -> None:

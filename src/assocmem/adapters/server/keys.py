@@ -4,16 +4,22 @@ Invariants: a key's secret is shown once, when it is made, and never stored; the
 key file holds a SHA-256 of each secret (secrets are 256 random bits, so a
 plain hash is as strong as a slow one); a revoked key stops working at the
 server's next request, because the server rereads the file when it changes.
+Every change is a read-modify-write under an exclusive lock on a file beside it
+(``<keys>.lock``), written to a temporary file, fsynced and renamed over the old,
+so concurrent `keys add` processes lose no key and a reader never sees half a file.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
 import os
 import secrets
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -59,14 +65,39 @@ def read_keys(path: str | Path) -> list[KeyEntry]:
         raise InvalidInput(f"key file {str(path)!r} is not a valid key file: {exc}") from exc
 
 
-def _write_keys(path: str | Path, entries: list[KeyEntry]) -> None:
+@contextmanager
+def _locked(path: str | Path) -> Iterator[None]:
+    """Hold the key file's exclusive lock (on ``<file>.lock``, which is never replaced,
+    unlike the key file itself)."""
     file = Path(path)
     file.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(f"{file}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _write_keys(path: str | Path, entries: list[KeyEntry]) -> None:
+    """Replace the key file atomically and durably (call holding `_locked`)."""
+    file = Path(path)
     handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=".keys-")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump([asdict(e) for e in entries], out, indent=2)
-    os.chmod(temporary, 0o600)
-    os.replace(temporary, file)  # atomic: a reader sees the old file or the new one
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump([asdict(e) for e in entries], out, indent=2)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, file)  # atomic: a reader sees the old file or the new one
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    folder = os.open(file.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the rename itself survives a crash
+    finally:
+        os.close(folder)
 
 
 def add_key(path: str | Path, agent_id: str, roles: tuple[str, ...] = ()) -> tuple[KeyEntry, str]:
@@ -76,20 +107,22 @@ def add_key(path: str | Path, agent_id: str, roles: tuple[str, ...] = ()) -> tup
     key_id = secrets.token_hex(6)
     secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
     entry = KeyEntry(key_id, agent_id, tuple(roles), _hash(secret), times.now())
-    _write_keys(path, [*read_keys(path), entry])
+    with _locked(path):
+        _write_keys(path, [*read_keys(path), entry])
     return entry, secret
 
 
 def revoke_key(path: str | Path, key_id: str) -> bool:
     """Revoke a key by id; False when no active key has that id."""
-    entries = read_keys(path)
-    found = False
-    for i, entry in enumerate(entries):
-        if entry.id == key_id and entry.revoked_at is None:
-            entries[i] = KeyEntry(**{**asdict(entry), "revoked_at": times.now()})
-            found = True
-    if found:
-        _write_keys(path, entries)
+    with _locked(path):
+        entries = read_keys(path)
+        found = False
+        for i, entry in enumerate(entries):
+            if entry.id == key_id and entry.revoked_at is None:
+                entries[i] = KeyEntry(**{**asdict(entry), "revoked_at": times.now()})
+                found = True
+        if found:
+            _write_keys(path, entries)
     return found
 
 
