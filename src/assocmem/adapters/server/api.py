@@ -34,6 +34,7 @@ from assocmem.errors import (
     InvalidInput,
     NotFound,
     StoreBusy,
+    StoreUnavailable,
 )
 from assocmem.pool import READERS, MemoryPool
 from assocmem.surface import Operation, operations
@@ -57,6 +58,7 @@ STATUS: tuple[tuple[type[AssocmemError], int], ...] = (
     (EmbedderMismatch, 409),
     (InvalidInput, 422),
     (StoreBusy, 503),
+    (StoreUnavailable, 503),
     (DependencyMissing, 503),
     (EmbedderError, 503),
     (AssocmemError, 500),
