@@ -6,11 +6,13 @@ having changed nothing; a batch write keeps its valid items and reports the rest
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
 from assocmem.graph import declare as declarations
@@ -25,6 +27,8 @@ from assocmem.recall import request as requests
 from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
 from assocmem.store import Store, View, open_store
+from assocmem.store.connection import SYNCHRONOUS
+from assocmem.text.clean import check_clean
 from assocmem.types import (
     KINDS,
     STATUSES,
@@ -48,6 +52,38 @@ from assocmem.write import validate as records
 
 MAX_BATCH = 10_000
 EXPORT_PAGE = 500
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def checked_arguments(*per_item: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Every argument of the method passes `check_clean` (no NUL, no lone surrogate, no
+    integer beyond 64 bits, no nesting past `MAX_NESTING`) before the method runs, so
+    hostile values fail as `InvalidInput` naming the parameter on every surface alike.
+    Parameters named in ``per_item`` are checked item by item by the method itself (a
+    batch refuses its bad items, not itself)."""
+
+    def decorate(method: Callable[P, R]) -> Callable[P, R]:
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+        # The names positional arguments bind to, in order (a ``*args`` name takes the rest).
+        slots = [p for p in inspect.signature(method).parameters.values() if p.kind in kinds][1:]
+
+        def name_at(position: int) -> str:
+            slot = slots[min(position, len(slots) - 1)]
+            return slot.name if position < len(slots) or slot.kind in kinds[1:] else "arguments"
+
+        @functools.wraps(method)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            named = [(name_at(i), v) for i, v in enumerate(args[1:])] + list(kwargs.items())
+            for name, value in named:
+                if name not in per_item:
+                    check_clean(value, name)
+            return method(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 class Memory:
@@ -85,6 +121,11 @@ class Memory:
         synchronous: str = "normal",
         profile: str = GENERAL.name,
     ) -> None:
+        check_clean(str(target), "target")
+        if synchronous not in SYNCHRONOUS:
+            raise InvalidInput(
+                f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
+            )
         self._profile = profiles.named(profile)
         self.scope = checked_scope(agent_id, project_id, channel, role)
         self._store: Store = open_store(str(target), synchronous=synchronous)
@@ -138,6 +179,7 @@ class Memory:
 
     # -- writing --------------------------------------------------------------
 
+    @checked_arguments()
     def write(
         self,
         text: str,
@@ -197,6 +239,7 @@ class Memory:
         (result,) = self._store_memories([memory], [associations])
         return result
 
+    @checked_arguments("items")
     def write_many(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
         """Store many memories in one transaction, one `WriteResult` per item, in order.
 
@@ -272,6 +315,7 @@ class Memory:
 
     # -- reading --------------------------------------------------------------
 
+    @checked_arguments()
     def read(
         self,
         query: str | None = None,
@@ -303,10 +347,12 @@ class Memory:
         back as ``hebbian_retrieval`` with their ``via`` links.
 
         ``where`` is a hard filter (field → value, list, or ``$gte $lte $gt $lt
-        $in $nin $ne $contains``; columns first, then ``meta`` keys), applied
-        before anything is ranked. ``prefer`` is soft: one condition dict boosted
-        by ``prefer_trust``, or a list of ``(dict, trust)``; boosts multiply and
-        are capped by ``prefer_max_boost``. ``kinds`` limits the memory kinds;
+        $in $nin $ne $contains``; columns first, then ``meta`` keys, which may be
+        spelled ``meta.<key>``), applied before anything is ranked. A likely typo of
+        a column, or a comparison a column's type can never meet, is refused.
+        ``prefer`` is soft: one condition dict boosted by ``prefer_trust``, or a
+        list of ``(dict, trust)``; boosts multiply and are capped by
+        ``prefer_max_boost``. ``kinds`` limits the memory kinds;
         working memory is read only for its ``task``. ``as_of`` is the moment decay
         and verification are measured at (default now).
 
@@ -326,6 +372,7 @@ class Memory:
         )  # fmt: skip
         return recall.read(self._store, request, self._space)
 
+    @checked_arguments()
     def soft_read(
         self,
         query_key: Sequence[float],
@@ -343,6 +390,7 @@ class Memory:
         view = View(self.scope, conditions=filters.parse_where(where))
         return soft.soft_read(self._store, view, query_key, temperature)
 
+    @checked_arguments()
     def get(self, ids: Sequence[str]) -> list[Record]:
         """The records with these ids, in order. Ids not readable here raise `UnknownMemory`."""
         wanted = records.check_ids(ids)
@@ -361,6 +409,7 @@ class Memory:
 
     # -- the declared graph ----------------------------------------------------
 
+    @checked_arguments()
     def declare(
         self,
         associations: Mapping[str, Any],
@@ -375,6 +424,8 @@ class Memory:
         """
         if not isinstance(associations, Mapping):
             raise InvalidInput("associations must be a dict", field="associations")
+        if anchor_ref is not None and not isinstance(anchor_ref, str):
+            raise InvalidInput("anchor_ref must be a mem:<id> string", field="anchor_ref")
         view = View(self.scope)
         anchor = declarations.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
         return declarations.declare(
@@ -382,6 +433,7 @@ class Memory:
             declared_by=declarations.check_declarer(declared_by),
         )  # fmt: skip
 
+    @checked_arguments()
     def retract(
         self,
         relation_ids: Sequence[int] = (),
@@ -391,26 +443,37 @@ class Memory:
 
         Retraction is the only way a declaration leaves; returns how many went.
         """
-        if isinstance(relation_ids, str) or not all(
-            isinstance(i, int) and not isinstance(i, bool) for i in relation_ids
+        if (
+            isinstance(relation_ids, str)
+            or not isinstance(relation_ids, Iterable)
+            or not all(isinstance(i, int) and not isinstance(i, bool) for i in relation_ids)
         ):
             raise InvalidInput("relation_ids must be a list of integers", field="relation_ids")
         view = View(self.scope)
+        if isinstance(mentions, str) or not isinstance(mentions, Iterable):
+            raise InvalidInput("mentions must be (entity, mem:<id>) pairs", field="mentions")
         pairs = []
         for pair in mentions:
-            if not isinstance(pair, Sequence) or isinstance(pair, str) or len(pair) != 2:
+            if (
+                not isinstance(pair, Sequence)
+                or isinstance(pair, str)
+                or len(pair) != 2
+                or not all(isinstance(part, str) for part in pair)
+            ):
                 raise InvalidInput("mentions must be (entity, mem:<id>) pairs", field="mentions")
             seq = declarations.memory_seq(self._store, view, pair[1])
             pairs += [(e.id, seq) for e in traversal.entities_named(self._store, view, pair[0])]
         removed, unmentioned = self._store.retract(self.scope, list(relation_ids), pairs)
         return {"relations": removed, "mentions": unmentioned}
 
+    @checked_arguments()
     def delete_entity(self, entity: str) -> int:
         """Delete every readable entity answering to ``entity`` with its aliases,
         mentions and relations; returns how many entities went."""
         found = traversal.entities_named(self._store, View(self.scope), entity)
         return self._store.delete_entities(self.scope, [e.id for e in found])
 
+    @checked_arguments()
     def forget(
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> int:
@@ -420,40 +483,51 @@ class Memory:
         becomes current again), the co-occurrence their writes added, and every learned
         link to a concept no remaining memory carries. What feedback taught a link
         between surviving concepts stays: it was learned from answers, not stored text.
-        Ids not readable here raise `UnknownMemory`; returns how many were deleted."""
+        Ids not readable here raise `UnknownMemory`; returns how many were deleted.
+
+        A ``where`` here names columns, and meta keys only spelled ``meta.<key>``: a
+        bare unknown name is refused (`InvalidInput`), since a misspelt column would
+        otherwise match, and delete, every memory lacking it."""
         seqs = self._select(ids, where, statuses=STATUSES)
         return self._store.delete_memories(self.scope, seqs)
 
+    @checked_arguments()
     def end_task(self, task: str) -> int:
         """Clear the working memory of a task (deleted as by `forget`); returns how many."""
         view = View(self.scope, kinds=("working",), task=task, statuses=STATUSES)
         return self._store.delete_memories(self.scope, self._store.select(view, MAX_BATCH * 10))
 
+    @checked_arguments()
     def archive(
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> Lifecycle:
-        """Move memories out of default reads, reversibly; protected ones are skipped."""
+        """Move memories out of default reads, reversibly; protected ones are skipped.
+        A ``where`` spells meta keys ``meta.<key>``, as for `forget`."""
         return status.archive(self._store, self._select(ids, where))
 
+    @checked_arguments()
     def restore(self, ids: Sequence[str]) -> Lifecycle:
         """Bring archived memories back into reads, unchanged."""
         return status.restore(self._store, self._select(ids, None, statuses=("archived",)))
 
+    @checked_arguments()
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
         """Shield memories from archiving (or lift the shield). It does not renew validity."""
         if not isinstance(protected, bool):
             raise InvalidInput("protected must be true or false", field="protected")
         return status.protect(self._store, self._select(ids, None, statuses=STATUSES), protected)
 
+    @checked_arguments()
     def history(self, key: Sequence[str]) -> list[Record]:
         """Every value a ``(subject, relation)`` key held, oldest observation first."""
-        return status.history(self._store, View(self.scope), key)
+        return status.history(self._store, View(self.scope), records.check_key(key))
 
     def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
         opposite polarity). Nothing is edited or deleted."""
         return conflicts.contradictions(self._store, View(self.scope))
 
+    @checked_arguments()
     def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Apply a retention policy given as data: rules of ``match`` filters and actions
         (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
@@ -462,6 +536,7 @@ class Memory:
         chosen = retention.EXAMPLE_POLICY if policy is None else policy
         return retention.retain(self._store, View(self.scope), chosen)
 
+    @checked_arguments()
     def resolve(self, entity: str, *predicates: str) -> list[str]:
         """Follow declared relations from ``entity`` through ``predicates`` in order
         (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``."""
@@ -485,10 +560,12 @@ class Memory:
                     f"no memory {missing[0]!r} is readable here", record_id=missing[0]
                 )
             return [seqs[i] for i in wanted]
-        view = View(self.scope, statuses=statuses, kinds=KINDS,
-                    conditions=filters.parse_where(where))  # fmt: skip
+        # Only forget and archive select by where: a destructive filter spells meta keys.
+        conditions = filters.parse_where(where, destructive=True)
+        view = View(self.scope, statuses=statuses, kinds=KINDS, conditions=conditions)
         return self._store.select(view, MAX_BATCH * 10)
 
+    @checked_arguments()
     def traverse(self, entity: str, max_hops: int = 1, limit: int = 20) -> Traversal:
         """An entity's neighbourhood: the entities related to it (either direction) out to
         ``max_hops`` (≤ 5), the relations between them and the readable records mentioning
@@ -496,6 +573,7 @@ class Memory:
         traversal.check_bounds(max_hops, limit)
         return traversal.traverse(self._store, View(self.scope), entity, max_hops, limit)
 
+    @checked_arguments()
     def reconstruct(
         self,
         query: str,
@@ -516,6 +594,7 @@ class Memory:
 
     # -- learning -------------------------------------------------------------
 
+    @checked_arguments()
     def feedback(
         self,
         ids: Sequence[str],
@@ -536,6 +615,7 @@ class Memory:
         ]
         return links.apply_feedback(self._store, self.scope, wanted, score, concepts)
 
+    @checked_arguments()
     def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
         """The learned links around ``concepts``, ``depth`` (1–3) hops out."""
         names = [n for n, _ in records.check_concepts(concepts)]
@@ -557,6 +637,7 @@ def checked_scope(
     for name, value in (("agent_id", agent_id), ("project_id", project_id), ("channel", channel)):
         if not isinstance(value, str) or len(value) > 256:
             raise InvalidInput(f"{name} must be a string of at most 256 chars", field=name)
+        check_clean(value, name)
     if not agent_id.strip():
         raise InvalidInput("agent_id must not be empty", field="agent_id")
     return Scope(

@@ -169,7 +169,7 @@ def test_archive_restore_and_protection(store_target: Target) -> None:
         restored = mem.read("old runbook step").items[0].record
         assert restored.text == "old runbook step" and restored.meta == {"team": "x"}
         assert mem.get([keep.id or ""]) == before
-        assert mem.archive(where={"team": "x"}).changed == (old.id,)
+        assert mem.archive(where={"meta.team": "x"}).changed == (old.id,)
         mem.protect([old.id or ""], protected=True)
         assert mem.restore([old.id or ""]).changed == (old.id,)
         assert mem.archive([old.id or ""]).skipped == {old.id: "protected"}

@@ -11,6 +11,7 @@ import pytest
 
 from assocmem import (
     AssocmemError,
+    InvalidInput,
     Memory,
     SchemaTooNew,
     StoreBusy,
@@ -94,8 +95,9 @@ def test_every_sqlite_error_is_translated(error: sqlite3.Error) -> None:
 def test_full_durability_is_selectable(db_path: str) -> None:
     with Memory(db_path, synchronous="full") as mem:
         assert mem.write("durable", concepts=["x"]).stored
-    with pytest.raises(StoreError):
+    with pytest.raises(InvalidInput) as refused:
         Memory(db_path, synchronous="sometimes")
+    assert refused.value.field == "synchronous"
 
 
 def test_migration_splitter_keeps_trigger_bodies_whole() -> None:

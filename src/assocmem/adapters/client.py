@@ -217,10 +217,12 @@ class Client:
         back as ``hebbian_retrieval`` with their ``via`` links.
 
         ``where`` is a hard filter (field → value, list, or ``$gte $lte $gt $lt
-        $in $nin $ne $contains``; columns first, then ``meta`` keys), applied
-        before anything is ranked. ``prefer`` is soft: one condition dict boosted
-        by ``prefer_trust``, or a list of ``(dict, trust)``; boosts multiply and
-        are capped by ``prefer_max_boost``. ``kinds`` limits the memory kinds;
+        $in $nin $ne $contains``; columns first, then ``meta`` keys, which may be
+        spelled ``meta.<key>``), applied before anything is ranked. A likely typo of
+        a column, or a comparison a column's type can never meet, is refused.
+        ``prefer`` is soft: one condition dict boosted by ``prefer_trust``, or a
+        list of ``(dict, trust)``; boosts multiply and are capped by
+        ``prefer_max_boost``. ``kinds`` limits the memory kinds;
         working memory is read only for its ``task``. ``as_of`` is the moment decay
         and verification are measured at (default now).
 
@@ -339,13 +341,19 @@ class Client:
         link to a concept no remaining memory carries. What feedback taught a link
         between surviving concepts stays: it was learned from answers, not stored text.
         Ids not readable here raise `UnknownMemory`; returns how many were deleted.
+
+        A ``where`` here names columns, and meta keys only spelled ``meta.<key>``: a
+        bare unknown name is refused (`InvalidInput`), since a misspelt column would
+        otherwise match, and delete, every memory lacking it.
         """
         return cast("int", self._send("forget", locals()))
 
     def archive(
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> Lifecycle:
-        """Move memories out of default reads, reversibly; protected ones are skipped."""
+        """Move memories out of default reads, reversibly; protected ones are skipped.
+        A ``where`` spells meta keys ``meta.<key>``, as for `forget`.
+        """
         return cast("Lifecycle", self._send("archive", locals()))
 
     def restore(self, ids: Sequence[str]) -> Lifecycle:

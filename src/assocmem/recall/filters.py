@@ -2,7 +2,13 @@
 
 A filter maps a field to a value, a list of values, or operators
 (``$eq $ne $gt $gte $lt $lte $in $nin $contains``); all fields are AND-ed. A
-field names a column when it is one of `COLUMNS`, otherwise a key of ``meta``.
+field names a column when it is one of `COLUMNS`; ``meta.<key>`` names a key of
+``meta`` explicitly, and a bare other name is read as a meta key too, except where
+that is a likely typo of a column (refused, naming the column) or the filter
+selects what a destructive call removes (refused: it must be spelled ``meta.<key>``,
+since a misspelt column there would silently match, and delete, everything lacking
+it). A comparison a column's type can never satisfy (a number against a text
+column, a string against a numeric one) is refused rather than matching nothing.
 The store compiles the parsed `Condition`s to SQL with every value bound as a
 parameter; field names reach SQL only through the allow-list or as bound JSON
 paths, never spliced.
@@ -10,16 +16,21 @@ paths, never spliced.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assocmem.errors import InvalidInput
-from assocmem.schema import COLUMNS, Condition, Cue, Scalar
+from assocmem.schema import COLUMNS, LIST_COLUMNS, Condition, Cue, Scalar
 
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$contains"})
 MAX_CONDITIONS = 32
 MAX_LIST = 1000
+META_PREFIX = "meta."
+NUMERIC_COLUMNS = frozenset({"confidence", "value", "valence"})
+BOOLEAN_COLUMNS = frozenset({"protected"})
+RANGE_OPERATORS = frozenset({"$gt", "$gte", "$lt", "$lte"})
 
 # A cue's trust when the caller gives none: a matching memory's score rises by half.
 DEFAULT_PREFER_TRUST = 0.5
@@ -28,15 +39,20 @@ DEFAULT_PREFER_TRUST = 0.5
 DEFAULT_PREFER_MAX_BOOST = 2.0
 
 
-def parse_where(where: Mapping[str, Any] | None, *, field: str = "where") -> tuple[Condition, ...]:
-    """Validate a filter dict into conditions (empty for None)."""
+def parse_where(
+    where: Mapping[str, Any] | None, *, field: str = "where", destructive: bool = False
+) -> tuple[Condition, ...]:
+    """Validate a filter dict into conditions (empty for None). ``destructive`` (the
+    filter picks what `forget` or `archive` removes) requires meta keys spelled
+    ``meta.<key>``."""
     if where is None:
         return ()
     if not isinstance(where, Mapping) or not where:
         raise InvalidInput(f"{field} must be a non-empty dict of field conditions", field=field)
     conditions: list[Condition] = []
     for name, spec in where.items():
-        conditions += _conditions(_check_field(name, field), spec, field)
+        column, meta = _check_field(name, field, destructive)
+        conditions += _conditions(column, meta, spec, field)
     if len(conditions) > MAX_CONDITIONS:
         raise InvalidInput(f"{field} has more than {MAX_CONDITIONS} conditions", field=field)
     return tuple(conditions)
@@ -92,27 +108,50 @@ def _check_trust(trust: Any) -> float:
     return float(trust)
 
 
-def _check_field(name: Any, where: str) -> str:
+def _check_field(name: Any, where: str, destructive: bool) -> tuple[str, bool]:
+    """The field a filter name targets and whether it is a meta key."""
     if not isinstance(name, str) or not name or len(name) > 128:
         raise InvalidInput(f"{where} field names must be non-empty strings", field=where)
     if any(ch in name for ch in '"\\') or any(ord(ch) < 32 for ch in name):
         raise InvalidInput(f"{where} field {name!r} contains a quote or control character",
                            field=where)  # fmt: skip
-    return name
+    if name.startswith(META_PREFIX) and len(name) > len(META_PREFIX):
+        return name[len(META_PREFIX) :], True
+    if name in COLUMNS:
+        return name, False
+    if destructive:
+        raise InvalidInput(
+            f"{where} field {name!r} is not a column; a filter that deletes or archives "
+            f"names meta keys explicitly, as {META_PREFIX + name!r}",
+            field=where,
+        )
+    close = difflib.get_close_matches(name, COLUMNS, n=1, cutoff=0.8)
+    if close:
+        raise InvalidInput(
+            f"{where} field {name!r} is not a column; did you mean {close[0]!r}? "
+            f"(a meta key may be spelled {META_PREFIX + name!r})",
+            field=where,
+        )
+    return name, True
 
 
-def _conditions(name: str, spec: Any, where: str) -> list[Condition]:
-    meta = name not in COLUMNS
+def _conditions(name: str, meta: bool, spec: Any, where: str) -> list[Condition]:
     if isinstance(spec, Mapping):
-        if not spec or not all(op in OPERATORS for op in spec):
+        if not spec or not all(isinstance(op, str) and op in OPERATORS for op in spec):
             bad = [op for op in spec if op not in OPERATORS] or ["(none)"]
             raise InvalidInput(f"{where}: unknown operator {bad[0]!r} on {name!r}", field=where)
-        return [
-            Condition(name, op, _check_value(op, v, name, where), meta) for op, v in spec.items()
-        ]
-    if isinstance(spec, list | tuple):
-        return [Condition(name, "$in", _check_value("$in", spec, name, where), meta)]
-    return [Condition(name, "$eq", _check_value("$eq", spec, name, where), meta)]
+        pairs = list(spec.items())
+    elif isinstance(spec, list | tuple):
+        pairs = [("$in", spec)]
+    else:
+        pairs = [("$eq", spec)]
+    conditions = []
+    for op, value in pairs:
+        checked = _check_value(op, value, name, where)
+        if not meta:
+            _check_column_type(name, op, checked, where)
+        conditions.append(Condition(name, op, checked, meta))
+    return conditions
 
 
 def _check_value(op: str, value: Any, name: str, where: str) -> Any:
@@ -121,9 +160,33 @@ def _check_value(op: str, value: Any, name: str, where: str) -> Any:
             raise InvalidInput(f"{where}: {op} on {name!r} needs a list (≤ {MAX_LIST})",
                                field=where)  # fmt: skip
         return tuple(_check_scalar(v, name, where) for v in value)
-    if op in ("$gt", "$gte", "$lt", "$lte") and value is None:
-        raise InvalidInput(f"{where}: {op} on {name!r} needs a value", field=where)
+    if op in RANGE_OPERATORS and (value is None or isinstance(value, bool)):
+        raise InvalidInput(f"{where}: {op} on {name!r} needs a number or a string", field=where)
     return _check_scalar(value, name, where)
+
+
+def _check_column_type(name: str, op: str, value: Any, where: str) -> None:
+    """Refuse a comparison no row of this column can satisfy (it would match nothing)."""
+    values = value if isinstance(value, tuple) else (value,)
+    if name in LIST_COLUMNS:
+        wanted: tuple[type, ...] = (str,) if op == "$contains" else (str, type(None))
+    elif name in NUMERIC_COLUMNS:
+        wanted = (int, float, type(None))
+    elif name in BOOLEAN_COLUMNS:
+        wanted = (bool, int, type(None))
+    else:
+        wanted = (str, type(None))
+    numeric = name in NUMERIC_COLUMNS
+    for item in values:
+        if not isinstance(item, wanted) or (numeric and isinstance(item, bool)):
+            kind = "a number" if numeric else "true/false" if name in BOOLEAN_COLUMNS else "text"
+            raise InvalidInput(
+                f"{where}: {name!r} holds {kind}; {op} with {item!r} can never match",
+                field=where,
+            )
+    if op == "$contains" and name in NUMERIC_COLUMNS | BOOLEAN_COLUMNS:
+        raise InvalidInput(f"{where}: $contains needs a text or list column, not {name!r}",
+                           field=where)  # fmt: skip
 
 
 def _check_scalar(value: Any, name: str, where: str) -> Scalar:

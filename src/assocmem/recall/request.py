@@ -19,6 +19,7 @@ from assocmem.recall import pipeline as recall
 from assocmem.recall.profiles import GENERAL
 from assocmem.store import View
 from assocmem.text import times
+from assocmem.text.clean import check_clean
 from assocmem.text.concepts import extract_concepts
 from assocmem.types import KINDS, Scope
 from assocmem.write import validate as records
@@ -109,6 +110,7 @@ def check_role(role: Any) -> str:
     """A role: a non-empty single-line string."""
     if not isinstance(role, str) or not role.strip() or "\n" in role or len(role) > 256:
         raise InvalidInput("role must be a non-empty single-line string", field="role")
+    check_clean(role, "role")
     return role
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from assocmem.errors import EmptyText, InvalidConcept, InvalidInput, InvalidOutcome, TextTooLong
 from assocmem.schema import HASH_PREFIX, NewMemory, content_hash
 from assocmem.text import times
+from assocmem.text.clean import check_clean
 from assocmem.text.concepts import (
     MAX_CONCEPT_CHARS,
     extract_concepts,
@@ -52,6 +53,8 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
     if unknown:
         name = sorted(unknown)[0]
         raise InvalidInput(f"unknown write field {name!r}", field=name)
+    for name, value in fields.items():  # per item, so one bad item of a batch is refused alone
+        check_clean(value, name)
     text = check_text(fields.get("text"))
     kind = fields.get("kind") or "episodic"
     if kind not in KINDS:
@@ -82,7 +85,7 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         recheck_by=_optional_time(fields.get("recheck_by"), "recheck_by"),
         confidence=_optional_number(fields.get("confidence"), "confidence", 0.0, 1.0),
         access=_str_list(fields.get("access"), "access", MAX_TAGS),
-        key=_check_key(fields.get("key")),
+        key=check_key(fields.get("key")) if fields.get("key") is not None else None,
         derived_from=_str_list(fields.get("derived_from"), "derived_from", MAX_DERIVED_FROM),
         protected=_check_bool(fields.get("protected", False), "protected"),
         author=_optional_str(fields.get("author"), "author"),
@@ -161,10 +164,10 @@ def check_ids(ids: Any, *, field: str = "ids") -> list[str]:
     """A non-empty list of memory id strings, order kept, repeats dropped."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
         raise InvalidInput(f"{field} must be a list of memory ids", field=field)
-    result = list(dict.fromkeys(ids))
-    if not result or not all(isinstance(i, str) and i for i in result):
+    given = list(ids)
+    if not given or not all(isinstance(i, str) and i for i in given):
         raise InvalidInput(f"{field} must be a non-empty list of memory id strings", field=field)
-    return result
+    return list(dict.fromkeys(given))
 
 
 def _check_meta(meta: Any) -> tuple[dict[str, Any], str]:
@@ -216,19 +219,19 @@ def _str_list(value: Any, field: str, limit: int) -> tuple[str, ...]:
         return ()
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise InvalidInput(f"{field} must be a list of strings", field=field)
-    items = tuple(dict.fromkeys(value))
-    if not all(isinstance(v, str) and v.strip() and len(v) <= 256 for v in items):
+    given = list(value)
+    if not all(isinstance(v, str) and v.strip() and len(v) <= 256 for v in given):
         raise InvalidInput(f"{field} must contain non-empty strings (≤ 256 chars)", field=field)
+    items = tuple(dict.fromkeys(given))
     if len(items) > limit:
         raise InvalidInput(f"{field} has {len(items)} entries; the limit is {limit}", field=field)
     return items
 
 
-def _check_key(value: Any) -> tuple[str, str] | None:
-    if value is None:
-        return None
+def check_key(value: Any) -> tuple[str, str]:
+    """A supersession key: a ``(subject, relation)`` pair of non-empty strings."""
     if (
-        isinstance(value, str)
+        isinstance(value, str | Mapping)
         or not isinstance(value, Iterable)
         or len(items := list(value)) != 2
         or not all(isinstance(v, str) and v.strip() for v in items)

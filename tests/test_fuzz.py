@@ -1,0 +1,139 @@
+"""Every public `Memory` method fuzzed with hostile arguments on a real SQLite store.
+
+Invariant checked: whatever a caller passes, a method returns or raises an
+`AssocmemError`; any other exception (TypeError, RecursionError, OverflowError,
+UnicodeEncodeError, a raw backend error...) fails the test.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assocmem import Memory
+from assocmem.errors import AssocmemError
+from assocmem.surface import operations
+
+
+def deep(levels: int, leaf: Any = 1) -> Any:
+    value = leaf
+    for i in range(levels):
+        value = {"k": value} if i % 2 else [value]
+    return value
+
+
+def deep_dict(levels: int) -> dict[str, Any]:
+    value: Any = 1
+    for _ in range(levels):
+        value = {"k": value}
+    return {"k": value}
+
+
+HOSTILE_TEXT = st.sampled_from(
+    ["\ud800", "a\udfffb", "nul\x00byte", "", " ", "x" * 70_000, "é" * 40_000, "mem:nope"]
+) | st.text(max_size=40)
+HOSTILE_NUMBER = (
+    st.sampled_from(
+        [2**64, -(2**64), 2**63, 10**400, -1, 0, float("nan"), float("inf"), -1e308, True]
+    )
+    | st.integers()
+    | st.floats()
+)
+SCALAR = st.none() | st.booleans() | HOSTILE_NUMBER | HOSTILE_TEXT
+NESTED = st.sampled_from([[], [[]], [[[]]], {}, [{}], deep(40), deep(400), deep_dict(1000)])
+HOSTILE = st.recursive(
+    SCALAR | NESTED,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            HOSTILE_TEXT | st.sampled_from(["kind", "meta.x", "$gt", "name"]), inner, max_size=3
+        )
+    ),  # fmt: skip
+    max_leaves=6,
+)
+WHERE = st.dictionaries(
+    st.sampled_from(["kind", "value", "source", "tags", "typo", "meta.n", "\ud800"]),
+    SCALAR
+    | st.dictionaries(
+        st.sampled_from(["$gt", "$in", "$contains", "$nin", "$bad"]),
+        SCALAR | st.lists(SCALAR, max_size=2),
+        max_size=2,
+    ),  # fmt: skip
+    max_size=3,
+)
+
+# Plausible values too, so a call gets past its first check to the deeper ones.
+PLAUSIBLE: dict[str, Any] = {
+    "text": st.just("the deploy failed on tuesday"),
+    "query": st.just("deploy failed"),
+    "ids": st.just(["KNOWN"]),
+    "concepts": st.just(["deploy"]),
+    "where": WHERE,
+    "prefer": WHERE,
+    "meta": st.dictionaries(HOSTILE_TEXT, HOSTILE, max_size=3) | NESTED,
+    "key": st.lists(HOSTILE_TEXT, min_size=2, max_size=2),
+    "items": st.lists(
+        st.dictionaries(st.sampled_from(["text", "meta", "kind", "tags"]), HOSTILE, max_size=3),
+        max_size=3,
+    ),  # fmt: skip
+    "associations": st.fixed_dictionaries(
+        {"entities": st.lists(st.fixed_dictionaries({"name": HOSTILE_TEXT}), max_size=2)}
+    ),
+    "entity": HOSTILE_TEXT,
+}
+
+
+def arguments(op_name: str) -> st.SearchStrategy[dict[str, Any]]:
+    op = operations()[op_name]
+    fields = {}
+    for parameter in op.parameters:
+        draw = HOSTILE
+        if parameter.name in PLAUSIBLE:
+            draw = PLAUSIBLE[parameter.name] | HOSTILE
+        # A ``*args`` parameter travels as a list on every surface.
+        fields[parameter.name] = st.lists(draw, max_size=3) if parameter.variadic else draw
+    required = {p.name for p in op.parameters if p.required}
+    return st.fixed_dictionaries(
+        {n: s for n, s in fields.items() if n in required},
+        optional={n: s for n, s in fields.items() if n not in required},
+    )
+
+
+@pytest.fixture(scope="module")
+def memory() -> Iterator[tuple[Memory, dict[str, int]]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = Memory(str(Path(tmp) / "fuzz.db"), agent_id="fuzzer")
+        known = mem.write("the deploy failed on tuesday", meta={"n": 3}).id
+        assert known is not None
+        PLAUSIBLE["ids"] = st.just([known])
+        yield mem, {"calls": 0, "failures": 0}
+        mem.close()
+
+
+@pytest.mark.parametrize("op_name", list(operations()))
+def test_a_hostile_call_raises_only_assocmem_errors(
+    op_name: str, memory: tuple[Memory, dict[str, int]]
+) -> None:
+    mem, counts = memory
+    op = operations()[op_name]
+
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(arguments(op_name))
+    def run(args: dict[str, Any]) -> None:
+        counts["calls"] += 1
+        try:
+            op.call(mem, args)
+        except AssocmemError:
+            pass
+        except Exception as exc:
+            counts["failures"] += 1
+            raise AssertionError(f"{op_name}({args!r:.300}) raised {type(exc).__name__}") from exc
+
+    run()
