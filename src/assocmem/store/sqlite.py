@@ -8,6 +8,7 @@ triggers in the write's transaction; sqlite3 exceptions are translated.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -24,11 +25,12 @@ from assocmem.schema import Condition
 from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
 from assocmem.store.migrations import migrations
-from assocmem.store.params import translated
+from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
+from assocmem.types import Scope
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -127,32 +129,103 @@ class SQLiteStore(SQLStore):
 
     @translated
     def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        if not terms:
+        layers = self._layers(view.scope)
+        if not terms or not layers:
             return []
-        where, params = self._view_sql(view, self._layers(view.scope), "m")
-        # Each term is quoted as an FTS5 string, so no caller text is read as syntax.
-        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        rows = self._query(
-            "SELECT m.seq, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
-            f" WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank, m.seq LIMIT ?",
-            [match, *params, limit],
-        )
-        return [(seq, float(score)) for seq, score in rows]
+        docs, tokens = self._query(
+            "SELECT COALESCE(SUM(docs), 0), COALESCE(SUM(tokens), 0) FROM lexical_layers"
+            f" WHERE {in_list('scope_id', layers)}",
+            layers,
+        )[0]
+        if not docs:
+            return []
+        where, params = self._view_sql(view, layers, "m")
+        # Per term: every memory of the reader's layers it matches (the document
+        # frequency), with its length, the term's frequency in it (highlight marks each
+        # instance) and whether the view admits it. Each term is quoted as an FTS5
+        # string, so no caller text is read as syntax.
+        postings: dict[str, list[tuple[int, int, int, int]]] = {}
+        for term in dict.fromkeys(terms):
+            postings[term] = self._query(
+                "SELECT m.seq, l.tokens, length(h.marked) - length(replace(h.marked, char(1), '')),"
+                f" CASE WHEN {where} THEN 1 ELSE 0 END"
+                " FROM (SELECT rowid, highlight(memories_fts, 0, char(1), '') AS marked"
+                "  FROM memories_fts WHERE memories_fts MATCH ?) h"
+                " JOIN memories m ON m.seq = h.rowid JOIN lexical_lengths l ON l.seq = h.rowid"
+                f" WHERE {in_list('m.scope_id', layers)}",
+                [*params, '"' + term.replace('"', '""') + '"', *layers],
+            )
+        scores = bm25(postings, list(terms), docs=int(docs), tokens=int(tokens))
+        ranked = sorted(scores, key=lambda seq: (-scores[seq], seq))
+        return [(seq, scores[seq]) for seq in ranked[:limit]]
 
     @translated
-    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
+        layers = self._layers(scope)
         counts = {}
         for term in dict.fromkeys(terms):
-            (count,) = self._query(
-                "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts"
-                " WHERE memories_fts MATCH ? LIMIT ?)",
-                ['"' + term.replace('"', '""') + '"', cap],
-            )[0]
+            (count,) = (
+                self._query(
+                    "SELECT COUNT(*) FROM (SELECT f.rowid FROM memories_fts f"
+                    " JOIN memories m ON m.seq = f.rowid"
+                    f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)} LIMIT ?)",
+                    ['"' + term.replace('"', '""') + '"', *layers, cap],
+                )[0]
+                if layers
+                else (0,)
+            )
             counts[term] = int(count)
         return counts
 
+    @translated
+    def size(self, scope: Scope | None = None) -> int:
+        if scope is None:
+            return super().size()
+        layers = self._layers(scope)
+        if not layers:
+            return 0
+        return int(
+            self._query(
+                "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers"
+                f" WHERE {in_list('scope_id', layers)}",
+                layers,
+            )[0][0]
+        )
+
     def _meta_is_array(self, alias: str, key: str) -> str:
         return f"json_type({alias}.meta, '$.{key}') = 'array'"
+
+
+# FTS5's BM25 constants (Robertson et al.), so that a reader alone in a store ranks
+# exactly as FTS5's own bm25() would.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def bm25(
+    postings: dict[str, list[tuple[int, int, int, int]]],
+    terms: Sequence[str],
+    *,
+    docs: int,
+    tokens: int,
+) -> dict[int, float]:
+    """BM25 of the visible memories, as FTS5 computes it, over the statistics given:
+    ``docs`` memories of ``tokens`` tokens in all, and per term its postings
+    ``(seq, length, frequency, visible)``. A term repeated in ``terms`` counts once
+    per repetition, as a repeated FTS5 phrase does; an IDF at or under zero is 1e-6."""
+    average = tokens / docs if docs else 0.0
+    scores: dict[int, float] = {}
+    for term in terms:
+        rows = postings[term]
+        idf = math.log((docs - len(rows) + 0.5) / (len(rows) + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        for seq, length, frequency, visible in rows:
+            if visible:
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average) if average else BM25_K1
+                share = idf * (frequency * (BM25_K1 + 1.0)) / (frequency + norm)
+                scores[seq] = scores.get(seq, 0.0) + share
+    return scores
 
 
 def _statements(script: str) -> Iterator[str]:
