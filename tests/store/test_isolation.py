@@ -9,9 +9,15 @@ over the reader's own layers, on both backends.
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+
+import pytest
 
 from assocmem import Memory
+from assocmem.store import View
 
 QUESTIONS = (
     "why did the deploy fail",
@@ -107,3 +113,26 @@ def test_a_large_own_store_still_drops_its_common_words(store_target: Callable[.
         assert own.id not in found
     finally:
         reader.close()
+
+
+def test_a_reader_alone_ranks_as_fts5_bm25(tmp_path: Path) -> None:
+    """Counted per layer, BM25 is still FTS5's own: a reader alone in a store gets
+    exactly the ranking and scores of FTS5's bm25() over the whole index."""
+    target = str(tmp_path / "alone.db")
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(50)] + ["deploy", "deploys", "running", "runs"]
+    with Memory(target, agent_id="b") as mem:
+        mem.write_many(
+            [{"text": " ".join(rng.choices(words, k=rng.randint(1, 25)))} for _ in range(300)]
+        )
+        store, view = mem._store, View(mem.scope)  # the store's own ranking, compared
+        for terms in (["deploy"], ["w1", "w2", "running"], ["runs", "w3", "w3"]):
+            ours = store.lexical(view, terms, 20)
+            with closing(sqlite3.connect(target)) as conn:
+                fts5 = conn.execute(
+                    "SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?"
+                    " ORDER BY rank, rowid LIMIT 20",
+                    [" OR ".join(f'"{term}"' for term in terms)],
+                ).fetchall()
+            assert [seq for seq, _ in ours] == [seq for seq, _ in fts5]
+            assert [score for _, score in ours] == pytest.approx([s for _, s in fts5], rel=1e-12)
