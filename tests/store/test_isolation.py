@@ -115,24 +115,30 @@ def test_a_large_own_store_still_drops_its_common_words(store_target: Callable[.
         reader.close()
 
 
-def test_a_reader_alone_ranks_as_fts5_bm25(tmp_path: Path) -> None:
-    """Counted per layer, BM25 is still FTS5's own: a reader alone in a store gets
-    exactly the ranking and scores of FTS5's bm25() over the whole index."""
-    target = str(tmp_path / "alone.db")
+def test_bm25_per_reader_is_fts5_bm25_over_the_readers_memories(tmp_path: Path) -> None:
+    """Counted per layer, BM25 is still FTS5's: a reader sharing a store with another
+    tenant gets exactly the ranking and scores FTS5's bm25() gives the same reader
+    alone in a store of its own."""
     rng = random.Random(5)
     words = [f"w{i}" for i in range(50)] + ["deploy", "deploys", "running", "runs"]
-    with Memory(target, agent_id="b") as mem:
-        mem.write_many(
-            [{"text": " ".join(rng.choices(words, k=rng.randint(1, 25)))} for _ in range(300)]
-        )
-        store, view = mem._store, View(mem.scope)  # the store's own ranking, compared
+    notes = [{"text": " ".join(rng.choices(words, k=rng.randint(1, 25)))} for _ in range(300)]
+    alone, shared = str(tmp_path / "alone.db"), str(tmp_path / "shared.db")
+    with Memory(alone, agent_id="b") as mem, Memory(shared, agent_id="b") as mine:
+        mem.write_many(notes)
+        mine.write_many(notes)
+        with Memory(shared, agent_id="a") as other:
+            other.write_many([{"text": " ".join(rng.choices(words[40:], k=9))} for _ in range(500)])
         for terms in (["deploy"], ["w1", "w2", "running"], ["runs", "w3", "w3"]):
-            ours = store.lexical(view, terms, 20)
-            with closing(sqlite3.connect(target)) as conn:
+            with closing(sqlite3.connect(alone)) as conn:
                 fts5 = conn.execute(
                     "SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?"
                     " ORDER BY rank, rowid LIMIT 20",
                     [" OR ".join(f'"{term}"' for term in terms)],
                 ).fetchall()
-            assert [seq for seq, _ in ours] == [seq for seq, _ in fts5]
-            assert [score for _, score in ours] == pytest.approx([s for _, s in fts5], rel=1e-12)
+            # the stores' own lexical rankings, compared with FTS5's
+            for ours in (
+                mem._store.lexical(View(mem.scope), terms, 20),
+                mine._store.lexical(View(mine.scope), terms, 20),
+            ):
+                assert [seq for seq, _ in ours] == [seq for seq, _ in fts5]
+                assert [score for _, score in ours] == pytest.approx([s for _, s in fts5])
