@@ -156,15 +156,16 @@ class SQLiteStore(SQLStore):
             return [(seq, float(score)) for seq, score in rows]
         # Per term: every memory of the reader's layers it matches (the document
         # frequency), with its length, the term's frequency in it (highlight marks each
-        # instance) and whether the view admits it.
+        # instance) and whether the view admits it. CROSS JOIN: the index's matches
+        # are the outer loop.
         postings: dict[str, list[tuple[int, int, int, int]]] = {}
         for term, match in dict(zip(terms, quoted, strict=True)).items():
             postings[term] = self._query(
                 "SELECT m.seq, l.tokens, length(highlight(memories_fts, 0, char(1), ''))"
                 " - length(replace(highlight(memories_fts, 0, char(1), ''), char(1), '')),"
                 f" CASE WHEN {where} THEN 1 ELSE 0 END"
-                " FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
-                " JOIN lexical_lengths l ON l.seq = f.rowid"
+                " FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
+                " CROSS JOIN lexical_lengths l ON l.seq = f.rowid"
                 f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)}",
                 [*params, match, *layers],
             )
@@ -175,20 +176,38 @@ class SQLiteStore(SQLStore):
     @translated
     def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
         layers = self._layers(scope)
+        if not layers:
+            return dict.fromkeys(terms, 0)
+        docs, everyone = self._layer_docs(layers)
+        # Where the reader's layers are the whole index, the index's count is theirs;
+        # otherwise CROSS JOIN keeps the index's matches the outer loop (the other
+        # order runs the MATCH once per memory of the layers).
+        sql, before = (
+            ("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [])
+            if docs == everyone
+            else (
+                "SELECT f.rowid FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
+                f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)}",
+                layers,
+            )
+        )
         counts = {}
         for term in dict.fromkeys(terms):
-            (count,) = (
-                self._query(
-                    "SELECT COUNT(*) FROM (SELECT f.rowid FROM memories_fts f"
-                    " JOIN memories m ON m.seq = f.rowid"
-                    f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)} LIMIT ?)",
-                    ['"' + term.replace('"', '""') + '"', *layers, cap],
-                )[0]
-                if layers
-                else (0,)
-            )
+            (count,) = self._query(
+                f"SELECT COUNT(*) FROM ({sql} LIMIT ?)",
+                ['"' + term.replace('"', '""') + '"', *before, cap],
+            )[0]
             counts[term] = int(count)
         return counts
+
+    def _layer_docs(self, layers: Sequence[int]) -> tuple[int, int]:
+        """Memories in these layers, and in the whole index."""
+        docs, everyone = self._query(
+            f"SELECT COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN docs END), 0),"
+            " COALESCE(SUM(docs), 0) FROM lexical_layers",
+            layers,
+        )[0]
+        return int(docs), int(everyone)
 
     @translated
     def size(self, scope: Scope | None = None) -> int:
