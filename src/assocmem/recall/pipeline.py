@@ -201,7 +201,7 @@ def _refused(
     """What the gates kept out, for the report: the question's best k plain matches
     (lexical, else by concept) that fail a gate, with the first gate each fails."""
     if question is not None:
-        terms = _informative(store, [*question.terms, *request.extra_terms])
+        terms = _informative(store, view, [*question.terms, *request.extra_terms])
         plain = [seq for seq, _ in store.lexical(view, terms, request.k)]
     else:
         plain = _concept_arm(store, view, query_ids)[: request.k]
@@ -264,7 +264,7 @@ def _question_arms(
     """The arms a question text runs: exact fingerprint, lexical and semantic."""
     fingerprint = content_hash(request.query or "")
     rankings = {"episodic": store.fingerprint_matches(view, fingerprint, depth)}
-    terms = _informative(store, [*question.terms, *request.extra_terms])
+    terms = _informative(store, view, [*question.terms, *request.extra_terms])
     lexical = dict(store.lexical(view, terms, depth))
     profile = request.profile
     rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {}, profile)
@@ -336,22 +336,24 @@ def _lexical_expansion(
     top = store.records_by_seq(best)
     extra = feedback_terms([r.text for r in top.values()], question)
     if extra:
-        cap = max(1, int(FEEDBACK_MAX_SHARE * store.size()))
-        counts = store.match_counts(extra, cap)
+        cap = max(1, int(FEEDBACK_MAX_SHARE * store.size(view.scope)))
+        counts = store.match_counts(view.scope, extra, cap)
         extra = [term for term in extra if counts[term] < cap]
     if not extra:
         return []
     return [seq for seq, _ in store.lexical(view, [*question.terms, *extra], depth)]
 
 
-def _informative(store: Store, terms: Sequence[str]) -> list[str]:
-    """The terms worth a lexical search: all of them, unless a large store holds a
-    term in half its memories or more (then that term is dropped, never all)."""
-    size = store.size()
+def _informative(store: Store, view: View, terms: Sequence[str]) -> list[str]:
+    """The terms worth a lexical search: all of them, unless the reader's layers are
+    large and hold a term in half their memories or more (then that term is dropped,
+    never all). Counted over what the reader can read, so no tenant's writes change
+    another's terms."""
+    size = store.size(view.scope)
     cap = int(COMMON_SHARE * size)
     if cap < COMMON_MIN_MATCHES or not terms:
         return list(terms)
-    counts = store.match_counts(terms, cap)
+    counts = store.match_counts(view.scope, terms, cap)
     kept = [term for term in terms if counts[term] < cap]
     return kept or [min(terms, key=lambda term: (counts[term], term))]
 

@@ -32,7 +32,7 @@ from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
-from assocmem.types import WriteResult
+from assocmem.types import Scope, WriteResult
 
 if TYPE_CHECKING:
     import numpy as np
@@ -264,14 +264,20 @@ class PostgresStore(SQLStore):
         return [(seq, float(score)) for seq, score in rows]
 
     @translated
-    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
+        layers = self._layers(scope)
         counts = {}
         for term in dict.fromkeys(terms):
-            (count,) = self._query(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM memories"
-                f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?) LIMIT ?) AS found",
-                [term, cap],
-            )[0]
+            (count,) = (
+                self._query(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM memories"
+                    f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
+                    f" AND {in_list('scope_id', layers)} LIMIT ?) AS found",
+                    [term, *layers, cap],
+                )[0]
+                if layers
+                else (0,)
+            )
             counts[term] = int(count)
         return counts
 

@@ -93,13 +93,16 @@ class Store(abc.ABC):
         """For each memory with a thread, the visible memories just before and after it."""
 
     @abc.abstractmethod
-    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
-        """How many memories (of any reader) the full-text index matches for each
-        term, counted up to ``cap``: a statistic, like BM25's document frequency."""
+    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
+        """How many memories of the reader's layers (any status) the full-text index
+        matches for each term, counted up to ``cap``: a statistic, like BM25's document
+        frequency, that no other tenant's writes change."""
 
     @abc.abstractmethod
-    def size(self) -> int:
-        """An upper bound on how many memories the store holds (cheap)."""
+    def size(self, scope: Scope | None = None) -> int:
+        """How many memories the reader's layers hold (any status); with no scope, an
+        upper bound on the whole store's, for readiness checks only (never a read's
+        statistic: it counts other tenants)."""
 
     @abc.abstractmethod
     def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:

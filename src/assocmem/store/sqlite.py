@@ -10,6 +10,7 @@ not write is opened read-only: reads work, every write is `StoreUnavailable`.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import time
@@ -30,11 +31,12 @@ from assocmem.schema import Condition
 from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
 from assocmem.store.migrations import migrations
-from assocmem.store.params import translated
+from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
+from assocmem.types import Scope
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -253,29 +255,100 @@ class SQLiteStore(SQLStore):
 
     @translated
     def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
-        if not terms:
+        layers = self._layers(view.scope)
+        if not terms or not layers:
             return []
-        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        (docs, tokens, everyone) = self._query(
+            "SELECT COALESCE(SUM(CASE WHEN "
+            + in_list("scope_id", layers)
+            + " THEN docs END), 0), COALESCE(SUM(CASE WHEN "
+            + in_list("scope_id", layers)
+            + " THEN tokens END), 0), COALESCE(SUM(docs), 0) FROM lexical_layers",
+            [*layers, *layers],
+        )[0]
+        if not docs:
+            return []
+        where, params = self._view_sql(view, layers, "m")
         # Each term is quoted as an FTS5 string, so no caller text is read as syntax.
-        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-        rows = self._query(
-            "SELECT m.seq, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
-            f" WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank, m.seq LIMIT ?",
-            [match, *params, limit],
-        )
-        return [(seq, float(score)) for seq, score in rows]
+        quoted = ['"' + term.replace('"', '""') + '"' for term in terms]
+        if docs == everyone:
+            # The reader's layers are the whole index: its statistics are the reader's,
+            # and FTS5's own bm25() is exactly the per-reader BM25, at C speed.
+            rows = self._query(
+                "SELECT m.seq, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
+                f" WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank, m.seq LIMIT ?",
+                [" OR ".join(quoted), *params, limit],
+            )
+            return [(seq, float(score)) for seq, score in rows]
+        # Per term: every memory of the reader's layers it matches (the document
+        # frequency), with its length, the term's frequency in it (highlight marks each
+        # instance) and whether the view admits it. CROSS JOIN: the index's matches
+        # are the outer loop.
+        postings: dict[str, list[tuple[int, int, int, int]]] = {}
+        for term, match in dict(zip(terms, quoted, strict=True)).items():
+            postings[term] = self._query(
+                "SELECT m.seq, l.tokens, length(highlight(memories_fts, 0, char(1), ''))"
+                " - length(replace(highlight(memories_fts, 0, char(1), ''), char(1), '')),"
+                f" CASE WHEN {where} THEN 1 ELSE 0 END"
+                " FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
+                " CROSS JOIN lexical_lengths l ON l.seq = f.rowid"
+                f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)}",
+                [*params, match, *layers],
+            )
+        scores = bm25(postings, list(terms), docs=int(docs), tokens=int(tokens))
+        ranked = sorted(scores, key=lambda seq: (-scores[seq], seq))
+        return [(seq, scores[seq]) for seq in ranked[:limit]]
 
     @translated
-    def match_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
+        layers = self._layers(scope)
+        if not layers:
+            return dict.fromkeys(terms, 0)
+        docs, everyone = self._layer_docs(layers)
+        # Where the reader's layers are the whole index, the index's count is theirs;
+        # otherwise CROSS JOIN keeps the index's matches the outer loop (the other
+        # order runs the MATCH once per memory of the layers).
+        sql, before = (
+            ("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [])
+            if docs == everyone
+            else (
+                "SELECT f.rowid FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
+                f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)}",
+                layers,
+            )
+        )
         counts = {}
         for term in dict.fromkeys(terms):
             (count,) = self._query(
-                "SELECT COUNT(*) FROM (SELECT rowid FROM memories_fts"
-                " WHERE memories_fts MATCH ? LIMIT ?)",
-                ['"' + term.replace('"', '""') + '"', cap],
+                f"SELECT COUNT(*) FROM ({sql} LIMIT ?)",
+                ['"' + term.replace('"', '""') + '"', *before, cap],
             )[0]
             counts[term] = int(count)
         return counts
+
+    def _layer_docs(self, layers: Sequence[int]) -> tuple[int, int]:
+        """Memories in these layers, and in the whole index."""
+        docs, everyone = self._query(
+            f"SELECT COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN docs END), 0),"
+            " COALESCE(SUM(docs), 0) FROM lexical_layers",
+            layers,
+        )[0]
+        return int(docs), int(everyone)
+
+    @translated
+    def size(self, scope: Scope | None = None) -> int:
+        if scope is None:
+            return super().size()
+        layers = self._layers(scope)
+        if not layers:
+            return 0
+        return int(
+            self._query(
+                "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers"
+                f" WHERE {in_list('scope_id', layers)}",
+                layers,
+            )[0][0]
+        )
 
     def _meta_is_array(self, alias: str, key: str) -> str:
         return f"json_type({alias}.meta, '$.{key}') = 'array'"
@@ -332,6 +405,38 @@ def _open_error(path: str, exc: sqlite3.Error) -> AssocmemError:
     if isinstance(error, StoreUnavailable | StoreCorrupt):
         return type(error)(f"store {path!r}: {error.message}")
     return error
+
+
+# FTS5's BM25 constants (Robertson et al.), so that a reader alone in a store ranks
+# exactly as FTS5's own bm25() would.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def bm25(
+    postings: dict[str, list[tuple[int, int, int, int]]],
+    terms: Sequence[str],
+    *,
+    docs: int,
+    tokens: int,
+) -> dict[int, float]:
+    """BM25 of the visible memories, as FTS5 computes it, over the statistics given:
+    ``docs`` memories of ``tokens`` tokens in all, and per term its postings
+    ``(seq, length, frequency, visible)``. A term repeated in ``terms`` counts once
+    per repetition, as a repeated FTS5 phrase does; an IDF at or under zero is 1e-6."""
+    average = tokens / docs if docs else 0.0
+    scores: dict[int, float] = {}
+    for term in terms:
+        rows = postings[term]
+        idf = math.log((docs - len(rows) + 0.5) / (len(rows) + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        for seq, length, frequency, visible in rows:
+            if visible:
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average) if average else BM25_K1
+                share = idf * (frequency * (BM25_K1 + 1.0)) / (frequency + norm)
+                scores[seq] = scores.get(seq, 0.0) + share
+    return scores
 
 
 def _statements(script: str) -> Iterator[str]:

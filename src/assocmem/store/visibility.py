@@ -80,8 +80,17 @@ class VisibilityQueries(SQLConnection):
         return {seq: (before, after) for seq, before, after in rows}
 
     @translated
-    def size(self) -> int:
-        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM memories")[0][0])
+    def size(self, scope: Scope | None = None) -> int:
+        if scope is None:
+            return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM memories")[0][0])
+        layers = self._layers(scope)
+        if not layers:
+            return 0
+        return int(
+            self._query(
+                f"SELECT COUNT(*) FROM memories WHERE {in_list('scope_id', layers)}", layers
+            )[0][0]
+        )
 
     @translated
     def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
