@@ -110,8 +110,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def authors(self, scope: Scope) -> list[str]:
-        """Distinct authors of memories written in the reader's layers (a name stays
-        listed after its memories are gone; a cue on it then matches nothing)."""
+        """Distinct authors of memories in the reader's layers (`forget` drops a name
+        once no memory of its layer carries it)."""
 
     @abc.abstractmethod
     def thread_neighbors(
