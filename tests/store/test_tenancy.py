@@ -145,6 +145,35 @@ def test_graph_orientation_does_not_depend_on_who_used_a_word_first(
     assert ("appl", "zebra", 1.0) in expected  # two starts linked: by name, not by id
 
 
+def test_the_link_cut_breaks_ties_by_name_not_by_who_used_a_word_first(
+    store_target: Target,
+) -> None:
+    # Twelve links of one weight around "hub"; the store's cut keeps five. Which five
+    # must not depend on the creation order of the concept ids another agent caused.
+    spokes = [f"spoke{i:02d}" for i in range(12)]
+
+    def kept(mem: Memory) -> list[tuple[str, ...]]:
+        store: Any = mem._store
+        hub = store.concept_ids(["hub"])["hub"]
+        rows = store.links_around(mem.scope, [hub], 5)
+        names = store.concept_names(sorted({c for r in rows for c in (r.a, r.b)}))
+        return [tuple(sorted((names[r.a], names[r.b]))) for r in rows]
+
+    def fill(mem: Memory) -> None:
+        mem.write_many([{"text": f"hub and {s}", "concepts": ["hub", s]} for s in spokes])
+
+    with Memory(store_target("alone"), agent_id="a") as alone:
+        fill(alone)
+        expected = kept(alone)
+    shared = store_target("shared")
+    with Memory(shared, agent_id="b") as b:  # creates the spokes' ids in reverse order
+        b.write_many([{"text": s, "concepts": [s]} for s in reversed(spokes)])
+    with Memory(shared, agent_id="a") as a:
+        fill(a)
+        assert kept(a) == expected
+    assert expected == [("hub", s) for s in spokes[:5]]
+
+
 def test_the_migration_gives_a_class_its_retired_value_back_and_ids_a_public_face(
     tmp_path: Path,
 ) -> None:

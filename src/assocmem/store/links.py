@@ -249,11 +249,19 @@ class LinkQueries(SQLConnection):
             # A pending change only lowers a pair by feedback; fetching one more row per
             # lowered pair keeps at least `limit` rows the query ranked truthfully.
             lowered = sum(sum(c.weight for c in change) < 0 for change in changes.values())
+            # Ties at the cut are broken by the pair's names, never by concept ids: ids
+            # are store-wide and in creation order, so they would tell which words
+            # another agent used first.
             rows = self._query(
-                "SELECT a, b, SUM(weight) AS w, SUM(count), SUM(outcome_sum), SUM(feedback_count),"
-                f" MAX(updated_at) FROM links WHERE {in_list('scope_id', layers)}"
+                "SELECT l.a, l.b, l.w, l.c, l.o, l.f, l.u FROM ("
+                "SELECT a, b, SUM(weight) AS w, SUM(count) AS c, SUM(outcome_sum) AS o,"
+                " SUM(feedback_count) AS f, MAX(updated_at) AS u"
+                f" FROM links WHERE {in_list('scope_id', layers)}"
                 f" AND ({in_list('a', concept_ids)} OR {in_list('b', concept_ids)})"
-                " GROUP BY a, b ORDER BY w DESC, a, b LIMIT ?",
+                " GROUP BY a, b) l JOIN concepts ca ON ca.id = l.a JOIN concepts cb ON cb.id = l.b"
+                " ORDER BY l.w DESC,"
+                " CASE WHEN ca.name < cb.name THEN ca.name ELSE cb.name END,"
+                " CASE WHEN ca.name < cb.name THEN cb.name ELSE ca.name END LIMIT ?",
                 [*layers, *concept_ids, *concept_ids, limit + lowered],
             )
             links = {(a, b): _link_row(a, b, w, c, o, f, u) for a, b, w, c, o, f, u in rows}
@@ -272,7 +280,16 @@ class LinkQueries(SQLConnection):
                         row.feedback_count + sum(c.feedback_count for c in change),
                         max(row.updated_at, updated.get((a, b), "")),
                     )  # fmt: skip
-        ranked = sorted(links.values(), key=lambda r: (-r.weight, r.a, r.b))[:limit]
+            names: dict[int, str] = dict(
+                self._query_in(
+                    "SELECT id, name FROM concepts WHERE id IN (?*)",
+                    sorted({c for pair in links for c in pair}),
+                )
+            )
+        ranked = sorted(
+            links.values(),
+            key=lambda r: (-r.weight, *sorted((names.get(r.a, ""), names.get(r.b, "")))),
+        )[:limit]
         return [replace(row, weight=max(0.0, row.weight)) for row in ranked]
 
     def _rows_of(
