@@ -163,6 +163,18 @@ def test_a_nul_is_refused_alike_and_meta_filters_keep_working(store_target: Targ
         assert mem.soft_read([1.0, 0.0], where={"meta.value": {"$ne": None}}).weights
 
 
+def test_a_batch_refuses_an_item_whose_declarations_hold_a_nul(store_target: Target) -> None:
+    # The same check as a single write's: the bad item alone is refused, the rest stored.
+    with Memory(store_target("batch"), agent_id="tenant") as mem:
+        bad, good = mem.write_many([
+            {"text": "patched the rig", "associations": {"entities": ["rig\x00x"]}},
+            {"text": "the rig works", "associations": {"entities": ["rig"]}},
+        ])  # fmt: skip
+        assert (bad.stored, bad.error, bad.field) == (False, "InvalidInput", "associations")
+        assert good.stored and good.associations is not None
+        assert good.associations.entities == ("rig",)
+
+
 def test_a_destructive_filter_spells_meta_keys_and_deletes_only_what_it_names(
     store_target: Target,
 ) -> None:

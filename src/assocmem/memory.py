@@ -179,7 +179,8 @@ class Memory:
 
     # -- writing --------------------------------------------------------------
 
-    @checked_arguments()
+    # Its fields are checked once, by `new_memory` (as each item of a batch is).
+    @checked_arguments(*records.WRITE_FIELDS)
     def write(
         self,
         text: str,
@@ -262,6 +263,7 @@ class Memory:
                 fields = {k: v for k, v in item.items() if v is not None}
                 if "associations" in fields:
                     declared[position] = fields.pop("associations")
+                    check_clean(declared[position], "associations")
                 memory = records.new_memory(fields)
                 self._check_parents([memory])
             except AssocmemError as exc:
