@@ -17,6 +17,7 @@ stressed the way real notes stress it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import platform
@@ -44,6 +45,9 @@ SINGLE_ROUNDS = 10
 SINGLE_WRITES = 1_000
 READS = 1_000
 FEEDBACKS = 300
+# Single-id forgets timed last: forget erases bytes (index optimize, WAL truncation,
+# VACUUM on PostgreSQL), so its cost grows with the store.
+FORGETS = 20
 SEED = 7
 
 _ONSETS = ["b", "br", "c", "ch", "d", "f", "g", "gr", "k", "l", "m", "n", "p", "pl", "r", "s",
@@ -172,6 +176,11 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
         text_reads = _timed_reads(mem, queries, None)
         stats = mem.stats()
         pending = _pending_copy(mem)
+        forgets = []
+        for record in list(itertools.islice(mem.export(), FORGETS)):
+            start = time.perf_counter()
+            mem.forget([record.id])
+            forgets.append((time.perf_counter() - start) * 1000)
     return {
         "memories": stats.memories,
         "concepts": stats.concepts,
@@ -187,6 +196,10 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
         "read_concepts": reads,
         "read_text_no_embedder": text_reads,
         "store_mb": round(stores.size_mb(target), 1),
+        "forget_one_ms": {
+            "p50": round(statistics.median(forgets), 2) if forgets else None,
+            "max": round(max(forgets), 2) if forgets else None,
+        },
     }
 
 

@@ -36,7 +36,7 @@ def test_each_store_is_fresh_and_measured(db: str) -> None:
 @pytest.mark.slow
 def test_core_benchmark_smoke(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in {"BATCH": 40, "ROUNDS": 2, "SINGLE_ROUNDS": 2, "SINGLE_WRITES": 10,
-                        "READS": 20, "FEEDBACKS": 5}.items():  # fmt: skip
+                        "READS": 20, "FEEDBACKS": 5, "FORGETS": 3}.items():  # fmt: skip
         monkeypatch.setattr(core, name, value)
     out = tmp_path / "core.json"
     core.run([200], str(out), db=db)
