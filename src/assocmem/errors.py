@@ -16,7 +16,8 @@ reach a caller untranslated.
     │   ├── UnknownMemory                       an id the caller cannot see
     │   └── UnknownEntity                       a name no readable entity answers to
     ├── AccessDenied                            identity or role may not do this
-    │   └── AuthenticationRequired              no valid credentials were presented
+    │   ├── AuthenticationRequired              no valid credentials were presented
+    │   └── PathRefused                         a folder outside the allowed roots
     ├── EmbedderError
     │   ├── EmbedderUnavailable                 extra not installed / model missing
     │   └── EmbedderMismatch                    store filled by another model or dimension
@@ -93,6 +94,15 @@ class AccessDenied(AssocmemError):
 
 class AuthenticationRequired(AccessDenied):
     """No valid API key was presented."""
+
+
+class PathRefused(AccessDenied):
+    """A folder this memory may not read or write (a served vault outside the
+    operator's roots); ``field`` names the argument that gave it."""
+
+    def __init__(self, message: str, *, field: str | None = "path") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class EmbedderError(AssocmemError):

@@ -11,10 +11,11 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
-from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
+from assocmem.errors import AssocmemError, InvalidInput, PathRefused, UnknownMemory
 from assocmem.graph import declare as declarations
 from assocmem.graph import reconstruct as reconstruction
 from assocmem.graph import traverse as traversal
@@ -32,11 +33,21 @@ from assocmem.text.clean import check_clean
 from assocmem.types import (
     KINDS,
     STATUSES,
+    AppliedLinks,
+    Bridge,
+    Claim,
     Contradiction,
+    CoverageGap,
     Declared,
     FeedbackResult,
+    Gaps,
     Graph,
+    IdeaMethod,
+    IndexReport,
+    IndexStatus,
     Lifecycle,
+    MaintenanceReport,
+    NoteHit,
     ReadResult,
     Reconstruction,
     Record,
@@ -46,6 +57,9 @@ from assocmem.types import (
     Traversal,
     WriteResult,
 )
+from assocmem.vault import index as vault_indexing
+from assocmem.vault import maintain as vault_upkeep
+from assocmem.vault import tools as vault_tools
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
 from assocmem.write import validate as records
@@ -107,6 +121,9 @@ class Memory:
             prompted them, dates stretched by a telling lag, reported-speech words
             kept out of the lexical terms). A read may choose another; the vectors
             reflect the profile they were written with.
+        vault_roots: the folders `vault_index` may index (and `apply_links` write
+            under); None (default) allows any folder the caller names. A server
+            passes the operator's roots, so its clients cannot reach other folders.
     """
 
     def __init__(
@@ -120,8 +137,10 @@ class Memory:
         role: str | None = None,
         synchronous: str = "normal",
         profile: str = GENERAL.name,
+        vault_roots: Sequence[str] | None = None,
     ) -> None:
         check_clean(str(target), "target")
+        self._vault_roots = _resolved_roots(vault_roots)
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -148,11 +167,13 @@ class Memory:
         scope: Scope,
         space: VectorSpace | None = None,
         profile: str = GENERAL.name,
+        vault_roots: Sequence[str] | None = None,
     ) -> Memory:
         """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
         serves many callers over one store) and, when given, a `VectorSpace` over its
-        database. Closing it leaves the store open."""
+        database; ``vault_roots`` as for the constructor. Closing it leaves the store open."""
         memory = cls.__new__(cls)
+        memory._vault_roots = _resolved_roots(vault_roots)
         memory._profile = profiles.named(profile)
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
@@ -594,6 +615,98 @@ class Memory:
             self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
         )
 
+    # -- the vault: a folder of Markdown notes (vault/ room) ----------------------
+
+    @checked_arguments()
+    def vault_index(self, path: str | None = None) -> IndexReport:
+        """Index a folder of Markdown notes (or re-index the one indexed before).
+
+        Only notes whose content changed are re-read; deleted notes leave with their
+        memories and links. Symlinks are never followed and notes over 2 MiB are
+        skipped (reported in ``skipped``). The chunks are memories of the vault's own
+        scope (channel ``vault``), so ordinary reads never see them.
+        """
+        root = self._vault_root(path)
+        return vault_indexing.index(self._store, self._vault, root, self._space)
+
+    def index_status(self) -> IndexStatus:
+        """The indexed vault: its folder, notes, chunks, links, dead links and folder spread."""
+        return vault_tools.index_status(self._store, self._vault)
+
+    @checked_arguments()
+    def relevant_notes(self, query: str, k: int = 5) -> list[NoteHit]:
+        """The notes most relevant to a question (relevance × accrued value), with excerpts."""
+        return vault_tools.relevant_notes(self._store, self._vault, self._space, query, k)
+
+    @checked_arguments()
+    def coverage_gap(self, query: str, k: int = 5) -> CoverageGap:
+        """What the vault covers of a question: top notes, a completeness score and the
+        question's terms no note supports."""
+        return vault_tools.coverage_gap(self._store, self._vault, self._space, query, k)
+
+    def find_gaps(self) -> Gaps:
+        """Where the note network is blind: isolated and under-linked notes, thin folders."""
+        return vault_tools.find_gaps(self._store, self._vault)
+
+    @checked_arguments()
+    def bridge_candidates(self, note: str, k: int = 5) -> list[Bridge]:
+        """Notes in other folders, not linked to ``note``, close in meaning, with the reason."""
+        return vault_tools.bridge_candidates(self._store, self._vault, self._space, note, k)
+
+    @checked_arguments()
+    def extract_claims(self, note: str) -> list[Claim]:
+        """Claim-like sentences of a note, with line numbers, to ground or challenge."""
+        return vault_tools.extract_claims(self._store, self._vault, note)
+
+    def idea_methods(self) -> list[IdeaMethod]:
+        """A small toolkit of named idea-generation recipes, as data."""
+        return vault_tools.idea_methods()
+
+    @checked_arguments()
+    def maintenance_report(self, stale_days: int = 365) -> MaintenanceReport:
+        """The vault's chores: dead links, orphans with a note to link each to, stale
+        notes (by frontmatter date), near-duplicates, a health score and archive candidates."""
+        return vault_upkeep.report(
+            self._store, self._vault, self._space, stale_days, vault_upkeep.today()
+        )
+
+    @checked_arguments()
+    def apply_links(self, notes: Sequence[str] | None = None, dry_run: bool = True) -> AppliedLinks:
+        """Append a marked ``## Related (suggested)`` block of links to the orphans (or
+        the named notes). A dry run (the default) returns the plan and writes nothing;
+        a re-run replaces its own block, and nothing else in a note ever changes."""
+        remembered = self._store.vault_root(self._vault)
+        if remembered is None:
+            raise InvalidInput("no vault is indexed here: call vault_index first", field="notes")
+        root = self._vault_root(remembered)
+        return vault_upkeep.apply_links(self._store, self._vault, self._space, root, notes, dry_run)
+
+    @property
+    def _vault(self) -> Scope:
+        return vault_indexing.vault_scope(self.scope)
+
+    def _vault_root(self, path: str | None) -> Path:
+        """The folder to index: ``path`` or the remembered one, resolved, allowed here."""
+        if path is None:
+            path = self._store.vault_root(self._vault)
+            if path is None:
+                raise InvalidInput("no vault is indexed here yet: give its path", field="path")
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidInput("path must name a folder", field="path")
+        try:
+            root = Path(path).expanduser().resolve()
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise InvalidInput(f"path {path!r} cannot be resolved", field="path") from exc
+        allowed = self._vault_roots
+        if allowed is not None and not any(root.is_relative_to(a) for a in allowed):
+            raise PathRefused(
+                "this memory may index only folders under its vault roots"
+                + ("" if allowed else " (none are configured: pass --vault-root)")
+            )
+        if not root.is_dir():
+            raise InvalidInput(f"path {path!r} is not a folder", field="path")
+        return root
+
     # -- learning -------------------------------------------------------------
 
     @checked_arguments()
@@ -645,6 +758,14 @@ def checked_scope(
     return Scope(
         agent_id, project_id, channel, requests.check_role(role) if role is not None else None
     )
+
+
+def _resolved_roots(roots: Sequence[str] | None) -> tuple[Path, ...] | None:
+    if roots is None:
+        return None
+    if isinstance(roots, str):
+        raise InvalidInput("vault_roots must be a list of folders", field="vault_roots")
+    return tuple(Path(r).expanduser().resolve() for r in roots)
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

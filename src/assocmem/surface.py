@@ -54,6 +54,17 @@ DECLARED: dict[str, Declaration] = {
     "contradictions": Declaration(False),
     "end_task": Declaration(True, ("task",)),
     "retain": Declaration(True),
+    # -- the vault (vault/ room) --
+    "vault_index": Declaration(True, ("path",)),
+    "index_status": Declaration(False),
+    "relevant_notes": Declaration(False, ("query",)),
+    "coverage_gap": Declaration(False, ("query",)),
+    "find_gaps": Declaration(False),
+    "bridge_candidates": Declaration(False, ("note",)),
+    "extract_claims": Declaration(False, ("note",)),
+    "idea_methods": Declaration(False),
+    "maintenance_report": Declaration(False),
+    "apply_links": Declaration(True, ("notes",)),
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -114,6 +125,15 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "max_evidence": "evidence records per item",
     "predicates": "relation predicates to follow, in order",
     "policy": 'a retention policy {"rules": [...]} (default: the example policy)',
+    # -- the vault (vault/ room) --
+    "path": "the folder of Markdown notes (default: the one indexed before)",
+    "note": "a note by path, file name, title or alias",
+    "notes": "notes to add related links to (default: the orphans)",
+    "stale_days": "a note dated (by its frontmatter) longer ago than this is stale",
+    "dry_run": "only return the plan, writing nothing (default true)",
+    ("relevant_notes", "k"): "how many notes to return (1-100)",
+    ("coverage_gap", "k"): "how many notes to return (1-100)",
+    ("bridge_candidates", "k"): "how many bridges to return (1-100)",
     ("protect", "protected"): "true to shield, false to lift the shield",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",

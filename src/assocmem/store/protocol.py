@@ -7,7 +7,7 @@ backend exception (the shapes are in `rows.py`, re-exported here).
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,8 @@ from assocmem.store.rows import (
     ConceptLessons,
     EntityRow,
     LinkRow,
+    NoteLink,
+    NoteRow,
     RankFields,
     RelationRow,
     VectorRows,
@@ -32,6 +34,8 @@ __all__ = [
     "ConceptLessons",
     "EntityRow",
     "LinkRow",
+    "NoteLink",
+    "NoteRow",
     "RankFields",
     "RelationRow",
     "Store",
@@ -386,6 +390,35 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
         """Every readable memory holding this supersession key, oldest observation first."""
+
+    # -- vault (vault/ room) --------------------------------------------------------
+    # Keyed by the exact layer of ``scope`` (the vault's own scope), never its readable
+    # layers: a vault belongs to one scope and is not inherited from a shared one.
+
+    @abc.abstractmethod
+    def vault_root(self, scope: Scope) -> str | None:
+        """The folder this scope's vault was last indexed from, or None."""
+
+    @abc.abstractmethod
+    def vault_notes(self, scope: Scope) -> list[NoteRow]:
+        """Every indexed note of this scope's vault, by path."""
+
+    @abc.abstractmethod
+    def vault_links(self, scope: Scope) -> list[NoteLink]:
+        """Every link the vault's notes make, by source then target."""
+
+    @abc.abstractmethod
+    def save_vault(
+        self,
+        scope: Scope,
+        root: str,
+        notes: Sequence[NoteRow],
+        links: Mapping[str, Sequence[NoteLink]],
+        removed: Sequence[str],
+    ) -> None:
+        """In one transaction: remember ``root``, upsert ``notes``, drop the ``removed``
+        notes with their links, and make ``links[source]`` the whole set of each
+        source's links."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -145,3 +145,33 @@ class ConceptLessons:
     taught: float
     spread: int
     strongest: tuple[tuple[int, float], ...]
+
+
+# -- vault (vault/ room) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """One indexed note of a vault, as its table keeps it (paths relative, ``/``-joined)."""
+
+    path: str
+    hash: str
+    size: int
+    mtime_ns: int
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    dated: str | None
+    folder: str
+    memory_ids: tuple[str, ...]
+    words: int
+
+
+@dataclass(frozen=True)
+class NoteLink:
+    """A link one note makes: the raw target, the note it resolves to (None: dead), its line."""
+
+    source: str
+    target: str
+    resolved: str | None
+    line: int

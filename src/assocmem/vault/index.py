@@ -1,0 +1,285 @@
+"""Incremental indexing of a vault: its notes' chunks become memories, its links the graph.
+
+Invariants: a re-index reads only files whose stat moved and parses only those whose
+content hash changed; a note that changed or went has its old memories forgotten
+(taking the relations they anchor with them) before its new ones are written; each
+batch of notes commits with its memories, declarations and rows together, so an
+interrupted index leaves every note either as it was or as it is now. Vault memories
+live in the vault's own scope (`vault_scope`) and carry ``meta.vault``, so an
+ordinary read never sees them and vault reads see nothing else.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+from assocmem.graph import declare as declarations
+from assocmem.graph import traverse as traversal
+from assocmem.schema import NewMemory
+from assocmem.store import Store, View
+from assocmem.store.protocol import NoteLink, NoteRow
+from assocmem.types import STATUSES, IndexReport, Scope
+from assocmem.vault import notes as parsing
+from assocmem.vault.notes import Note
+from assocmem.vectors.space import VectorSpace
+from assocmem.write import validate
+
+VAULT_CHANNEL = "vault"
+LINK_PREDICATE = "links_to"
+# Notes per transaction: large enough to amortise a commit, small enough that a
+# 10,000-note index does not hold the write lock for its whole run.
+BATCH_NOTES = 200
+# Every vault memory's meta holds this key, so a vault read can filter on it.
+MARK = {"meta.vault": True}
+
+
+def vault_scope(scope: Scope) -> Scope:
+    """The scope a memory's vault lives in: the same agent and project, a channel of its own."""
+    channel = f"{scope.channel}/{VAULT_CHANNEL}" if scope.channel else VAULT_CHANNEL
+    return Scope(scope.agent_id, scope.project_id, channel, scope.role)
+
+
+def entity_name(path: str) -> str:
+    """The graph entity of a note: its path without ``.md``."""
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+@dataclass(frozen=True)
+class Resolver:
+    """Note names (path, file stem, title, aliases; casefolded) to the note path they name."""
+
+    names: Mapping[str, str]
+
+    @classmethod
+    def of(cls, rows: Iterable[tuple[str, str, Sequence[str]]]) -> Resolver:
+        """From ``(path, title, aliases)``: a path wins over a stem, a stem over a title
+        or alias, and the first path in order wins a tie (as the rows are sorted)."""
+        ranked: dict[str, tuple[int, str]] = {}
+        for path, title, aliases in sorted(rows):
+            keys = [(0, entity_name(path)), (1, PurePosixPath(path).stem), (2, title)]
+            for rank, key in keys + [(2, a) for a in aliases]:
+                folded = key.casefold()
+                if folded and (folded not in ranked or ranked[folded][0] > rank):
+                    ranked[folded] = (rank, path)
+        return cls({key: path for key, (_, path) in ranked.items()})
+
+    def resolve(self, source: str, link: parsing.Link | NoteLink) -> str | None:
+        target = unquote(link.target).strip()
+        if getattr(link, "markdown", False) or target.lower().endswith(".md"):
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+            found = self.names.get(entity_name(joined).casefold())
+            if found is not None:
+                return found
+        return self.names.get(entity_name(target).casefold())
+
+
+def index(
+    store: Store,
+    scope: Scope,
+    root: Path,
+    space: VectorSpace | None = None,
+    max_bytes: int = parsing.MAX_NOTE_BYTES,
+) -> IndexReport:
+    """Index the vault at ``root`` (resolved) into ``scope`` (a `vault_scope`)."""
+    started = time.perf_counter()
+    walked = parsing.walk(root, max_bytes)
+    known = {row.path: row for row in store.vault_notes(scope)}
+    # Another folder than last time: every old note goes, every new one is read.
+    known_root_changed = bool(known) and store.vault_root(scope) != str(root)
+    changed: list[tuple[parsing.Found, str, Note]] = []
+    touched: list[NoteRow] = []  # same bytes, new stat: only the row moves
+    read = 0
+    for found in walked.found:
+        row = None if known_root_changed else known.get(found.path)
+        if row is not None and (row.size, row.mtime_ns) == (found.size, found.mtime_ns):
+            continue
+        try:
+            data = found.absolute.read_bytes()
+        except OSError as exc:
+            walked.skipped[found.path] = f"unreadable: {exc.strerror}"
+            continue
+        read += 1
+        digest = parsing.content_hash(data)
+        if row is not None and row.hash == digest:
+            touched.append(replace(row, size=found.size, mtime_ns=found.mtime_ns))
+            continue
+        changed.append((found, digest, parsing.parse(found.path, data)))
+    present = {f.path for f in walked.found if f.path not in walked.skipped}
+    removed = sorted(p for p in known if known_root_changed or p not in present)
+    removed_set = set(removed)
+    kept = {p: r for p, r in known.items() if p not in removed_set}
+    resolver = Resolver.of(
+        [(r.path, r.title, r.aliases) for r in kept.values() if r.path not in _paths(changed)]
+        + [(n.path, n.title, n.aliases) for _, _, n in changed]
+    )
+    _remove(store, scope, [known[p] for p in removed], str(root))
+    chunks = _write(store, scope, space, str(root), changed, resolver)
+    relinked = _relink(store, scope, resolver, str(root), _paths(changed))
+    store.save_vault(scope, str(root), touched, {}, [])  # also remembers the root
+    added = sum(1 for f, _, _ in changed if f.path not in known or known_root_changed)
+    return IndexReport(
+        root=str(root),
+        notes=len(present),
+        read=read,
+        added=added,
+        changed=len(changed) - added,
+        removed=len(removed),
+        relinked=relinked,
+        chunks=chunks,
+        skipped=dict(sorted(walked.skipped.items())),
+        seconds=round(time.perf_counter() - started, 4),
+    )
+
+
+def _paths(changed: Sequence[tuple[parsing.Found, str, Note]]) -> set[str]:
+    return {f.path for f, _, _ in changed}
+
+
+def _seqs(store: Store, scope: Scope, ids: Sequence[str]) -> list[int]:
+    return list(store.visible_seqs(scope, list(ids), statuses=STATUSES).values())
+
+
+def _remove(store: Store, scope: Scope, rows: Sequence[NoteRow], root: str) -> None:
+    """Forget the removed notes' memories and delete their entities (and relations)."""
+    view = View(scope)
+    for start in range(0, len(rows), BATCH_NOTES):
+        batch = rows[start : start + BATCH_NOTES]
+        with store.transaction():
+            store.delete_memories(
+                scope, _seqs(store, scope, [i for r in batch for i in r.memory_ids])
+            )
+            for row in batch:
+                found = traversal.entities_named(store, view, entity_name(row.path))
+                store.delete_entities(scope, [e.id for e in found])
+            store.save_vault(scope, root, [], {}, [r.path for r in batch])
+
+
+def _write(
+    store: Store,
+    scope: Scope,
+    space: VectorSpace | None,
+    root: str,
+    changed: Sequence[tuple[parsing.Found, str, Note]],
+    resolver: Resolver,
+) -> int:
+    """Write the changed notes in batches; how many chunks were written."""
+    known = {r.path: r for r in store.vault_notes(scope)}
+    written = 0
+    for start in range(0, len(changed), BATCH_NOTES):
+        batch = changed[start : start + BATCH_NOTES]
+        memories = [(note, _memories(note)) for _, _, note in batch]
+        flat = [m for _, ms in memories for m in ms]
+        vectors = space.embed([(m.text, m.author) for m in flat]) if space and flat else None
+        with store.transaction():
+            old = [i for _, _, n in batch if n.path in known for i in known[n.path].memory_ids]
+            store.delete_memories(scope, _seqs(store, scope, old))
+            results = store.write(scope, flat, vectors) if flat else []
+            ids = iter(r.id for r in results)
+            rows, links = [], {}
+            for (found, digest, note), (_, ms) in zip(batch, memories, strict=True):
+                note_ids = tuple(i for i in (next(ids) for _ in ms) if i is not None)
+                note_links = _links(note, resolver)
+                _declare(store, scope, note, note_ids, note_links)
+                rows.append(_row(found, digest, note, note_ids))
+                links[note.path] = note_links
+            store.save_vault(scope, root, rows, links, [])
+        written += len(flat)
+    return written
+
+
+def _memories(note: Note) -> list[NewMemory]:
+    return [
+        validate.new_memory(
+            {
+                "text": chunk.text,
+                "kind": "semantic",
+                "tags": list(note.tags[: validate.MAX_TAGS]),
+                "source": note.path,
+                "meta": {
+                    "vault": True,
+                    "note": note.path,
+                    "title": note.title,
+                    "heading": chunk.heading,
+                    "line": chunk.line,
+                },
+            }
+        )  # fmt: skip
+        for chunk in note.chunks
+    ]
+
+
+def _links(note: Note, resolver: Resolver) -> list[NoteLink]:
+    seen: dict[str, NoteLink] = {}
+    for link in note.links:
+        if link.target not in seen:
+            resolved = resolver.resolve(note.path, link)
+            seen[link.target] = NoteLink(note.path, link.target, resolved, link.line)
+    return list(seen.values())
+
+
+def _row(found: parsing.Found, digest: str, note: Note, ids: tuple[str, ...]) -> NoteRow:
+    return NoteRow(
+        path=note.path, hash=digest, size=found.size, mtime_ns=found.mtime_ns,
+        title=note.title, aliases=note.aliases, tags=note.tags, dated=note.dated,
+        folder=note.folder, memory_ids=ids, words=note.words,
+    )  # fmt: skip
+
+
+def _declare(
+    store: Store, scope: Scope, note: Note, ids: Sequence[str], links: Sequence[NoteLink]
+) -> None:
+    """The note as an entity (its title and aliases as aliases) and a ``links_to``
+    relation per resolved link, anchored by its first chunk so forgetting it retracts them."""
+    anchor = _seqs(store, scope, ids[:1])[0] if ids else None
+    name = entity_name(note.path)
+    aliases = [
+        a for a in dict.fromkeys((note.title, *note.aliases)) if a.casefold() != name.casefold()
+    ]
+    targets = sorted({k.resolved for k in links if k.resolved and k.resolved != note.path})
+    associations: dict[str, Any] = {
+        "entities": [{"name": name, "aliases": aliases}],
+        "relations": [
+            {"subject": name, "predicate": LINK_PREDICATE, "object": entity_name(t)}
+            for t in targets
+        ],
+    }
+    declarations.declare(store, View(scope), associations, anchor=anchor, declared_by="agent")
+
+
+def _relink(store: Store, scope: Scope, resolver: Resolver, root: str, written: set[str]) -> int:
+    """Re-resolve the links of notes not re-read (a target came or went); declare the
+    relations that now resolve. Returns how many links changed resolution."""
+    by_source: dict[str, list[NoteLink]] = {}
+    for link in store.vault_links(scope):
+        if link.source not in written:
+            by_source.setdefault(link.source, []).append(link)
+    notes = {r.path: r for r in store.vault_notes(scope)}
+    moved, fresh = 0, []
+    for source, links in by_source.items():
+        now = [replace(k, resolved=resolver.resolve(source, k)) for k in links]
+        changes = [n for n, o in zip(now, links, strict=True) if n.resolved != o.resolved]
+        if not changes:
+            continue
+        moved += len(changes)
+        fresh.append((source, now, [c for c in changes if c.resolved]))
+    for start in range(0, len(fresh), BATCH_NOTES):
+        with store.transaction():
+            for source, now, gained in fresh[start : start + BATCH_NOTES]:
+                row = notes.get(source)
+                anchor = _seqs(store, scope, row.memory_ids[:1]) if row else []
+                relations = [
+                    {"subject": entity_name(source), "predicate": LINK_PREDICATE,
+                     "object": entity_name(c.resolved or "")}
+                    for c in gained if c.resolved != source
+                ]  # fmt: skip
+                first = anchor[0] if anchor else None
+                declarations.declare(store, View(scope), {"relations": relations},
+                                     anchor=first, declared_by="agent")  # fmt: skip
+                store.save_vault(scope, root, [], {source: now}, [])
+    return moved

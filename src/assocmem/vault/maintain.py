@@ -1,0 +1,319 @@
+"""The vault's maintenance: what is broken or drifting, and the one fix it may apply.
+
+Invariants: the report only reads the store. `apply_links` is the only code that
+writes a note, and it only appends (or replaces) its own marked ``## Related
+(suggested)`` block: every other byte of the note stays, a second run with nothing
+new changes no byte, a dry run (the default) writes nothing, and no file is ever
+created, moved or deleted (its temporary file replaces the note atomically). Notes
+are dated by their frontmatter, never by file mtime (a checkout or sync resets it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import zlib
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from assocmem.errors import InvalidInput
+from assocmem.recall import pipeline as recall
+from assocmem.recall import request as requests
+from assocmem.store import Store
+from assocmem.text.concepts import extract_concepts
+from assocmem.types import (
+    AppliedLinks,
+    DeadLink,
+    LinkPlan,
+    MaintenanceReport,
+    Orphan,
+    Record,
+    Scope,
+    StaleNote,
+)
+from assocmem.vault import index as indexing
+from assocmem.vault import notes as parsing
+from assocmem.vault.index import MARK, entity_name
+from assocmem.vault.tools import Vault
+from assocmem.vectors.space import VectorSpace
+
+MAX_STALE_DAYS = 36_500
+# Near-duplicates: notes whose concept sets overlap this much (Jaccard). 0.6 kept
+# the sample vault's rewritten pair and none of its merely related notes.
+DUPLICATE_JACCARD = 0.6
+DUPLICATE_MIN_CONCEPTS = 5
+# MinHash bands finding candidate pairs without comparing every pair of notes.
+MINHASH_BANDS, MINHASH_ROWS = 6, 2
+SUGGEST_POOL = 40
+SUGGEST_QUERY_CONCEPTS = 24
+LINKS_PER_NOTE = 2
+MAX_NOTES = 10_000
+
+BLOCK_HEADING = "## Related (suggested)"
+BLOCK_START = "<!-- assocmem:related -->"
+BLOCK_END = "<!-- /assocmem:related -->"
+_BLOCK = re.compile(
+    "\n" + re.escape(BLOCK_HEADING) + "\n" + re.escape(BLOCK_START) + "\n(.*?)"
+    + re.escape(BLOCK_END) + "\n",
+    re.DOTALL,
+)  # fmt: skip
+_BLOCK_LINK = re.compile(r"^- \[\[([^\]]+)\]\]$", re.MULTILINE)
+
+
+def check_stale_days(value: object) -> int:
+    requests.check_int(value, "stale_days", 0, MAX_STALE_DAYS)
+    return value if isinstance(value, int) else 0
+
+
+def report(
+    store: Store, scope: Scope, space: VectorSpace | None, stale_days: int, today: date
+) -> MaintenanceReport:
+    """Dead links, orphans with a suggestion each, stale notes, near-duplicate clusters,
+    the giant component's share of notes, and archive candidates (stale and isolated)."""
+    stale_days = check_stale_days(stale_days)
+    vault = Vault.load(store, scope)
+    near = vault.neighbours()
+    orphans = [p for p, n in sorted(near.items()) if not n]
+    stale = _stale(vault, today - timedelta(days=stale_days), today)
+    giant = _giant(near)
+    return MaintenanceReport(
+        notes=len(vault.notes),
+        dead_links=tuple(
+            DeadLink(k.source, k.target, k.line) for k in vault.links if k.resolved is None
+        ),
+        orphans=tuple(_orphan(store, scope, space, vault, p) for p in orphans),
+        stale=tuple(stale),
+        duplicates=_duplicates(store, scope, vault),
+        health=round(giant / len(vault.notes), 4) if vault.notes else 0.0,
+        giant_component=giant,
+        archive_candidates=tuple(s.note for s in stale if not near[s.note]),
+    )
+
+
+def _stale(vault: Vault, cut: date, today: date) -> list[StaleNote]:
+    found = []
+    for row in sorted(vault.notes.values(), key=lambda r: r.path):
+        if row.dated is not None and date.fromisoformat(row.dated) < cut:
+            found.append(
+                StaleNote(row.path, row.dated, (today - date.fromisoformat(row.dated)).days)
+            )
+    return found
+
+
+def _giant(near: dict[str, set[str]]) -> int:
+    seen: set[str] = set()
+    largest = 0
+    for start in sorted(near):
+        if start in seen:
+            continue
+        seen.add(start)
+        stack, size = [start], 0
+        while stack:
+            node = stack.pop()
+            size += 1
+            for other in near[node] - seen:
+                seen.add(other)
+                stack.append(other)
+        largest = max(largest, size)
+    return largest
+
+
+def suggestions(
+    store: Store, scope: Scope, space: VectorSpace | None, vault: Vault, path: str, n: int
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Up to ``n`` notes ``path`` should link to, nearest first, with the concepts they share."""
+    row = vault.notes[path]
+    own = [r for r in store.records(scope, list(row.memory_ids)) if not _is_block(r)]
+    counts: dict[str, int] = {}
+    for record in own:
+        for concept in record.concepts:
+            counts[concept] = counts.get(concept, 0) + 1
+    concepts = sorted(counts, key=lambda c: (-counts[c], c))
+    query = " ".join([row.title, *concepts[:SUGGEST_QUERY_CONCEPTS]])[: requests.MAX_QUERY_CHARS]
+    request = requests.read_request(scope, query, k=SUGGEST_POOL, where=MARK, explain=False)
+    picked: dict[str, tuple[str, ...]] = {}
+    for item in recall.read(store, request, space).items:
+        note = str(item.record.meta.get("note", ""))
+        if (
+            note in vault.notes
+            and note != path
+            and note not in picked
+            and not _is_block(item.record)
+        ):
+            picked[note] = tuple(sorted(set(item.record.concepts) & set(counts))[:5])
+            if len(picked) == n:
+                break
+    return list(picked.items())
+
+
+def _is_block(record: Record) -> bool:
+    return record.meta.get("heading") == BLOCK_HEADING.removeprefix("## ")
+
+
+def _orphan(
+    store: Store, scope: Scope, space: VectorSpace | None, vault: Vault, path: str
+) -> Orphan:
+    found = suggestions(store, scope, space, vault, path, 1)
+    if not found:
+        return Orphan(path, None, "no other note shares its terms")
+    target, shared = found[0]
+    why = f"shares {', '.join(shared)}" if shared else "the nearest note by the read"
+    return Orphan(path, target, why)
+
+
+def _duplicates(store: Store, scope: Scope, vault: Vault) -> tuple[tuple[str, ...], ...]:
+    sets: dict[str, frozenset[str]] = {}
+    for row in vault.notes.values():
+        text = "\n".join(
+            r.text for r in store.records(scope, list(row.memory_ids)) if not _is_block(r)
+        )
+        concepts = frozenset(c for c, _ in extract_concepts(text, 100_000))
+        if len(concepts) >= DUPLICATE_MIN_CONCEPTS:
+            sets[row.path] = concepts
+    buckets: dict[tuple[int, int], list[str]] = {}
+    for path, concepts in sorted(sets.items()):
+        signature = [
+            min(zlib.crc32(f"{seed}:{c}".encode()) for c in concepts)
+            for seed in range(MINHASH_BANDS * MINHASH_ROWS)
+        ]
+        for band in range(MINHASH_BANDS):
+            rows = signature[band * MINHASH_ROWS : (band + 1) * MINHASH_ROWS]
+            buckets.setdefault((band, hash(tuple(rows))), []).append(path)
+    parent = {p: p for p in sets}
+
+    def root(p: str) -> str:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for members in buckets.values():
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                if root(a) != root(b) and _jaccard(sets[a], sets[b]) >= DUPLICATE_JACCARD:
+                    parent[max(root(a), root(b))] = min(root(a), root(b))
+    clusters: dict[str, list[str]] = {}
+    for path in sorted(sets):
+        clusters.setdefault(root(path), []).append(path)
+    return tuple(tuple(c) for c in sorted(clusters.values()) if len(c) > 1)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b)
+
+
+def plan_links(
+    store: Store,
+    scope: Scope,
+    space: VectorSpace | None,
+    root: Path,
+    names: Sequence[str] | None,
+) -> list[tuple[Path, str, str, LinkPlan]]:
+    """Each target note's file, its text now, its text with the block, and the plan.
+
+    Targets are the named notes, else the orphans. A note already holding its block
+    keeps the block's links while they still resolve, so a re-run is a no-op."""
+    vault = Vault.load(store, scope)
+    if names is None:
+        targets = [p for p, n in sorted(vault.neighbours().items()) if not n]
+    else:
+        if isinstance(names, str) or not isinstance(names, Sequence) or len(names) > MAX_NOTES:
+            raise InvalidInput(
+                f"notes must be a list of at most {MAX_NOTES} note names", field="notes"
+            )
+        targets = sorted({vault.note(n, "notes").path for n in names})
+    resolver = vault.resolver()
+    plans = []
+    for path in targets:
+        file = _note_file(root, path)
+        if file is None:
+            continue
+        try:
+            text = file.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # a note we could not read back exactly is never rewritten
+        held = _BLOCK.search(text)
+        kept = [t for t in _BLOCK_LINK.findall(held.group(1))] if held else []
+        if kept and all(resolver.names.get(t.casefold()) for t in kept):
+            links = kept
+        else:
+            links = [
+                entity_name(p)
+                for p, _ in suggestions(store, scope, space, vault, path, LINKS_PER_NOTE)
+            ]
+        if not links:
+            continue
+        new = _with_block(text, held, links)
+        plans.append((file, text, new, LinkPlan(path, tuple(links), new != text)))
+    return plans
+
+
+def _note_file(root: Path, path: str) -> Path | None:
+    """The note's file, only if it is still a regular file inside the root (no link)."""
+    file = root / path
+    try:
+        if file.is_symlink() or not file.is_file() or not file.resolve().is_relative_to(root):
+            return None
+        if file.stat().st_size > parsing.MAX_NOTE_BYTES:
+            return None
+    except OSError:
+        return None
+    return file
+
+
+def _with_block(text: str, held: re.Match[str] | None, links: Sequence[str]) -> str:
+    block = (
+        f"\n{BLOCK_HEADING}\n{BLOCK_START}\n"
+        + "".join(f"- [[{link}]]\n" for link in links)
+        + f"{BLOCK_END}\n"
+    )
+    if held is not None:
+        return text[: held.start()] + block + text[held.end() :]
+    return text + ("" if text.endswith("\n") or not text else "\n") + block
+
+
+def apply_links(
+    store: Store,
+    scope: Scope,
+    space: VectorSpace | None,
+    root: Path,
+    names: Sequence[str] | None,
+    dry_run: bool,
+) -> AppliedLinks:
+    """Plan the blocks; unless ``dry_run``, write the notes that change and re-index."""
+    if not isinstance(dry_run, bool):
+        raise InvalidInput("dry_run must be true or false", field="dry_run")
+    plans = plan_links(store, scope, space, root, names)
+    written = 0
+    if not dry_run:
+        for file, _, new, plan in plans:
+            if plan.changes:
+                _replace(file, new.encode("utf-8"))
+                written += 1
+    reindexed = indexing.index(store, scope, root, space) if written else None
+    return AppliedLinks(
+        dry_run=dry_run, plans=tuple(p for *_, p in plans), written=written, index=reindexed
+    )
+
+
+def _replace(file: Path, data: bytes) -> None:
+    """Write ``data`` over ``file`` atomically, keeping its permissions."""
+    mode = file.stat().st_mode & 0o7777
+    handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=".assocmem-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, file)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def today() -> date:
+    """Today in UTC (the staleness cut is measured from it)."""
+    return datetime.now(UTC).date()
