@@ -36,6 +36,7 @@ ENVIRONMENT: dict[str, str] = {
     "embedder_key_env": "ASSOCMEM_EMBEDDER_KEY_ENV",
     "keys": "ASSOCMEM_KEYS",
     "log_level": "ASSOCMEM_LOG_LEVEL",
+    "vault_roots": "ASSOCMEM_VAULT_ROOTS",  # folders joined by os.pathsep
 }
 # The registered names of embedders that take the HTTP settings (vectors/http.py).
 HTTP_EMBEDDERS = frozenset({"openai"})
@@ -62,6 +63,7 @@ class Config:
       embedder's API key (the key itself never sits in a flag or a process listing).
     - ``keys``: the server's API key file.
     - ``log_level``: the server's log level.
+    - ``vault_roots``: the folders a served vault may be indexed from (none: refused).
     """
 
     db: str
@@ -75,6 +77,7 @@ class Config:
     embedder_key_env: str | None = None
     keys: str | None = None
     log_level: str = "warning"
+    vault_roots: tuple[str, ...] = ()
 
     @classmethod
     def load(
@@ -94,6 +97,10 @@ class Config:
             if value is not None:
                 values[field.name] = value
         values["db"] = values.get("db") or default_db(env)
+        if isinstance(values.get("vault_roots"), str):
+            values["vault_roots"] = values["vault_roots"].split(os.pathsep)
+        if "vault_roots" in values:
+            values["vault_roots"] = tuple(str(r) for r in values["vault_roots"] if r)
         if "embedder_dims" in values:
             values["embedder_dims"] = _positive_int(values["embedder_dims"], "embedder_dims")
         return cls(**values)

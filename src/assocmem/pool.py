@@ -9,7 +9,7 @@ runs the vector arm on its own reader connection, inside its own snapshot.
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from assocmem.memory import Memory, checked_scope
@@ -25,12 +25,19 @@ class MemoryPool:
     """The store at ``target`` opened once for writing and ``readers`` times for reading.
 
     ``embedder`` (an `Embedder` or a registered name) attaches one vector space that
-    every caller shares.
+    every caller shares. ``vault_roots`` bounds the folders every handed-out `Memory`
+    may index as a vault (None: any; a server passes the operator's roots, maybe none).
     """
 
     def __init__(
-        self, target: str, *, readers: int = READERS, embedder: Embedder | str | None = None
+        self,
+        target: str,
+        *,
+        readers: int = READERS,
+        embedder: Embedder | str | None = None,
+        vault_roots: Sequence[str] | None = None,
     ) -> None:
+        self._vault_roots = None if vault_roots is None else tuple(vault_roots)
         self._writer = open_store(target)
         self._readers: queue.Queue[Store] = queue.Queue()
         try:
@@ -54,14 +61,14 @@ class MemoryPool:
     @contextmanager
     def writer(self, scope: Scope) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on the writer connection."""
-        yield Memory.attached(self._writer, scope, self._space)
+        yield Memory.attached(self._writer, scope, self._space, vault_roots=self._vault_roots)
 
     @contextmanager
     def reader(self, scope: Scope) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on a reader connection, returned to the pool after."""
         store = self._readers.get()
         try:
-            yield Memory.attached(store, scope, self._space)
+            yield Memory.attached(store, scope, self._space, vault_roots=self._vault_roots)
         finally:
             self._readers.put(store)
 

@@ -27,11 +27,21 @@ from typing import Any, cast
 from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
 from assocmem.types import (
+    AppliedLinks,
+    Bridge,
+    Claim,
     Contradiction,
+    CoverageGap,
     Declared,
     FeedbackResult,
+    Gaps,
     Graph,
+    IdeaMethod,
+    IndexReport,
+    IndexStatus,
     Lifecycle,
+    MaintenanceReport,
+    NoteHit,
     ReadResult,
     Reconstruction,
     Record,
@@ -385,6 +395,59 @@ class Client:
         per rule.
         """
         return cast("list[dict[str, Any]]", self._send("retain", locals()))
+
+    def vault_index(self, path: str | None = None) -> IndexReport:
+        """Index a folder of Markdown notes (or re-index the one indexed before).
+
+        Only notes whose content changed are re-read; deleted notes leave with their
+        memories and links. Symlinks are never followed and notes over 2 MiB are
+        skipped (reported in ``skipped``). The chunks are memories of the vault's own
+        scope (channel ``vault``), so ordinary reads never see them.
+        """
+        return cast("IndexReport", self._send("vault_index", locals()))
+
+    def index_status(self) -> IndexStatus:
+        """The indexed vault: its folder, notes, chunks, links, dead links and folder spread."""
+        return cast("IndexStatus", self._send("index_status", locals()))
+
+    def relevant_notes(self, query: str, k: int = 5) -> list[NoteHit]:
+        """The notes most relevant to a question (relevance × accrued value), with excerpts."""
+        return cast("list[NoteHit]", self._send("relevant_notes", locals()))
+
+    def coverage_gap(self, query: str, k: int = 5) -> CoverageGap:
+        """What the vault covers of a question: top notes, a completeness score and the
+        question's terms no note supports.
+        """
+        return cast("CoverageGap", self._send("coverage_gap", locals()))
+
+    def find_gaps(self) -> Gaps:
+        """Where the note network is blind: isolated and under-linked notes, thin folders."""
+        return cast("Gaps", self._send("find_gaps", locals()))
+
+    def bridge_candidates(self, note: str, k: int = 5) -> list[Bridge]:
+        """Notes in other folders, not linked to ``note``, close in meaning, with the reason."""
+        return cast("list[Bridge]", self._send("bridge_candidates", locals()))
+
+    def extract_claims(self, note: str) -> list[Claim]:
+        """Claim-like sentences of a note, with line numbers, to ground or challenge."""
+        return cast("list[Claim]", self._send("extract_claims", locals()))
+
+    def idea_methods(self) -> list[IdeaMethod]:
+        """A small toolkit of named idea-generation recipes, as data."""
+        return cast("list[IdeaMethod]", self._send("idea_methods", locals()))
+
+    def maintenance_report(self, stale_days: int = 365) -> MaintenanceReport:
+        """The vault's chores: dead links, orphans with a note to link each to, stale
+        notes (by frontmatter date), near-duplicates, a health score and archive candidates.
+        """
+        return cast("MaintenanceReport", self._send("maintenance_report", locals()))
+
+    def apply_links(self, notes: Sequence[str] | None = None, dry_run: bool = True) -> AppliedLinks:
+        """Append a marked ``## Related (suggested)`` block of links to the orphans (or
+        the named notes). A dry run (the default) returns the plan and writes nothing;
+        a re-run replaces its own block, and nothing else in a note ever changes.
+        """
+        return cast("AppliedLinks", self._send("apply_links", locals()))
 
     # -- end of the generated operations --
 

@@ -103,11 +103,14 @@ def flag(parameter: Parameter) -> str:
 
 
 def add_operation(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], operation: Operation
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    operation: Operation,
+    command: str | None = None,
 ) -> argparse.ArgumentParser:
-    """Add the subcommand of ``operation``, with one argument per parameter."""
+    """Add the subcommand of ``operation`` (named ``command``, default the operation's),
+    with one argument per parameter."""
     parser = subparsers.add_parser(
-        operation.command,
+        command or operation.command,
         help=summary(operation),
         description=operation.doc,
         formatter_class=argparse.RawDescriptionHelpFormatter,

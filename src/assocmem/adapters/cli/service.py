@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem import embedder_names
 from assocmem.adapters.cli.operations import emit
+from assocmem.adapters.cli.vault import add_vault
 from assocmem.config import Config, build_embedder_form, store_target
 from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
 
@@ -46,7 +47,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     # A built Embedder, so the HTTP embedder arrives with its URL, model and key.
     embedder: Any = config.build_embedder()
     app = create_app(store_target(config.db), keys=ring, default_agent=config.agent,
-                     embedder=embedder)  # fmt: skip
+                     embedder=embedder, vault_roots=config.vault_roots)  # fmt: skip
     uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level)
     return 0
 
@@ -210,11 +211,15 @@ def add_services(subparsers: Subparsers) -> None:
     _keys_option(p)
     p.add_argument("--no-auth", action="store_true",
                    help="allow serving without keys on a non-loopback address")  # fmt: skip
+    p.add_argument("--vault-root", dest="vault_roots", action="append", default=argparse.SUPPRESS,
+                   help="a folder clients may index as a vault (repeat; default: "
+                   "$ASSOCMEM_VAULT_ROOTS, else none)")  # fmt: skip
     p.add_argument(
         "--log-level", default=argparse.SUPPRESS,
         help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)",
     )  # fmt: skip
     add_keys(subparsers)
+    add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
     _command(subparsers, "mcp", cmd_mcp,
              "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
     doc = "list or build embedders"

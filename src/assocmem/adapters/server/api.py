@@ -12,7 +12,7 @@ stack trace, and bad input is never a 500.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -77,6 +77,7 @@ def create_app(
     default_agent: str = "default",
     embedder: Embedder | str | None = None,
     readers: int = READERS,
+    vault_roots: Sequence[str] = (),
 ) -> FastAPI:
     """The application serving the store ``db``.
 
@@ -87,12 +88,14 @@ def create_app(
         embedder: an `Embedder` or a registered embedder name to attach (its vectors are
             shared by all callers).
         readers: reader connections in the pool.
+        vault_roots: the only folders a client may index as a vault (none: vault_index
+            is refused), so no client reads or writes other server folders.
     """
     state: dict[str, MemoryPool] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        pool = MemoryPool(db, readers=readers, embedder=embedder)
+        pool = MemoryPool(db, readers=readers, embedder=embedder, vault_roots=vault_roots)
         state["pool"] = app.state.pool = pool
         yield
         pool.close()
