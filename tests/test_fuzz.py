@@ -108,7 +108,16 @@ def arguments(op_name: str) -> st.SearchStrategy[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def memory() -> Iterator[tuple[Memory, dict[str, int]]]:
     with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory(str(Path(tmp) / "fuzz.db"), agent_id="fuzzer")
+        # -- the vault (vault/ room): a fuzzed path may name "/" or ".", so the memory
+        # may index only a small vault of its own, and apply_links writes only there.
+        vault = Path(tmp) / "vault"
+        (vault / "a").mkdir(parents=True)
+        (vault / "a" / "One.md").write_text("# One\n\nThe deploy failed. See [[Two]].\n")
+        (vault / "Two.md").write_text("# Two\n\nA second note.\n")
+        PLAUSIBLE["path"] = st.just(str(vault))
+        PLAUSIBLE["note"] = st.sampled_from(["One", "Two", "a/One.md"])
+        mem = Memory(str(Path(tmp) / "fuzz.db"), agent_id="fuzzer", vault_roots=[str(vault)])
+        mem.vault_index(str(vault))
         known = mem.write("the deploy failed on tuesday", meta={"n": 3}).id
         assert known is not None
         PLAUSIBLE["ids"] = st.just([known])

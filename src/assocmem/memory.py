@@ -703,7 +703,11 @@ class Memory:
                 "this memory may index only folders under its vault roots"
                 + ("" if allowed else " (none are configured: pass --vault-root)")
             )
-        if not root.is_dir():
+        try:
+            is_folder = root.is_dir()
+        except OSError:
+            is_folder = False
+        if not is_folder:
             raise InvalidInput(f"path {path!r} is not a folder", field="path")
         return root
 

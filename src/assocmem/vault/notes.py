@@ -152,7 +152,9 @@ def parse(path: str, data: bytes) -> Note:
         metadata, body = dict(post.metadata), post.content
     except Exception:  # a malformed header is kept as text, not a failed index
         metadata, body = {}, text
-    offset = text[: len(text) - len(body)].count("\n") if body and text.endswith(body) else 0
+    # Lines count from the file's top: the header's lines come before the body's.
+    start = text.find(body) if body else -1
+    offset = text[:start].count("\n") if start > 0 else 0
     stem = PurePosixPath(path).stem
     return Note(
         path=path,
