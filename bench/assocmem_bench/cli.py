@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo, statements
+from . import core, embed_speed, locomo, statements, vault_bench
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--memories", type=int, default=1000, help="notes in the store read")
     p.set_defaults(handler=_statements)
 
+    doc = "index, re-index after a 1 % edit and relevant_notes latency on a generated vault"
+    p = benches.add_parser("vault", help=doc, description=doc)
+    p.add_argument("--out", default="bench-vault.json", help="where to write the JSON")
+    p.add_argument("--notes", type=int, default=10_000, help="notes in the generated vault")
+    p.add_argument("--queries", type=int, default=200, help="relevant_notes queries timed")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated vault")
+    p.set_defaults(handler=_vault)
+
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
     p.add_argument("--out", default="bench-embed.json", help="where to write the JSON")
@@ -131,6 +139,12 @@ def _learning(args: argparse.Namespace) -> int:
     if "locomo" in report:
         overall = report["locomo"]["recall@10"]["overall(1-4)"]
         print(f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}")
+    return 0
+
+
+def _vault(args: argparse.Namespace) -> int:
+    report = vault_bench.run(args.out, notes=args.notes, queries=args.queries, seed=args.seed)
+    print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
     return 0
 
 
