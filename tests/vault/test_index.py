@@ -126,3 +126,18 @@ def test_a_path_that_is_not_a_folder_or_no_path_at_all_is_refused(
         memory.vault_index(str(tmp_path / "nowhere"))
     assert missing.value.field == "path"
     assert memory.index_status().root is None
+
+
+def test_a_note_created_later_revives_the_links_to_it(memory: Memory, vault: Path) -> None:
+    memory.vault_index(str(vault))
+    (vault / "learning" / "Cognitive Load.md").write_text(
+        "# Cognitive Load\n\nWorking memory is small.\n"
+    )
+    report = memory.vault_index()
+    assert (report.added, report.relinked) == (1, 1)
+    dead = {d.target for d in memory.maintenance_report().dead_links}
+    assert dead == {"Opportunity Cost"}
+    graph = Memory.attached(memory._store, memory._vault).traverse("learning/Cognitive Load")
+    assert {(r.subject, r.object) for r in graph.relations} == {
+        ("learning/Desirable Difficulty", "learning/Cognitive Load")
+    }

@@ -113,14 +113,21 @@ def index(
     present = {f.path for f in walked.found if f.path not in walked.skipped}
     removed = sorted(p for p in known if known_root_changed or p not in present)
     removed_set = set(removed)
-    kept = {p: r for p, r in known.items() if p not in removed_set}
+    rewritten = _paths(changed)
     resolver = Resolver.of(
-        [(r.path, r.title, r.aliases) for r in kept.values() if r.path not in _paths(changed)]
+        [(r.path, r.title, r.aliases) for p, r in known.items()
+         if p not in removed_set and p not in rewritten]
         + [(n.path, n.title, n.aliases) for _, _, n in changed]
-    )
+    )  # fmt: skip
+    before = Resolver.of((r.path, r.title, r.aliases) for r in known.values())
     _remove(store, scope, [known[p] for p in removed], str(root))
-    chunks = _write(store, scope, space, str(root), changed, resolver)
-    relinked = _relink(store, scope, resolver, str(root), _paths(changed))
+    chunks = _write(store, scope, space, str(root), changed, resolver, known)
+    # Untouched notes' links resolve differently only if some name came or went.
+    relinked = (
+        _relink(store, scope, resolver, str(root), rewritten, known)
+        if resolver.names != before.names
+        else 0
+    )
     store.save_vault(scope, str(root), touched, {}, [])  # also remembers the root
     added = sum(1 for f, _, _ in changed if f.path not in known or known_root_changed)
     return IndexReport(
@@ -167,9 +174,10 @@ def _write(
     root: str,
     changed: Sequence[tuple[parsing.Found, str, Note]],
     resolver: Resolver,
+    known: Mapping[str, NoteRow],
 ) -> int:
-    """Write the changed notes in batches; how many chunks were written."""
-    known = {r.path: r for r in store.vault_notes(scope)}
+    """Write the changed notes in batches (``known``: the rows before); how many chunks
+    were written."""
     written = 0
     for start in range(0, len(changed), BATCH_NOTES):
         batch = changed[start : start + BATCH_NOTES]
@@ -252,14 +260,20 @@ def _declare(
     declarations.declare(store, View(scope), associations, anchor=anchor, declared_by="agent")
 
 
-def _relink(store: Store, scope: Scope, resolver: Resolver, root: str, written: set[str]) -> int:
+def _relink(
+    store: Store,
+    scope: Scope,
+    resolver: Resolver,
+    root: str,
+    written: set[str],
+    notes: Mapping[str, NoteRow],
+) -> int:
     """Re-resolve the links of notes not re-read (a target came or went); declare the
     relations that now resolve. Returns how many links changed resolution."""
     by_source: dict[str, list[NoteLink]] = {}
     for link in store.vault_links(scope):
         if link.source not in written:
             by_source.setdefault(link.source, []).append(link)
-    notes = {r.path: r for r in store.vault_notes(scope)}
     moved, fresh = 0, []
     for source, links in by_source.items():
         now = [replace(k, resolved=resolver.resolve(source, k)) for k in links]

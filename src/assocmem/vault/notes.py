@@ -124,10 +124,9 @@ def _files(root: Path, folder: Path, result: Walk) -> Iterator[tuple[Path, str]]
         elif stat.S_ISDIR(mode):
             yield from _files(root, path, result)
         elif stat.S_ISREG(mode) and entry.name.lower().endswith(".md"):
-            if not path.resolve().is_relative_to(root):
-                result.skipped[relative] = "resolves outside the vault"
-            else:
-                yield path, relative
+            # Every folder on the way was entered as a real folder (links are never
+            # descended into), so a regular file found here lies inside the root.
+            yield path, relative
 
 
 def _is_junction(path: Path) -> bool:
