@@ -94,3 +94,12 @@ def test_the_vault_demo_runs_on_a_copy(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "Habit Loops" in out and "again -> wrote 0 (idempotent)" in out
     assert files(SAMPLE) == before
+
+
+def test_served_roots_come_from_the_flag_then_the_environment() -> None:
+    from assocmem.config import Config
+
+    environ = {"ASSOCMEM_VAULT_ROOTS": "/srv/a:/srv/b", "ASSOCMEM_DB": ":memory:"}
+    assert Config.load({}, environ).vault_roots == ("/srv/a", "/srv/b")
+    assert Config.load({"vault_roots": ["/srv/c"]}, environ).vault_roots == ("/srv/c",)
+    assert Config.load({}, {"ASSOCMEM_DB": ":memory:"}).vault_roots == ()
