@@ -30,8 +30,15 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     alice = add_key(keys, "alice")
     bob = add_key(keys, "bob", "maintainer")
     spare = add_key(keys, "alice")
-    with running_server(str(folder / "served.db"), "--keys", str(keys)) as url:
-        yield {"url": url, "alice": alice, "bob": bob, "spare": spare, "keys": keys}
+    # -- the vault (vault/ room): a served folder alice indexes, bob must not see into
+    vault = folder / "vault"
+    vault.mkdir()
+    (vault / "Secret.md").write_text(f"# Secret\n\n{SECRET_TOKEN} runbook for the gateway.\n")
+    (vault / "Other.md").write_text("# Other\n\nSee [[Secret]] for the gateway.\n")
+    extra = ("--keys", str(keys), "--vault-root", str(vault))
+    with running_server(str(folder / "served.db"), *extra) as url:
+        yield {"url": url, "alice": alice, "bob": bob, "spare": spare, "keys": keys,
+               "vault": str(vault)}  # fmt: skip
 
 
 def test_a_key_is_required_and_checked(served: dict[str, Any]) -> None:
@@ -169,7 +176,7 @@ def test_health_and_readiness(served: dict[str, Any]) -> None:
             assert json.loads(response.read())["status"] == expected
 
 
-def _agent_a_world(url: str, key: str) -> dict[str, str]:
+def _agent_a_world(url: str, key: str, vault: str) -> dict[str, str]:
     ids = {}
     for label, text in (("note", f"{SECRET_TOKEN} runbook for the gateway"),
                         ("other", "gateway timeouts again")):  # fmt: skip
@@ -182,6 +189,7 @@ def _agent_a_world(url: str, key: str) -> dict[str, str]:
         }, key)  # fmt: skip
         ids[label] = result["id"]
     post(url, "feedback", {"ids": [ids["note"]], "outcome": 1, "query_concepts": ["gateway"]}, key)
+    post(url, "vault_index", {"path": vault}, key)
     return ids
 
 
@@ -212,23 +220,44 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "contradictions": {},
         "end_task": {"task": "t"},
         "retain": {},
+        # -- the vault (vault/ room): bob has indexed nothing; alice's notes stay hers
+        "vault_index": {},
+        "index_status": {},
+        "relevant_notes": {"query": f"{SECRET_TOKEN} gateway runbook"},
+        "coverage_gap": {"query": f"{SECRET_TOKEN} gateway runbook"},
+        "find_gaps": {},
+        "bridge_candidates": {"note": "Secret"},
+        "extract_claims": {"note": "Secret"},
+        "idea_methods": {},
+        "maintenance_report": {},
+        "apply_links": {"dry_run": False},
     }
 
 
 def test_another_agent_reaches_nothing_on_any_route(tmp_path: Path, served: dict[str, Any]) -> None:
     url, alice, bob = served["url"], served["alice"], served["bob"]
-    ids = _agent_a_world(url, alice)
+    ids = _agent_a_world(url, alice, served["vault"])
     calls = _isolation_calls(ids)
     assert set(calls) == set(operations()), "every route is walked"
     for route, body in calls.items():
         status, response = post(url, route, body, bob)
         assert status < 500, route
         if status >= 400:  # a refusal repeats only what bob asked
-            assert response["error"]["type"] in ("UnknownMemory", "UnknownEntity"), route
+            # (a vault tool says bob has no vault, or no note of that name)
+            assert response["error"]["type"] in (
+                "UnknownMemory",
+                "UnknownEntity",
+                "NotFound",
+                "InvalidInput",
+            ), route
             continue
         if isinstance(response, dict):
             for echo in ("query_concepts", "concepts"):  # bob's own words, echoed back
                 response.pop(echo, None)
+        if route == "coverage_gap":  # bob's question and its terms, none supported
+            assert (response["notes"], response["completeness"]) == ([], 0.0)
+            assert response.pop("missing") == response.pop("terms")
+            response.pop("query")
         if route == "write_many":  # a refused item repeats the id bob sent, nothing more
             assert [(r["stored"], r["error"]) for r in response] == [(False, "UnknownMemory")]
             continue
@@ -243,6 +272,8 @@ def test_another_agent_reaches_nothing_on_any_route(tmp_path: Path, served: dict
     assert SECRET_TOKEN not in json.dumps(graph)
     _, mine = post(url, "get", {"ids": [ids["note"]]}, alice)
     assert mine[0]["text"].startswith(SECRET_TOKEN)  # still there: bob could not touch it
+    _, status = post(url, "index_status", {}, alice)
+    assert status["notes"] == 2 and status["dead_links"] == 0
     assert (mine[0]["status"], mine[0]["protected"]) == ("active", False)
 
 
