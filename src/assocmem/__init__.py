@@ -31,6 +31,7 @@ from assocmem.errors import (
     UnknownMemory,
 )
 from assocmem.memory import Memory
+from assocmem.trust.attest import attest
 from assocmem.types import (
     Contradiction,
     Declared,
@@ -39,6 +40,7 @@ from assocmem.types import (
     Entity,
     Evidence,
     FeedbackResult,
+    GateReport,
     Graph,
     Item,
     Lifecycle,
@@ -50,6 +52,8 @@ from assocmem.types import (
     Role,
     Scope,
     SoftRead,
+    StaleDerived,
+    Standing,
     Stats,
     Traversal,
     Via,
@@ -84,6 +88,7 @@ __all__ = [
     "Entity",
     "Evidence",
     "FeedbackResult",
+    "GateReport",
     "Graph",
     "InvalidConcept",
     "InvalidInput",
@@ -102,6 +107,8 @@ __all__ = [
     "SchemaTooNew",
     "Scope",
     "SoftRead",
+    "StaleDerived",
+    "Standing",
     "Stats",
     "StoreBusy",
     "StoreCorrupt",
@@ -113,6 +120,7 @@ __all__ = [
     "UnknownMemory",
     "Via",
     "WriteResult",
+    "attest",
     "embedder_names",
     "load_embedder",
     "register_embedder",

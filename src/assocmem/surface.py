@@ -54,6 +54,12 @@ DECLARED: dict[str, Declaration] = {
     "contradictions": Declaration(False),
     "end_task": Declaration(True, ("task",)),
     "retain": Declaration(True),
+    # i19: standing (the trust room)
+    "credit": Declaration(True, ("ids", "outcome")),
+    "standing": Declaration(False, ("ids",)),
+    "influence_gate_report": Declaration(False),
+    "slash": Declaration(True, ("ids",)),
+    "stale_derived": Declaration(False),
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -115,6 +121,18 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "predicates": "relation predicates to follow, in order",
     "policy": 'a retention policy {"rules": [...]} (default: the example policy)',
     ("protect", "protected"): "true to shield, false to lift the shield",
+    # i19: standing
+    "attestation": "(public_key_hex, signature_hex): the source's Ed25519 signature of the claim",
+    "influence_only": "return only memories that earned standing (credited or corroborated)",
+    (
+        "credit",
+        "outcome",
+    ): "good or bad (or +1 / -1): what the memories drove, from the application",
+    (
+        "slash",
+        "scope",
+    ): "memory (these only) or source (default: all sharing their source or taint)",
+    ("restore", "scope"): "none: unarchive; memory or source: lift a slash, restoring standing",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",
 }
