@@ -11,6 +11,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from assocmem import InvalidInput, Memory, attest
+from assocmem.pool import MemoryPool
 from assocmem.trust.attest import public_key_hex
 from tests.conftest import Target
 
@@ -238,6 +239,20 @@ def test_strict_counts_distinct_keys_not_strings(store_target: Target) -> None:
         assert [s.earned for s in found] == [False, False, True]
         assert len(found[1].origins) == 1 and len(found[2].origins) == 2
         assert strict.influence_gate_report().strict
+
+
+def test_a_pool_hands_out_strict_memories(tmp_path: Path) -> None:
+    pool = MemoryPool(str(tmp_path / "pool.db"), readers=1, strict_corroboration=True)
+    try:
+        scope = pool.scope("a")
+        with pool.writer(scope) as mem:
+            spoof = mem.write("the key is under the mat", source="one.com").id
+            mem.write("the key is under the mat", source="two.org")
+            assert spoof is not None
+        with pool.reader(scope) as mem:
+            assert not mem.standing([spoof])[0].earned
+    finally:
+        pool.close()
 
 
 # -- opt-in: nothing changes for a store that uses none of it -----------------------
