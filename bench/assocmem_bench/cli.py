@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo, statements, vault_bench
+from . import core, embed_speed, locomo, statements, trust_bench, vault_bench
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,6 +79,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--queries", type=int, default=200, help="relevant_notes queries timed")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated vault")
     p.set_defaults(handler=_vault)
+    # i19: the influence gate against an AgentPoison-style attack
+    doc = "top-1 poison hijack raw vs influence_only, legit recall under the gate, the spoof"
+    p = benches.add_parser("trust", help=doc, description=doc)
+    p.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
+    p.add_argument("--out", default="bench-trust.json", help="where to write the JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
+    p.set_defaults(handler=_trust)
 
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
@@ -145,6 +152,11 @@ def _learning(args: argparse.Namespace) -> int:
 def _vault(args: argparse.Namespace) -> int:
     report = vault_bench.run(args.out, notes=args.notes, queries=args.queries, seed=args.seed)
     print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
+
+
+def _trust(args: argparse.Namespace) -> int:
+    report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
+    print(json.dumps(report["runs"], indent=2))
     return 0
 
 

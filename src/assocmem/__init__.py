@@ -32,6 +32,7 @@ from assocmem.errors import (
     UnknownMemory,
 )
 from assocmem.memory import Memory
+from assocmem.trust.attest import attest
 from assocmem.types import (
     AppliedLinks,
     Bridge,
@@ -46,6 +47,7 @@ from assocmem.types import (
     Evidence,
     FeedbackResult,
     Gaps,
+    GateReport,
     Graph,
     IdeaMethod,
     IndexReport,
@@ -64,7 +66,9 @@ from assocmem.types import (
     Role,
     Scope,
     SoftRead,
+    StaleDerived,
     StaleNote,
+    Standing,
     Stats,
     Traversal,
     Via,
@@ -105,6 +109,7 @@ __all__ = [
     "Evidence",
     "FeedbackResult",
     "Gaps",
+    "GateReport",
     "Graph",
     "IdeaMethod",
     "IndexReport",
@@ -131,7 +136,9 @@ __all__ = [
     "SchemaTooNew",
     "Scope",
     "SoftRead",
+    "StaleDerived",
     "StaleNote",
+    "Standing",
     "Stats",
     "StoreBusy",
     "StoreCorrupt",
@@ -143,6 +150,7 @@ __all__ = [
     "UnknownMemory",
     "Via",
     "WriteResult",
+    "attest",
     "embedder_names",
     "load_embedder",
     "register_embedder",

@@ -30,6 +30,11 @@ from assocmem.schema import NewMemory
 from assocmem.store import Store, View, open_store
 from assocmem.store.connection import SYNCHRONOUS
 from assocmem.text.clean import check_clean
+from assocmem.trust import attest as attestations
+from assocmem.trust import credit as credits
+from assocmem.trust import slash as slashing
+from assocmem.trust import stale, taint
+from assocmem.trust import standing as standings
 from assocmem.types import (
     KINDS,
     STATUSES,
@@ -41,6 +46,7 @@ from assocmem.types import (
     Declared,
     FeedbackResult,
     Gaps,
+    GateReport,
     Graph,
     IdeaMethod,
     IndexReport,
@@ -53,6 +59,8 @@ from assocmem.types import (
     Record,
     Scope,
     SoftRead,
+    StaleDerived,
+    Standing,
     Stats,
     Traversal,
     WriteResult,
@@ -124,6 +132,8 @@ class Memory:
         vault_roots: the folders `vault_index` may index (and `apply_links` write
             under); None (default) allows any folder the caller names. A server
             passes the operator's roots, so its clients cannot reach other folders.
+        strict_corroboration: count as a corroborating origin only a verified
+            attestation key (distinct keys, not distinct source strings).
     """
 
     def __init__(
@@ -138,9 +148,11 @@ class Memory:
         synchronous: str = "normal",
         profile: str = GENERAL.name,
         vault_roots: Sequence[str] | None = None,
+        strict_corroboration: bool = False,
     ) -> None:
         check_clean(str(target), "target")
         self._vault_roots = _resolved_roots(vault_roots)
+        self._strict = _checked_strict(strict_corroboration)
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -168,6 +180,7 @@ class Memory:
         space: VectorSpace | None = None,
         profile: str = GENERAL.name,
         vault_roots: Sequence[str] | None = None,
+        strict_corroboration: bool = False,
     ) -> Memory:
         """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
         serves many callers over one store) and, when given, a `VectorSpace` over its
@@ -178,6 +191,7 @@ class Memory:
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
+        memory._strict = _checked_strict(strict_corroboration)
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -226,6 +240,7 @@ class Memory:
         thread: str | None = None,
         task: str | None = None,
         associations: Mapping[str, Any] | None = None,
+        attestation: Sequence[str] | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
 
@@ -247,6 +262,11 @@ class Memory:
         ``(subject, relation)`` retires the active memory holding it when this one
         was observed at the same time or later (``result.superseded``); an older
         observation is stored as history and does not win.
+
+        ``attestation`` is ``(public_key_hex, signature_hex)``, the source's Ed25519
+        signature over this text and its canonical source (`assocmem.attest`); one
+        that does not verify is refused (`InvalidInput` naming ``attestation``).
+        ``derived_from`` memories pass their sources on as taint.
         """
         fields = {
             "text": text, "concepts": concepts, "kind": kind, "tags": tags, "value": value,
@@ -258,7 +278,8 @@ class Memory:
         }  # fmt: skip
         memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
-        (result,) = self._store_memories([memory], [associations])
+        signed = self._attested([memory], [attestation])
+        (result,) = self._store_memories([memory], [associations], signed)
         return result
 
     @checked_arguments("items")
@@ -275,6 +296,7 @@ class Memory:
         results: list[WriteResult | None] = []
         valid: list[tuple[int, NewMemory]] = []
         declared: dict[int, Any] = {}
+        signed: dict[int, tuple[str, str] | None] = {}
         for position, item in enumerate(items):
             if position >= MAX_BATCH:
                 raise InvalidInput(f"a batch holds at most {MAX_BATCH} items", field="items")
@@ -285,8 +307,11 @@ class Memory:
                 if "associations" in fields:
                     declared[position] = fields.pop("associations")
                     check_clean(declared[position], "associations")
+                attested = fields.pop("attestation", None)
                 memory = records.new_memory(fields)
                 self._check_parents([memory])
+                if attested is not None:
+                    signed[position] = self._attested([memory], [attested])[0]
             except AssocmemError as exc:
                 results.append(_refused(exc))
                 continue
@@ -294,14 +319,19 @@ class Memory:
             valid.append((position, memory))
         if valid:
             stored = self._store_memories(
-                [m for _, m in valid], [declared.get(position) for position, _ in valid]
+                [m for _, m in valid],
+                [declared.get(position) for position, _ in valid],
+                [signed.get(position) for position, _ in valid],
             )
             for (position, _), result in zip(valid, stored, strict=True):
                 results[position] = result
         return [r for r in results if r is not None]
 
     def _store_memories(
-        self, memories: Sequence[NewMemory], associations: Sequence[Any]
+        self,
+        memories: Sequence[NewMemory],
+        associations: Sequence[Any],
+        signed: Sequence[tuple[str, str] | None] = (),
     ) -> list[WriteResult]:
         """Store ``memories`` with what each declares (``associations[i]``, or None) in
         one transaction: a crash leaves a memory with its declarations or neither."""
@@ -309,6 +339,7 @@ class Memory:
         vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
+            self._standing_on_write(memories, results, signed)  # i19: taint, attestations
             return [
                 self._with_associations(result, declared)
                 for result, declared in zip(results, associations, strict=True)
@@ -359,6 +390,7 @@ class Memory:
         task: str | None = None,
         include_superseded: bool = False,
         profile: str | None = None,
+        influence_only: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -384,8 +416,11 @@ class Memory:
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
         ``include_superseded``. ``profile`` ranks by another recall profile than the
-        memory's (``"general"`` or ``"conversation"``).
+        memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
+        memories that earned standing (`standing`): gate what drives an action.
         """
+        if not isinstance(influence_only, bool):
+            raise InvalidInput("influence_only must be true or false", field="influence_only")
         request = requests.read_request(
             self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
             where=where, prefer=prefer, prefer_trust=prefer_trust,
@@ -393,6 +428,8 @@ class Memory:
             mode=mode, role=role, task=task, include_superseded=include_superseded,
             profile=self._profile.name if profile is None else profile,
         )  # fmt: skip
+        if influence_only:
+            request = replace(request, influence_only=True, strict=self._strict)
         return recall.read(self._store, request, self._space)
 
     @checked_arguments()
@@ -421,7 +458,9 @@ class Memory:
         missing = [i for i in wanted if i not in {r.id for r in found}]
         if missing:
             raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
-        return found
+        seqs = self._store.visible_seqs(self.scope, [r.id for r in found], statuses=STATUSES)
+        marked = standings.marked(self._store, {seqs[r.id]: r for r in found})  # i19
+        return [marked[seqs[r.id]] for r in found]
 
     def export(self) -> Iterator[Record]:
         """Every readable record in this scope, oldest first (read page by page)."""
@@ -529,8 +568,16 @@ class Memory:
         return status.archive(self._store, self._select(ids, where))
 
     @checked_arguments()
-    def restore(self, ids: Sequence[str]) -> Lifecycle:
-        """Bring archived memories back into reads, unchanged."""
+    def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
+        """Bring archived memories back into reads, unchanged.
+
+        With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
+        these memories or of everything sharing their source, bringing back the exact
+        standing each had before it was first slashed."""
+        if scope is not None:
+            chosen = slashing.check_scope(scope)
+            seqs = self._select(ids, None, statuses=STATUSES)
+            return slashing.lift(self._store, self._standing_view(), seqs, chosen)
         return status.restore(self._store, self._select(ids, None, statuses=("archived",)))
 
     @checked_arguments()
@@ -743,6 +790,88 @@ class Memory:
         requests.check_int(depth, "depth", 1, links.MAX_HOPS)
         return links.graph(self._store, self.scope, names, depth)
 
+    # -- standing (i19: the trust room) -----------------------------------------
+
+    @checked_arguments()
+    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
+        """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
+
+        The log is append-only and is what standing is earned from: give outcomes from
+        the application, on real resolved work, never from recalled content grading
+        itself. An outcome given while a memory is slashed is logged, not banked.
+        Returns how many outcomes were logged.
+        """
+        good = credits.check_outcome(outcome)
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return credits.record(self._store, self.scope, seqs, good)
+
+    @checked_arguments()
+    def standing(self, ids: Sequence[str]) -> list[Standing]:
+        """The standing of these memories: outcomes, sources, taint, slash and whether
+        each passes the influence gate (``earned``), in order."""
+        seqs = self._select(ids, None, statuses=STATUSES)
+        found = standings.standing_by_seq(self._store, self._standing_view(), seqs, self._strict)
+        return [found[seq] for seq in seqs]
+
+    def influence_gate_report(self) -> GateReport:
+        """What ``read(..., influence_only=True)`` would cost here: the fraction of
+        active memories it would block, the breakdown of why, and advice."""
+        return standings.gate_report(self._store, View(self.scope), self._strict)
+
+    @checked_arguments()
+    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
+        """Forfeit standing: of these memories (``scope="memory"``) or of every memory
+        sharing their canonical source or carrying it as taint (``"source"``). They
+        fail the influence gate and are marked ``slashed``, stay readable, and
+        ``restore(ids, scope=...)`` brings back their exact pre-slash standing."""
+        chosen = slashing.check_scope(scope)
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return slashing.slash(self._store, self._standing_view(), seqs, chosen)
+
+    def stale_derived(self) -> list[StaleDerived]:
+        """Memories whose derived_from ancestry holds one since contradicted,
+        superseded or slashed. Flagged only; nothing is changed."""
+        return stale.stale_derived(self._store, View(self.scope))
+
+    def _standing_view(self) -> View:
+        return View(self.scope, statuses=STATUSES, kinds=KINDS)
+
+    def _attested(
+        self, memories: Sequence[NewMemory], attestations_: Sequence[Any]
+    ) -> list[tuple[str, str] | None]:
+        return [
+            None if a is None else attestations.verify(m.text, m.source, a)
+            for m, a in zip(memories, attestations_, strict=True)
+        ]
+
+    def _standing_on_write(
+        self,
+        memories: Sequence[NewMemory],
+        results: Sequence[WriteResult],
+        signed: Sequence[tuple[str, str] | None],
+    ) -> None:
+        """Inside the write: record derived memories' taint and verified attestations."""
+        wanted = [
+            (m, r, signed[i] if i < len(signed) else None)
+            for i, (m, r) in enumerate(zip(memories, results, strict=True))
+            if r.stored and r.id is not None
+        ]
+        wanted = [(m, r, a) for m, r, a in wanted if m.derived_from or a is not None]
+        if not wanted:
+            return
+        names = [r.id for _, r, _ in wanted if r.id] + [
+            p for m, _, _ in wanted for p in m.derived_from
+        ]
+        seqs = self._store.visible_seqs(self.scope, names, statuses=STATUSES)
+        taint.inherit(
+            self._store,
+            [(seqs[r.id], [seqs[p] for p in m.derived_from if p in seqs])
+             for m, r, _ in wanted if m.derived_from and r.id],
+        )  # fmt: skip
+        for _, r, a in wanted:
+            if a is not None and r.id:
+                self._store.add_attestation(seqs[r.id], *a)
+
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
         return self._store.stats(self.scope)
@@ -770,6 +899,14 @@ def _resolved_roots(roots: Sequence[str] | None) -> tuple[Path, ...] | None:
     if isinstance(roots, str):
         raise InvalidInput("vault_roots must be a list of folders", field="vault_roots")
     return tuple(Path(r).expanduser().resolve() for r in roots)
+
+
+def _checked_strict(strict: Any) -> bool:
+    if not isinstance(strict, bool):
+        raise InvalidInput(
+            "strict_corroboration must be true or false", field="strict_corroboration"
+        )
+    return strict
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

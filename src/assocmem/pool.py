@@ -27,6 +27,8 @@ class MemoryPool:
     ``embedder`` (an `Embedder` or a registered name) attaches one vector space that
     every caller shares. ``vault_roots`` bounds the folders every handed-out `Memory`
     may index as a vault (None: any; a server passes the operator's roots, maybe none).
+    ``strict_corroboration`` is every handed-out `Memory`'s (an origin counts only as a
+    verified attestation key).
     """
 
     def __init__(
@@ -36,8 +38,10 @@ class MemoryPool:
         readers: int = READERS,
         embedder: Embedder | str | None = None,
         vault_roots: Sequence[str] | None = None,
+        strict_corroboration: bool = False,
     ) -> None:
         self._vault_roots = None if vault_roots is None else tuple(vault_roots)
+        self._strict = strict_corroboration
         self._writer = open_store(target)
         self._readers: queue.Queue[Store] = queue.Queue()
         try:
@@ -61,14 +65,26 @@ class MemoryPool:
     @contextmanager
     def writer(self, scope: Scope) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on the writer connection."""
-        yield Memory.attached(self._writer, scope, self._space, vault_roots=self._vault_roots)
+        yield Memory.attached(
+            self._writer,
+            scope,
+            self._space,
+            vault_roots=self._vault_roots,
+            strict_corroboration=self._strict,
+        )
 
     @contextmanager
     def reader(self, scope: Scope) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on a reader connection, returned to the pool after."""
         store = self._readers.get()
         try:
-            yield Memory.attached(store, scope, self._space, vault_roots=self._vault_roots)
+            yield Memory.attached(
+                store,
+                scope,
+                self._space,
+                vault_roots=self._vault_roots,
+                strict_corroboration=self._strict,
+            )
         finally:
             self._readers.put(store)
 

@@ -65,6 +65,12 @@ DECLARED: dict[str, Declaration] = {
     "idea_methods": Declaration(False),
     "maintenance_report": Declaration(False),
     "apply_links": Declaration(True, ("notes",)),
+    # i19: standing (the trust room)
+    "credit": Declaration(True, ("ids", "outcome")),
+    "standing": Declaration(False, ("ids",)),
+    "influence_gate_report": Declaration(False),
+    "slash": Declaration(True, ("ids",)),
+    "stale_derived": Declaration(False),
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -135,6 +141,18 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("coverage_gap", "k"): "how many notes to return (1-100)",
     ("bridge_candidates", "k"): "how many bridges to return (1-100)",
     ("protect", "protected"): "true to shield, false to lift the shield",
+    # i19: standing
+    "attestation": "(public_key_hex, signature_hex): the source's Ed25519 signature of the claim",
+    "influence_only": "return only memories that earned standing (credited or corroborated)",
+    (
+        "credit",
+        "outcome",
+    ): "good or bad (or +1 / -1): what the memories drove, from the application",
+    (
+        "slash",
+        "scope",
+    ): "memory (these only) or source (default: all sharing their source or taint)",
+    ("restore", "scope"): "none: unarchive; memory or source: lift a slash, restoring standing",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",
 }

@@ -231,6 +231,12 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "idea_methods": {},
         "maintenance_report": {},
         "apply_links": {"dry_run": False},
+        # i19: standing
+        "credit": {"ids": [note], "outcome": "good"},
+        "standing": {"ids": [note]},
+        "influence_gate_report": {},
+        "slash": {"ids": [note]},
+        "stale_derived": {},
     }
 
 

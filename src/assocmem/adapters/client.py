@@ -35,6 +35,7 @@ from assocmem.types import (
     Declared,
     FeedbackResult,
     Gaps,
+    GateReport,
     Graph,
     IdeaMethod,
     IndexReport,
@@ -46,6 +47,8 @@ from assocmem.types import (
     Reconstruction,
     Record,
     SoftRead,
+    StaleDerived,
+    Standing,
     Stats,
     Traversal,
     WriteResult,
@@ -162,6 +165,7 @@ class Client:
         thread: str | None = None,
         task: str | None = None,
         associations: Mapping[str, Any] | None = None,
+        attestation: Sequence[str] | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
 
@@ -183,6 +187,11 @@ class Client:
         ``(subject, relation)`` retires the active memory holding it when this one
         was observed at the same time or later (``result.superseded``); an older
         observation is stored as history and does not win.
+
+        ``attestation`` is ``(public_key_hex, signature_hex)``, the source's Ed25519
+        signature over this text and its canonical source (`assocmem.attest`); one
+        that does not verify is refused (`InvalidInput` naming ``attestation``).
+        ``derived_from`` memories pass their sources on as taint.
         """
         return cast("WriteResult", self._send("write", locals()))
 
@@ -216,6 +225,7 @@ class Client:
         task: str | None = None,
         include_superseded: bool = False,
         profile: str | None = None,
+        influence_only: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -241,7 +251,8 @@ class Client:
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
         ``include_superseded``. ``profile`` ranks by another recall profile than the
-        memory's (``"general"`` or ``"conversation"``).
+        memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
+        memories that earned standing (`standing`): gate what drives an action.
         """
         return cast("ReadResult", self._send("read", locals()))
 
@@ -366,8 +377,13 @@ class Client:
         """
         return cast("Lifecycle", self._send("archive", locals()))
 
-    def restore(self, ids: Sequence[str]) -> Lifecycle:
-        """Bring archived memories back into reads, unchanged."""
+    def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
+        """Bring archived memories back into reads, unchanged.
+
+        With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
+        these memories or of everything sharing their source, bringing back the exact
+        standing each had before it was first slashed.
+        """
         return cast("Lifecycle", self._send("restore", locals()))
 
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
@@ -448,6 +464,42 @@ class Client:
         a re-run replaces its own block, and nothing else in a note ever changes.
         """
         return cast("AppliedLinks", self._send("apply_links", locals()))
+
+    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
+        """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
+
+        The log is append-only and is what standing is earned from: give outcomes from
+        the application, on real resolved work, never from recalled content grading
+        itself. An outcome given while a memory is slashed is logged, not banked.
+        Returns how many outcomes were logged.
+        """
+        return cast("int", self._send("credit", locals()))
+
+    def standing(self, ids: Sequence[str]) -> list[Standing]:
+        """The standing of these memories: outcomes, sources, taint, slash and whether
+        each passes the influence gate (``earned``), in order.
+        """
+        return cast("list[Standing]", self._send("standing", locals()))
+
+    def influence_gate_report(self) -> GateReport:
+        """What ``read(..., influence_only=True)`` would cost here: the fraction of
+        active memories it would block, the breakdown of why, and advice.
+        """
+        return cast("GateReport", self._send("influence_gate_report", locals()))
+
+    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
+        """Forfeit standing: of these memories (``scope="memory"``) or of every memory
+        sharing their canonical source or carrying it as taint (``"source"``). They
+        fail the influence gate and are marked ``slashed``, stay readable, and
+        ``restore(ids, scope=...)`` brings back their exact pre-slash standing.
+        """
+        return cast("Lifecycle", self._send("slash", locals()))
+
+    def stale_derived(self) -> list[StaleDerived]:
+        """Memories whose derived_from ancestry holds one since contradicted,
+        superseded or slashed. Flagged only; nothing is changed.
+        """
+        return cast("list[StaleDerived]", self._send("stale_derived", locals()))
 
     # -- end of the generated operations --
 

@@ -10,7 +10,8 @@ translated to the `AssocmemError` tree before they leave (`translated`).
 Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
-`feedback`, `lessons`, `graph` (declarations), `forget` (deletion) and `vault` (indexed notes).
+`feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
+notes) and `trust` (standing).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
+from assocmem.store.trust import TrustQueries
 from assocmem.store.vault import VaultQueries
 from assocmem.store.vectors import VectorQueries
 from assocmem.store.visibility import VisibilityQueries
@@ -39,6 +41,7 @@ class SQLStore(
     GraphQueries,
     ForgetQueries,
     VaultQueries,
+    TrustQueries,  # i19: standing
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the
