@@ -28,20 +28,29 @@ from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
 from assocmem.store import Store, View, open_store
 from assocmem.store.connection import SYNCHRONOUS
+from assocmem.text import times
 from assocmem.text.clean import check_clean
+from assocmem.trust import attributed
+from assocmem.trust import budget as irreversible
+from assocmem.trust import grades as evidence_grades
+from assocmem.trust import receipts as receipt_chain
 from assocmem.types import (
     KINDS,
     STATUSES,
+    AttributionReport,
     Contradiction,
     Declared,
     FeedbackResult,
+    Grade,
     Graph,
     Lifecycle,
+    Ratified,
     ReadResult,
     Reconstruction,
     Record,
     Scope,
     SoftRead,
+    SpendResult,
     Stats,
     Traversal,
     WriteResult,
@@ -107,6 +116,12 @@ class Memory:
             prompted them, dates stretched by a telling lag, reported-speech words
             kept out of the lexical terms). A read may choose another; the vectors
             reflect the profile they were written with.
+        receipts: append a write receipt to the store's hash chain for every
+            memory this `Memory` writes, in the write's transaction (see
+            `verify_attribution`).
+        receipt_key: an Ed25519 private key (object, 32 bytes or hex) signing each
+            receipt; giving one turns receipts on. Keep it out of the store's reach:
+            an unsigned chain can be recomputed by anyone who can rewrite the store.
     """
 
     def __init__(
@@ -120,8 +135,15 @@ class Memory:
         role: str | None = None,
         synchronous: str = "normal",
         profile: str = GENERAL.name,
+        receipts: bool = False,
+        receipt_key: Any = None,
     ) -> None:
         check_clean(str(target), "target")
+        # trust: attribution (issue 19 part 2) -- receipts are off unless asked for.
+        if not isinstance(receipts, bool):
+            raise InvalidInput("receipts must be true or false", field="receipts")
+        self._receipt_key = receipt_chain.load_key(receipt_key) if receipt_key is not None else None
+        self._receipts = receipts or self._receipt_key is not None
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -157,6 +179,7 @@ class Memory:
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
+        memory._receipts, memory._receipt_key = False, None
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -288,6 +311,10 @@ class Memory:
         vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
+            if self._receipts:  # trust: attribution (issue 19 part 2)
+                receipt_chain.append(
+                    self._store, memories, results, [() for _ in memories], self._receipt_key
+                )
             return [
                 self._with_associations(result, declared)
                 for result, declared in zip(results, associations, strict=True)
@@ -630,6 +657,66 @@ class Memory:
         """Counts of memories, concepts, links and feedback in this scope's view."""
         return self._store.stats(self.scope)
 
+    # -- trust: attribution (issue 19 part 2) ----------------------------------
+
+    @checked_arguments()
+    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
+        """Check the write-receipt chain and every active memory's sources against it.
+
+        The chain is intact unless a receipt was edited, dropped or re-linked
+        (``broken_at`` names the first). A mismatch is an active memory whose current
+        canonical sources (own source and inherited taint) differ from what its
+        receipt committed: a relabel or a stripped taint. ``public_key`` (hex; default:
+        this memory's ``receipt_key``'s) makes every receipt need a valid signature by
+        it. Unsigned, the chain proves nothing against whoever can rewrite the store
+        (they can recompute it); signed or not, it never proves a source was right.
+        """
+        expected = public_key
+        if expected is None and self._receipt_key is not None:
+            expected = receipt_chain.public_hex(self._receipt_key)
+        if expected is not None and not isinstance(expected, str):
+            raise InvalidInput("public_key must be a hex string", field="public_key")
+        return receipt_chain.verify(self._store, self.scope, {}, expected)
+
+    @checked_arguments()
+    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
+        """Record an external event on a claim: independent_witness, reproduction,
+        prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
+
+        The claim's author cannot ratify it (`SelfRatification`); a repeated
+        (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
+        """
+        kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
+        (record,) = self.get([id])
+        evidence_grades.refuse_author(by_key, _authors(record))
+        stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
+        return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
+
+    @checked_arguments()
+    def grade(self, id: str) -> Grade:
+        """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
+
+        A pure function of its ratifications and corroboration: it moves only on
+        events from parties other than the author, never on anything written.
+        """
+        (record,) = self.get([id])
+        ratified = self._store.ratifications([record.id])[record.id]
+        return evidence_grades.grade(record.id, ratified, _authors(record), False)
+
+    @checked_arguments()
+    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
+        """Charge an irreversible action that used these memories to the lifetime
+        budget of every source they carry (own and inherited); denied, charging
+        nothing, if any source would pass ``budget``. Never refunded by `restore`."""
+        wanted = records.check_ids(ids)
+        cost = irreversible.check_amount(amount, "amount", positive=True)
+        cap = irreversible.check_amount(budget, "budget", positive=False)
+        found = self.get(wanted)
+        charged = [s for r in found for s in attributed.of_record(r, ())]
+        return irreversible.spend(self._store, self.scope, charged, cost, cap)
+
+    # -- end trust: attribution --------------------------------------------------
+
 
 def checked_scope(
     agent_id: Any, project_id: Any = "", channel: Any = "", role: Any = None
@@ -645,6 +732,11 @@ def checked_scope(
     return Scope(
         agent_id, project_id, channel, requests.check_role(role) if role is not None else None
     )
+
+
+def _authors(record: Record) -> set[str]:
+    """The identities a claim's author goes by: its ``author`` (and attested key)."""
+    return {a for a in (record.author,) if a}
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

@@ -54,6 +54,12 @@ DECLARED: dict[str, Declaration] = {
     "contradictions": Declaration(False),
     "end_task": Declaration(True, ("task",)),
     "retain": Declaration(True),
+    # -- trust: attribution (issue 19 part 2)
+    "verify_attribution": Declaration(False),
+    "ratify": Declaration(True, ("id", "kind", "by_key")),
+    "grade": Declaration(False, ("id",)),
+    "spend_irreversible": Declaration(True, ("ids",)),
+    # -- end trust: attribution
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -114,6 +120,15 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "max_evidence": "evidence records per item",
     "predicates": "relation predicates to follow, in order",
     "policy": 'a retention policy {"rules": [...]} (default: the example policy)',
+    # -- trust: attribution (issue 19 part 2)
+    "public_key": "hex Ed25519 public key every receipt must be signed by",
+    "id": "a memory id",
+    "by_key": "the identity ratifying (never the claim's author)",
+    "lens": "the method or angle of the check (two distinct lenses settle a claim)",
+    ("ratify", "kind"): "independent_witness, reproduction, prior_art_empty or audit",
+    "amount": "the irreversible influence this action spends (> 0)",
+    "budget": "each contributing source's lifetime irreversible budget",
+    # -- end trust: attribution
     ("protect", "protected"): "true to shield, false to lift the shield",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",

@@ -27,15 +27,19 @@ from typing import Any, cast
 from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
 from assocmem.types import (
+    AttributionReport,
     Contradiction,
     Declared,
     FeedbackResult,
+    Grade,
     Graph,
     Lifecycle,
+    Ratified,
     ReadResult,
     Reconstruction,
     Record,
     SoftRead,
+    SpendResult,
     Stats,
     Traversal,
     WriteResult,
@@ -385,6 +389,43 @@ class Client:
         per rule.
         """
         return cast("list[dict[str, Any]]", self._send("retain", locals()))
+
+    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
+        """Check the write-receipt chain and every active memory's sources against it.
+
+        The chain is intact unless a receipt was edited, dropped or re-linked
+        (``broken_at`` names the first). A mismatch is an active memory whose current
+        canonical sources (own source and inherited taint) differ from what its
+        receipt committed: a relabel or a stripped taint. ``public_key`` (hex; default:
+        this memory's ``receipt_key``'s) makes every receipt need a valid signature by
+        it. Unsigned, the chain proves nothing against whoever can rewrite the store
+        (they can recompute it); signed or not, it never proves a source was right.
+        """
+        return cast("AttributionReport", self._send("verify_attribution", locals()))
+
+    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
+        """Record an external event on a claim: independent_witness, reproduction,
+        prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
+
+        The claim's author cannot ratify it (`SelfRatification`); a repeated
+        (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
+        """
+        return cast("Ratified", self._send("ratify", locals()))
+
+    def grade(self, id: str) -> Grade:
+        """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
+
+        A pure function of its ratifications and corroboration: it moves only on
+        events from parties other than the author, never on anything written.
+        """
+        return cast("Grade", self._send("grade", locals()))
+
+    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
+        """Charge an irreversible action that used these memories to the lifetime
+        budget of every source they carry (own and inherited); denied, charging
+        nothing, if any source would pass ``budget``. Never refunded by `restore`.
+        """
+        return cast("SpendResult", self._send("spend_irreversible", locals()))
 
     # -- end of the generated operations --
 
