@@ -10,8 +10,8 @@ translated to the `AssocmemError` tree before they leave (`translated`).
 Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
-`feedback`, `lessons`, `graph` (declarations), `forget` (deletion) and
-`trust_attribution` (receipts, ratifications, monitor, budgets).
+`feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `trust`
+(standing) and `trust_attribution` (receipts, ratifications, monitor, budgets).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
+from assocmem.store.trust import TrustQueries
 from assocmem.store.trust_attribution import AttributionQueries
 from assocmem.store.vectors import VectorQueries
 from assocmem.store.visibility import VisibilityQueries
@@ -39,6 +40,7 @@ class SQLStore(
     LessonQueries,
     GraphQueries,
     ForgetQueries,
+    TrustQueries,  # i19: standing
     AttributionQueries,  # trust: attribution (issue 19 part 2)
     Store,
 ):

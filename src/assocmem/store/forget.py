@@ -33,6 +33,7 @@ class ForgetQueries(SQLConnection):
     """Deletion of memories from the SQL store (mixed into `SQLStore`)."""
 
     _fold_links: Callable[[], None]
+    _forget_standing: Callable[[int], None]  # i19: trust.py
 
     @translated
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
@@ -73,6 +74,7 @@ class ForgetQueries(SQLConnection):
                 self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
                 # What outcomes taught about this memory points at nothing once it is gone.
                 self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
+                self._forget_standing(seq)  # i19: its credits, taint, slash, attestation
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
                 if key:
                     self._reactivate(key[0])

@@ -29,6 +29,8 @@ from assocmem.types import Record, Scope, Stats, WriteResult
 if TYPE_CHECKING:
     import numpy as np
 
+    from assocmem.store.trust import TrustRow
+
 __all__ = [
     "ConceptLessons",
     "EntityRow",
@@ -387,6 +389,48 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]:
         """Every readable memory holding this supersession key, oldest observation first."""
+
+    # -- standing (i19: the trust room; SQL in store/trust.py) -------------------
+
+    @abc.abstractmethod
+    def add_credits(self, agent_id: str, seqs: Sequence[int], good: bool, when: str) -> int:
+        """Append one outcome per memory to the credit log; how many were appended."""
+
+    @abc.abstractmethod
+    def credit_log(self, seqs: Sequence[int]) -> list[tuple[int, str, bool, bool, str]]:
+        """``(seq, agent, good, counted, when)`` of these memories' credits, oldest first."""
+
+    @abc.abstractmethod
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]:
+        """What the standing of each of these memories is computed from."""
+
+    @abc.abstractmethod
+    def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:
+        """The memories ``view`` sees holding each of these text fingerprints."""
+
+    @abc.abstractmethod
+    def sharing_sources(self, view: View, sources: Sequence[str]) -> list[int]:
+        """The memories ``view`` sees whose canonical source or taint is one of ``sources``."""
+
+    @abc.abstractmethod
+    def view_sources(self, view: View) -> list[str]:
+        """Every canonical source, own or inherited, among the memories ``view`` sees."""
+
+    @abc.abstractmethod
+    def add_taint(self, rows: Sequence[tuple[int, str]]) -> None:
+        """Record ``(seq, canonical source)`` inherited through derived_from."""
+
+    @abc.abstractmethod
+    def add_attestation(self, seq: int, public_key: str, signature: str) -> None:
+        """Record the verified attestation of a memory."""
+
+    @abc.abstractmethod
+    def slash_memories(self, seqs: Sequence[int], when: str) -> None:
+        """Slash memories, saving each one's standing the first time."""
+
+    @abc.abstractmethod
+    def unslash_memories(self, seqs: Sequence[int]) -> int:
+        """Lift the slash of these memories; how many were slashed."""
 
     # -- trust: attribution (issue 19 part 2; store/trust_attribution.py) ---------
 

@@ -1,0 +1,224 @@
+"""Standing in SQL: the credit log, derived-from taint, slashes, attestations, and
+the one-time re-canonicalisation of stored sources.
+
+A mixin of `SQLStore`. Invariants: credit rows are only ever inserted (a trigger
+refuses an update); a slash row keeps the standing its memory had when first
+slashed, however often it is slashed again, until a restore deletes it; a store's
+``source_canonical`` column is made by the rule `store_info` names (`SOURCE_CANON`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assocmem.store.connection import SQLConnection
+from assocmem.store.params import translated
+from assocmem.store.rows import View
+from assocmem.text.sources import SOURCE_CANON, canonical_source
+
+CANON_KEY = "source_canon"
+
+
+@dataclass(frozen=True)
+class TrustRow:
+    """What standing is computed from, for one memory."""
+
+    seq: int
+    source: str | None  # canonical
+    fingerprint: str
+    good: int = 0  # counted outcomes: those recorded while not slashed
+    bad: int = 0
+    slashed: bool = False
+    pre_slash: tuple[int, int] | None = None  # (good, bad) when first slashed
+    taint: frozenset[str] = field(default_factory=frozenset)
+    attested_key: str | None = None
+
+
+class TrustQueries(SQLConnection):
+    """The standing tables of the SQL store (mixed into `SQLStore`)."""
+
+    @translated
+    def add_credits(self, agent_id: str, seqs: Sequence[int], good: bool, when: str) -> int:
+        with self.transaction():
+            for seq in seqs:
+                self._conn.execute(
+                    "INSERT INTO trust_credits (memory_seq, agent_id, good, counted, created_at)"
+                    " SELECT ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM trust_slashes"
+                    "  WHERE memory_seq = ?) THEN 0 ELSE 1 END, ?",
+                    [seq, agent_id, int(good), seq, when],
+                )
+        return len(seqs)
+
+    @translated
+    def credit_log(self, seqs: Sequence[int]) -> list[tuple[int, str, bool, bool, str]]:
+        """``(seq, agent, good, counted, when)`` of every credit of these memories, in order."""
+        rows = self._query_in(
+            "SELECT memory_seq, agent_id, good, counted, created_at, id FROM trust_credits"
+            " WHERE memory_seq IN (?*)",
+            seqs,
+        )
+        rows.sort(key=lambda r: r[5])
+        return [(s, a, bool(g), bool(c), w) for s, a, g, c, w, _ in rows]
+
+    @translated
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]:
+        if not seqs:
+            return {}
+        base = self._query_in(
+            "SELECT seq, source_canonical, fingerprint FROM memories WHERE seq IN (?*)", seqs
+        )
+        counts: dict[int, list[int]] = {}
+        for seq, good, n in self._query_in(
+            "SELECT memory_seq, good, COUNT(*) FROM trust_credits WHERE counted = 1"
+            " AND memory_seq IN (?*) GROUP BY memory_seq, good",
+            seqs,
+        ):
+            counts.setdefault(seq, [0, 0])[0 if good else 1] += int(n)
+        slashes = {
+            seq: (int(g), int(b))
+            for seq, g, b in self._query_in(
+                "SELECT memory_seq, good, bad FROM trust_slashes WHERE memory_seq IN (?*)", seqs
+            )
+        }
+        taint: dict[int, set[str]] = {}
+        for seq, source in self._query_in(
+            "SELECT memory_seq, source FROM trust_taint WHERE memory_seq IN (?*)", seqs
+        ):
+            taint.setdefault(seq, set()).add(source)
+        keys = dict(
+            self._query_in(
+                "SELECT memory_seq, public_key FROM trust_attestations WHERE memory_seq IN (?*)",
+                seqs,
+            )
+        )
+        return {
+            seq: TrustRow(
+                seq=seq,
+                source=source,
+                fingerprint=fingerprint,
+                good=counts.get(seq, [0, 0])[0],
+                bad=counts.get(seq, [0, 0])[1],
+                slashed=seq in slashes,
+                pre_slash=slashes.get(seq),
+                taint=frozenset(taint.get(seq, ())),
+                attested_key=keys.get(seq),
+            )
+            for seq, source, fingerprint in base
+        }
+
+    @translated
+    def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:
+        """The memories ``view`` sees with each of these text fingerprints."""
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        found: dict[str, list[int]] = {}
+        for fingerprint, seq in self._query_in(
+            f"SELECT m.fingerprint, m.seq FROM memories m WHERE {where} AND m.fingerprint IN (?*)",
+            sorted(set(fingerprints)),
+            before=params,
+        ):
+            found.setdefault(fingerprint, []).append(seq)
+        return found
+
+    @translated
+    def sharing_sources(self, view: View, sources: Sequence[str]) -> list[int]:
+        """The memories ``view`` sees whose own canonical source, or taint, is one of these."""
+        if not sources:
+            return []
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        own = self._query_in(
+            f"SELECT m.seq FROM memories m WHERE {where} AND m.source_canonical IN (?*)",
+            sources,
+            before=params,
+        )
+        tainted = self._query_in(
+            f"SELECT m.seq FROM memories m WHERE {where} AND m.seq IN"
+            " (SELECT t.memory_seq FROM trust_taint t WHERE t.source IN (?*))",
+            sources,
+            before=params,
+        )
+        return sorted({seq for (seq,) in own + tainted})
+
+    @translated
+    def view_sources(self, view: View) -> list[str]:
+        """Every canonical source (own or taint) of the memories ``view`` sees."""
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        own = self._query(
+            f"SELECT DISTINCT m.source_canonical FROM memories m WHERE {where}"
+            " AND m.source_canonical IS NOT NULL",
+            params,
+        )
+        tainted = self._query(
+            f"SELECT DISTINCT t.source FROM trust_taint t JOIN memories m ON m.seq = t.memory_seq"
+            f" WHERE {where}",
+            params,
+        )
+        return sorted({s for (s,) in own + tainted})
+
+    @translated
+    def add_taint(self, rows: Sequence[tuple[int, str]]) -> None:
+        if rows:
+            self._conn.executemany(
+                "INSERT INTO trust_taint (memory_seq, source) VALUES (?, ?)"
+                " ON CONFLICT (memory_seq, source) DO NOTHING",
+                list(rows),
+            )
+
+    @translated
+    def add_attestation(self, seq: int, public_key: str, signature: str) -> None:
+        self._conn.execute(
+            "INSERT INTO trust_attestations (memory_seq, public_key, signature) VALUES (?, ?, ?)"
+            " ON CONFLICT (memory_seq) DO NOTHING",
+            [seq, public_key, signature],
+        )
+
+    @translated
+    def slash_memories(self, seqs: Sequence[int], when: str) -> None:
+        # The first slash saves the standing; a second only counts itself.
+        with self.transaction():
+            for seq in seqs:
+                self._conn.execute(
+                    "INSERT INTO trust_slashes (memory_seq, good, bad, slashes, slashed_at)"
+                    " SELECT ?, COALESCE(SUM(good), 0), COALESCE(SUM(1 - good), 0), 1, ?"
+                    " FROM trust_credits WHERE memory_seq = ? AND counted = 1"
+                    " ON CONFLICT (memory_seq) DO UPDATE"
+                    " SET slashes = trust_slashes.slashes + 1",
+                    [seq, when, seq],
+                )
+
+    @translated
+    def unslash_memories(self, seqs: Sequence[int]) -> int:
+        with self.transaction():
+            return self._execute_in("DELETE FROM trust_slashes WHERE memory_seq IN (?*)", seqs)
+
+    def _forget_standing(self, seq: int) -> None:
+        """Delete a forgotten memory's standing rows (called inside its deletion)."""
+        for table in ("trust_credits", "trust_taint", "trust_slashes", "trust_attestations"):
+            self._conn.execute(f"DELETE FROM {table} WHERE memory_seq = ?", [seq])
+
+    def _recanonicalise_once(self) -> bool:
+        """Remake every ``source_canonical`` by this rule unless the store already has
+        it (one lookup); whether it did. Call on open, after the migrations, under
+        the lock that serialises them."""
+        if self._canon_current():
+            return False
+        with self.transaction():
+            if self._canon_current():
+                return False
+            for (source,) in self._query(
+                "SELECT DISTINCT source FROM memories WHERE source IS NOT NULL"
+            ):
+                self._conn.execute(
+                    "UPDATE memories SET source_canonical = ? WHERE source = ?",
+                    [canonical_source(source), source],
+                )
+            self._conn.execute(
+                "INSERT INTO store_info (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [CANON_KEY, SOURCE_CANON],
+            )
+        return True
+
+    def _canon_current(self) -> bool:
+        rows = self._query("SELECT value FROM store_info WHERE key = ?", [CANON_KEY])
+        return bool(rows) and rows[0][0] == SOURCE_CANON

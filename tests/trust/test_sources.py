@@ -1,0 +1,69 @@
+"""Canonical sources by the Public Suffix List, and the re-canonicalisation of old stores."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from assocmem import Memory
+from assocmem.text.sources import SOURCE_CANON, canonical_source, distinct_origins
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("docs.example.com", "example.com"),
+        ("https://docs.example.com/page", "http://www.example.com"),
+        ("https://en.wikipedia.org/wiki/X", "wikipedia.org"),
+        ("http://www.bbc.co.uk/news", "bbc.co.uk"),
+    ],
+)
+def test_hosts_of_one_registrable_domain_are_one_source(a: str, b: str) -> None:
+    assert canonical_source(a) == canonical_source(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("docs.example.com", "forum.example.net"),
+        ("alice.github.io", "bob.github.io"),  # a private suffix: each site its own
+        ("bbc.co.uk", "bbc.com"),
+    ],
+)
+def test_sites_that_share_a_label_stay_apart(a: str, b: str) -> None:
+    assert canonical_source(a) != canonical_source(b)
+    assert len(distinct_origins([canonical_source(a), canonical_source(b)])) == 2
+
+
+def test_a_name_meets_the_one_domain_it_names() -> None:
+    variants = ["https://en.wikipedia.org/wiki/X", "wikipedia.org", "Wikipedia"]
+    assert distinct_origins(canonical_source(v) for v in variants) == {"wikipedia.org"}
+
+
+def test_a_name_with_two_candidate_domains_is_left_its_own() -> None:
+    found = distinct_origins(["example.com", "example.net", "example"])
+    assert found == {"example.com", "example.net", "example"}
+
+
+def test_names_are_normalised_text_and_none_stays_none() -> None:
+    assert canonical_source("  The  Runbook ") == "the runbook"
+    assert canonical_source("github.io") == "github.io"  # a bare public suffix
+    assert canonical_source(None) is None
+    assert distinct_origins([None, None]) == set()
+
+
+def test_an_old_store_is_recanonicalised_once_on_open(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.db")
+    with Memory(path, agent_id="a") as mem:
+        first = mem.write("a fact", source="https://docs.example.com/x").id
+    # As an older assocmem left it: the label-only canonical form and no rule recorded.
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE memories SET source_canonical = 'example'")
+        raw.execute("DELETE FROM store_info WHERE key = 'source_canon'")
+    with Memory(path, agent_id="a") as mem:
+        assert mem.get([first])[0].source_canonical == "example.com"
+    with sqlite3.connect(path) as raw:
+        rule = raw.execute("SELECT value FROM store_info WHERE key = 'source_canon'").fetchone()
+    assert rule == (SOURCE_CANON,)
