@@ -30,20 +30,24 @@ from assocmem.store import Store, View, open_store
 from assocmem.store.connection import SYNCHRONOUS
 from assocmem.text import times
 from assocmem.text.clean import check_clean
-from assocmem.trust import attributed
+from assocmem.trust import attributed, convergence
 from assocmem.trust import budget as irreversible
 from assocmem.trust import grades as evidence_grades
+from assocmem.trust import monitor as cusum
 from assocmem.trust import receipts as receipt_chain
 from assocmem.types import (
     KINDS,
     STATUSES,
     AttributionReport,
+    Case,
     Contradiction,
+    ConvergenceReport,
     Declared,
     FeedbackResult,
     Grade,
     Graph,
     Lifecycle,
+    MonitorResult,
     Ratified,
     ReadResult,
     Reconstruction,
@@ -312,9 +316,7 @@ class Memory:
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
             if self._receipts:  # trust: attribution (issue 19 part 2)
-                receipt_chain.append(
-                    self._store, memories, results, [() for _ in memories], self._receipt_key
-                )
+                receipt_chain.append(self._store, self.scope, memories, results, self._receipt_key)
             return [
                 self._with_associations(result, declared)
                 for result, declared in zip(results, associations, strict=True)
@@ -365,6 +367,7 @@ class Memory:
         task: str | None = None,
         include_superseded: bool = False,
         profile: str | None = None,
+        with_status: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -390,8 +393,12 @@ class Memory:
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
         ``include_superseded``. ``profile`` ranks by another recall profile than the
-        memory's (``"general"`` or ``"conversation"``).
+        memory's (``"general"`` or ``"conversation"``). ``with_status`` attaches each
+        item's `convergence_report` as its ``status`` (convergence-backed means
+        independent origins agree, not that the claim is true).
         """
+        if not isinstance(with_status, bool):
+            raise InvalidInput("with_status must be true or false", field="with_status")
         request = requests.read_request(
             self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
             where=where, prefer=prefer, prefer_trust=prefer_trust,
@@ -399,7 +406,10 @@ class Memory:
             mode=mode, role=role, task=task, include_superseded=include_superseded,
             profile=self._profile.name if profile is None else profile,
         )  # fmt: skip
-        return recall.read(self._store, request, self._space)
+        result = recall.read(self._store, request, self._space)
+        if with_status:  # trust: attribution (issue 19 part 2)
+            return convergence.with_status(self._store, View(self.scope), result)
+        return result
 
     @checked_arguments()
     def soft_read(
@@ -676,7 +686,7 @@ class Memory:
             expected = receipt_chain.public_hex(self._receipt_key)
         if expected is not None and not isinstance(expected, str):
             raise InvalidInput("public_key must be a hex string", field="public_key")
-        return receipt_chain.verify(self._store, self.scope, {}, expected)
+        return receipt_chain.verify(self._store, self.scope, expected)
 
     @checked_arguments()
     def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
@@ -688,7 +698,8 @@ class Memory:
         """
         kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
         (record,) = self.get([id])
-        evidence_grades.refuse_author(by_key, _authors(record))
+        view = View(self.scope, statuses=STATUSES)
+        evidence_grades.refuse_author(by_key, convergence.claim_authors(self._store, view, record))
         stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
         return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
 
@@ -700,8 +711,7 @@ class Memory:
         events from parties other than the author, never on anything written.
         """
         (record,) = self.get([id])
-        ratified = self._store.ratifications([record.id])[record.id]
-        return evidence_grades.grade(record.id, ratified, _authors(record), False)
+        return convergence.grade(self._store, View(self.scope, statuses=STATUSES), record)
 
     @checked_arguments()
     def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
@@ -714,6 +724,46 @@ class Memory:
         found = self.get(wanted)
         charged = [s for r in found for s in attributed.of_record(r, ())]
         return irreversible.spend(self._store, self.scope, charged, cost, cap)
+
+    @checked_arguments()
+    def monitor(
+        self,
+        ids: Sequence[str],
+        outcome: str | int,
+        k: float = 0.1,
+        h: float = 4.0,
+        auto_slash: bool = False,
+    ) -> MonitorResult:
+        """Credit an outcome (as `credit` does) and run a one-sided CUSUM per source.
+
+        Every source the memories are attributed to (own and inherited) moves
+        ``S = max(0, S + x - k)``, x = 1 for bad and 0 for good; at ``S >= h`` a case
+        is raised for it (see `cases`). The statistic is kept in the store, so no
+        session resets it. A source holding its bad rate at or below ``k`` is never
+        caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
+        slashes a source on its case; keep it for an oracle nobody can feed.
+        """
+        wanted = records.check_ids(ids)
+        good = cusum.check_outcome(outcome)
+        reference = cusum.check_parameter(k, "k", positive=False)
+        threshold = cusum.check_parameter(h, "h", positive=True)
+        if not isinstance(auto_slash, bool):
+            raise InvalidInput("auto_slash must be true or false", field="auto_slash")
+        seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
+        view = View(self.scope, statuses=STATUSES)
+        return cusum.monitor(self._store, view, seqs, good, reference, threshold, auto_slash)
+
+    def cases(self) -> list[Case]:
+        """The open cases `monitor` raised against sources, oldest first."""
+        return cusum.cases(self._store, View(self.scope))
+
+    @checked_arguments()
+    def convergence_report(self, id: str) -> ConvergenceReport:
+        """Whether a claim is convergence-backed (independent origins agree, which is
+        not truth) or adjudicated (a reproduction or audit by another identity), with
+        ``low_source_diversity`` and a lineage grade capped at its weakest ancestor."""
+        (record,) = self.get([id])
+        return convergence.report(self._store, View(self.scope, statuses=STATUSES), record)
 
     # -- end trust: attribution --------------------------------------------------
 
@@ -732,11 +782,6 @@ def checked_scope(
     return Scope(
         agent_id, project_id, channel, requests.check_role(role) if role is not None else None
     )
-
-
-def _authors(record: Record) -> set[str]:
-    """The identities a claim's author goes by: its ``author`` (and attested key)."""
-    return {a for a in (record.author,) if a}
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

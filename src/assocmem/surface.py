@@ -59,6 +59,9 @@ DECLARED: dict[str, Declaration] = {
     "ratify": Declaration(True, ("id", "kind", "by_key")),
     "grade": Declaration(False, ("id",)),
     "spend_irreversible": Declaration(True, ("ids",)),
+    "monitor": Declaration(True, ("ids", "outcome")),
+    "cases": Declaration(False),
+    "convergence_report": Declaration(False, ("id",)),
     # -- end trust: attribution
 }
 
@@ -128,6 +131,11 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("ratify", "kind"): "independent_witness, reproduction, prior_art_empty or audit",
     "amount": "the irreversible influence this action spends (> 0)",
     "budget": "each contributing source's lifetime irreversible budget",
+    ("monitor", "outcome"): "good or bad (or +1 / -1), from the application",
+    ("monitor", "k"): "the tolerated bad rate per outcome (CUSUM reference, default 0.1)",
+    "h": "the CUSUM threshold that raises a case (default 4)",
+    "auto_slash": "slash a source when its case is raised (default off)",
+    "with_status": "attach each item's convergence status",
     # -- end trust: attribution
     ("protect", "protected"): "true to shield, false to lift the shield",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",

@@ -74,3 +74,47 @@ def test_bad_ratifications_name_their_field(tmp_path: object) -> None:
             assert caught.value.field == field
         with pytest.raises(UnknownMemory):
             mem.ratify("01NOSUCHMEMORY0000000000000", "audit", "bob")
+
+
+CLAIM = "the retry budget is three attempts"
+
+
+def test_convergence_is_agreement_until_adjudicated(store_target: Target) -> None:
+    with Memory(store_target()) as mem:
+        claim = mem.write(CLAIM, source="docs.example.com", author="alice").id or ""
+        mem.write(CLAIM, source="https://blog.example.com/x", observed_at="2026-01-02T00:00:00Z")
+        echo = mem.convergence_report(claim)
+        # Two records, one origin: agreement from a shared substrate is suspicious.
+        assert echo.corroborating == 2 and echo.low_source_diversity
+        assert echo.status == "uncorroborated" and echo.grade == "claimed"
+        mem.write(CLAIM, source="forum.example.net", observed_at="2026-01-03T00:00:00Z")
+        agreed = mem.convergence_report(claim)
+        assert agreed.status == "convergence-backed" and not agreed.low_source_diversity
+        assert agreed.grade == "corroborated" and len(agreed.origins) == 2
+        mem.ratify(claim, "reproduction", "carol", lens="rerun")
+        judged = mem.convergence_report(claim)
+    assert judged.status == "adjudicated" and judged.adjudicated_by == ("carol",)
+    assert judged.grade == "verified"
+
+
+def test_a_lineage_grade_is_capped_at_the_weakest_parent(store_target: Target) -> None:
+    with Memory(store_target()) as mem:
+        strong = mem.write("the cache holds ten entries").id or ""
+        weak = mem.write("the cache never evicts").id or ""
+        for by, lens in (("bob", "fuzz"), ("carol", "review")):
+            mem.ratify(strong, "reproduction", by, lens=lens)
+        summary = mem.write("the cache is small and sticky", derived_from=[strong, weak]).id or ""
+        mem.ratify(summary, "audit", "dave", lens="review")
+        report = mem.convergence_report(summary)
+        assert mem.grade(strong).grade == "settled"
+    assert report.grade == "verified" and report.lineage_grade == "claimed"
+
+
+def test_with_status_is_opt_in_and_default_reads_are_unchanged(store_target: Target) -> None:
+    with Memory(store_target()) as mem:
+        claim = mem.write(CLAIM, source="docs.example.com").id or ""
+        plain = mem.read("retry budget")
+        status = mem.read("retry budget", with_status=True)
+    assert plain.items and all("status" not in item for item in plain.to_dict()["items"])
+    assert [i.status.id for i in status.items if i.status] == [claim]
+    assert status.items[0].to_dict()["status"]["status"] == "uncorroborated"

@@ -33,3 +33,15 @@ class CaseRow:
     statistic: float
     evidence: tuple[str, ...]
     status: str
+
+
+@dataclass(frozen=True)
+class MonitorRow:
+    """One source's CUSUM state: the statistic, how many outcomes and how many bad it
+    saw, and the ids of its latest bad outcomes."""
+
+    source: str
+    statistic: float
+    observations: int
+    bad: int
+    evidence: tuple[str, ...]

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from assocmem.schema import NewMemory
-from assocmem.store.attribution_rows import CaseRow, ReceiptRow
+from assocmem.store.attribution_rows import CaseRow, MonitorRow, ReceiptRow
 from assocmem.store.rows import (
     ConceptLessons,
     EntityRow,
@@ -459,16 +459,12 @@ class Store(abc.ABC):
         """``(kind, by_key, lens)`` of each memory's ratifications, oldest first."""
 
     @abc.abstractmethod
-    def monitor_state(
-        self, agent_id: str, sources: Sequence[str]
-    ) -> dict[str, tuple[float, int, int]]:
-        """``(statistic, observations, bad)`` of each monitored source of an agent."""
+    def monitor_state(self, agent_id: str, sources: Sequence[str]) -> dict[str, MonitorRow]:
+        """The CUSUM state of each monitored source of an agent (absent: never seen)."""
 
     @abc.abstractmethod
-    def set_monitor_state(
-        self, agent_id: str, states: Sequence[tuple[str, float, int, int]], now: str
-    ) -> None:
-        """Store ``(source, statistic, observations, bad)`` for each source."""
+    def set_monitor_state(self, agent_id: str, states: Sequence[MonitorRow], now: str) -> None:
+        """Store the CUSUM state of each source."""
 
     @abc.abstractmethod
     def raise_case(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from assocmem.store.attribution_rows import CaseRow, ReceiptRow
+from assocmem.store.attribution_rows import CaseRow, MonitorRow, ReceiptRow
 from assocmem.store.connection import SQLConnection
 from assocmem.store.params import in_list, translated
 from assocmem.types import Scope
@@ -101,13 +101,11 @@ class AttributionQueries(SQLConnection):
     # -- the monitor ------------------------------------------------------------
 
     @translated
-    def monitor_state(
-        self, agent_id: str, sources: Sequence[str]
-    ) -> dict[str, tuple[float, int, int]]:
+    def monitor_state(self, agent_id: str, sources: Sequence[str]) -> dict[str, MonitorRow]:
         return {
-            s: (float(stat), int(n), int(bad))
-            for s, stat, n, bad in self._query_in(
-                "SELECT source, statistic, observations, bad FROM trust_monitor"
+            s: MonitorRow(s, float(stat), int(n), int(bad), tuple(json.loads(e)))
+            for s, stat, n, bad, e in self._query_in(
+                "SELECT source, statistic, observations, bad, evidence FROM trust_monitor"
                 " WHERE agent_id = ? AND source IN (?*)",
                 list(sources),
                 before=[agent_id],
@@ -115,17 +113,20 @@ class AttributionQueries(SQLConnection):
         }
 
     @translated
-    def set_monitor_state(
-        self, agent_id: str, states: Sequence[tuple[str, float, int, int]], now: str
-    ) -> None:
+    def set_monitor_state(self, agent_id: str, states: Sequence[MonitorRow], now: str) -> None:
         with self.transaction():
             self._conn.executemany(
                 "INSERT INTO trust_monitor (agent_id, source, statistic, observations, bad,"
-                " updated_at) VALUES (?,?,?,?,?,?) ON CONFLICT (agent_id, source) DO UPDATE"
-                " SET statistic = excluded.statistic, observations = excluded.observations,"
-                " bad = excluded.bad, updated_at = excluded.updated_at",
-                [(agent_id, s, stat, n, bad, now) for s, stat, n, bad in states],
-            )
+                " evidence, updated_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT (agent_id, source)"
+                " DO UPDATE SET statistic = excluded.statistic,"
+                " observations = excluded.observations, bad = excluded.bad,"
+                " evidence = excluded.evidence, updated_at = excluded.updated_at",
+                [
+                    (agent_id, r.source, r.statistic, r.observations, r.bad,
+                     json.dumps(list(r.evidence)), now)
+                    for r in states
+                ],
+            )  # fmt: skip
 
     @translated
     def raise_case(

@@ -28,7 +28,13 @@ from assocmem.store import Store
 from assocmem.store.attribution_rows import ReceiptRow
 from assocmem.text import times
 from assocmem.trust import attributed
-from assocmem.types import AttributionMismatch, AttributionReport, Scope, WriteResult
+from assocmem.types import (
+    STATUSES,
+    AttributionMismatch,
+    AttributionReport,
+    Scope,
+    WriteResult,
+)
 
 GENESIS = "0" * 64
 PAGE = 1000
@@ -88,14 +94,32 @@ def link_hash(
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def parent_taints(store: Store, scope: Scope, memories: Sequence[NewMemory]) -> list[set[str]]:
+    """What each new memory inherits through ``derived_from`` (the taint rule: each
+    parent's own canonical source and its taint), read from the stored parents."""
+    parents = sorted({p for m in memories for p in m.derived_from})
+    seqs = store.visible_seqs(scope, parents, statuses=STATUSES) if parents else {}
+    rows = store.trust_rows(list(seqs.values()))
+    taints = []
+    for memory in memories:
+        inherited: set[str] = set()
+        for parent in memory.derived_from:
+            row = rows.get(seqs.get(parent, -1))
+            if row is not None:
+                inherited |= set(row.taint) | ({row.source} if row.source else set())
+        taints.append(inherited)
+    return taints
+
+
 def append(
     store: Store,
+    scope: Scope,
     memories: Sequence[NewMemory],
     results: Sequence[WriteResult],
-    taints: Sequence[Sequence[str]],
     key: Any | None,
 ) -> None:
     """Append a receipt for each stored memory (call inside the write transaction)."""
+    taints = parent_taints(store, scope, memories)
     public = public_hex(key) if key is not None else None
     head = store.receipt_head()
     position, prev = head if head is not None else (0, GENESIS)
@@ -132,15 +156,10 @@ def _signature_fails(row: ReceiptRow, expected: str | None) -> str | None:
     return None
 
 
-def verify(
-    store: Store,
-    scope: Scope,
-    taint_of: dict[str, Sequence[str]],
-    expected_key: str | None,
-) -> AttributionReport:
-    """Walk the chain, then compare each active memory's current sources to its
-    latest receipt. ``taint_of`` maps memory id to its current inherited sources;
-    ``expected_key`` (hex) makes every receipt need a valid signature by it."""
+def verify(store: Store, scope: Scope, expected_key: str | None) -> AttributionReport:
+    """Walk the chain, then compare each active memory's current sources (own and
+    taint) to its latest receipt. ``expected_key`` (hex) makes every receipt need a
+    valid signature by it."""
     committed: dict[str, tuple[str, ...]] = {}
     count, prev, broken_at, reason = 0, GENESIS, None, None
     after = 0
@@ -167,13 +186,14 @@ def verify(
                 committed[row.memory_id] = row.sources
             after = page[-1].position
         rows = store.attributed_rows(scope)
+        taint_of = {seq: row.taint for seq, row in store.trust_rows([r[0] for r in rows]).items()}
     mismatches, unreceipted = [], 0
-    for _, memory_id, _, source, canonical in rows:
+    for seq, memory_id, _, source, canonical in rows:
         if memory_id not in committed:
             unreceipted += 1
             continue
         current = attributed.sources(
-            attributed.own_sources(source, canonical), taint_of.get(memory_id, ())
+            attributed.own_sources(source, canonical), taint_of.get(seq, ())
         )
         if current != committed[memory_id]:
             mismatches.append(AttributionMismatch(memory_id, committed[memory_id], current))

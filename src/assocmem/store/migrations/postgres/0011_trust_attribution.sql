@@ -30,6 +30,7 @@ CREATE TABLE trust_monitor (
     statistic    DOUBLE PRECISION NOT NULL,
     observations BIGINT NOT NULL,
     bad          BIGINT NOT NULL,
+    evidence     TEXT NOT NULL,
     updated_at   TEXT NOT NULL,
     PRIMARY KEY (agent_id, source)
 );

@@ -29,13 +29,15 @@ CREATE TABLE trust_ratifications (
     UNIQUE (memory_id, kind, by_key, lens)
 );
 
--- The CUSUM statistic of each (agent, source), kept so no session resets it.
+-- The CUSUM statistic of each (agent, source), kept so no session resets it;
+-- `evidence` holds the ids of its latest bad outcomes (a JSON list, bounded).
 CREATE TABLE trust_monitor (
     agent_id     TEXT NOT NULL,
     source       TEXT NOT NULL,
     statistic    REAL NOT NULL,
     observations INTEGER NOT NULL,
     bad          INTEGER NOT NULL,
+    evidence     TEXT NOT NULL,
     updated_at   TEXT NOT NULL,
     PRIMARY KEY (agent_id, source)
 );
