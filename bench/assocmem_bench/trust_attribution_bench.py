@@ -47,13 +47,13 @@ def attribution_floor(folder: Path) -> dict[str, Any]:
             for i in range(3)
         ]  # fmt: skip
         summary = mem.write("a summary of the deploy", derived_from=parents).id or ""
-        relabelled = mem.write("a claim from a rival", source="rival.example.com").id or ""
+        relabelled = mem.write("a claim from a rival", source="rival.net").id or ""
         slashed = mem.write("a claim later slashed", source="caught.example.net").id or ""
         baseline = mem.verify_attribution()
         mem.slash([slashed], scope="source")
         after_slash = mem.verify_attribution()
     _edit(db, "UPDATE memories SET source = ?, source_canonical = ? WHERE id = ?",
-          ("trusted.example.com", "example.com", relabelled))  # fmt: skip
+          ("trusted.org", "trusted.org", relabelled))  # fmt: skip
     _edit(db, "DELETE FROM trust_taint WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?)",
           (summary,))  # fmt: skip
     with Memory(db, agent_id="bench") as mem:

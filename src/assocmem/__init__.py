@@ -32,6 +32,7 @@ from assocmem.errors import (
     UnknownMemory,
 )
 from assocmem.memory import Memory
+from assocmem.trust.attest import attest
 from assocmem.types import (
     AttributionMismatch,
     AttributionReport,
@@ -44,6 +45,7 @@ from assocmem.types import (
     Entity,
     Evidence,
     FeedbackResult,
+    GateReport,
     Grade,
     Graph,
     Item,
@@ -61,6 +63,8 @@ from assocmem.types import (
     SourceBudget,
     SourceStatistic,
     SpendResult,
+    StaleDerived,
+    Standing,
     Stats,
     Traversal,
     Via,
@@ -99,6 +103,7 @@ __all__ = [
     "Entity",
     "Evidence",
     "FeedbackResult",
+    "GateReport",
     "Grade",
     "Graph",
     "InvalidConcept",
@@ -124,6 +129,8 @@ __all__ = [
     "SourceBudget",
     "SourceStatistic",
     "SpendResult",
+    "StaleDerived",
+    "Standing",
     "Stats",
     "StoreBusy",
     "StoreCorrupt",
@@ -135,6 +142,7 @@ __all__ = [
     "UnknownMemory",
     "Via",
     "WriteResult",
+    "attest",
     "embedder_names",
     "load_embedder",
     "register_embedder",

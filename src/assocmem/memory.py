@@ -30,11 +30,15 @@ from assocmem.store import Store, View, open_store
 from assocmem.store.connection import SYNCHRONOUS
 from assocmem.text import times
 from assocmem.text.clean import check_clean
-from assocmem.trust import attributed, convergence
+from assocmem.trust import attest as attestations
+from assocmem.trust import attributed, convergence, stale, taint
 from assocmem.trust import budget as irreversible
+from assocmem.trust import credit as credits
 from assocmem.trust import grades as evidence_grades
 from assocmem.trust import monitor as cusum
 from assocmem.trust import receipts as receipt_chain
+from assocmem.trust import slash as slashing
+from assocmem.trust import standing as standings
 from assocmem.types import (
     KINDS,
     STATUSES,
@@ -44,6 +48,7 @@ from assocmem.types import (
     ConvergenceReport,
     Declared,
     FeedbackResult,
+    GateReport,
     Grade,
     Graph,
     Lifecycle,
@@ -55,6 +60,8 @@ from assocmem.types import (
     Scope,
     SoftRead,
     SpendResult,
+    StaleDerived,
+    Standing,
     Stats,
     Traversal,
     WriteResult,
@@ -120,6 +127,8 @@ class Memory:
             prompted them, dates stretched by a telling lag, reported-speech words
             kept out of the lexical terms). A read may choose another; the vectors
             reflect the profile they were written with.
+        strict_corroboration: count as a corroborating origin only a verified
+            attestation key (distinct keys, not distinct source strings).
         receipts: append a write receipt to the store's hash chain for every
             memory this `Memory` writes, in the write's transaction (see
             `verify_attribution`).
@@ -139,10 +148,12 @@ class Memory:
         role: str | None = None,
         synchronous: str = "normal",
         profile: str = GENERAL.name,
+        strict_corroboration: bool = False,
         receipts: bool = False,
         receipt_key: Any = None,
     ) -> None:
         check_clean(str(target), "target")
+        self._strict = _checked_strict(strict_corroboration)
         # trust: attribution (issue 19 part 2) -- receipts are off unless asked for.
         if not isinstance(receipts, bool):
             raise InvalidInput("receipts must be true or false", field="receipts")
@@ -174,6 +185,7 @@ class Memory:
         scope: Scope,
         space: VectorSpace | None = None,
         profile: str = GENERAL.name,
+        strict_corroboration: bool = False,
     ) -> Memory:
         """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
         serves many callers over one store) and, when given, a `VectorSpace` over its
@@ -183,6 +195,7 @@ class Memory:
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
+        memory._strict = _checked_strict(strict_corroboration)
         memory._receipts, memory._receipt_key = False, None
         return memory
 
@@ -232,6 +245,7 @@ class Memory:
         thread: str | None = None,
         task: str | None = None,
         associations: Mapping[str, Any] | None = None,
+        attestation: Sequence[str] | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
 
@@ -253,6 +267,11 @@ class Memory:
         ``(subject, relation)`` retires the active memory holding it when this one
         was observed at the same time or later (``result.superseded``); an older
         observation is stored as history and does not win.
+
+        ``attestation`` is ``(public_key_hex, signature_hex)``, the source's Ed25519
+        signature over this text and its canonical source (`assocmem.attest`); one
+        that does not verify is refused (`InvalidInput` naming ``attestation``).
+        ``derived_from`` memories pass their sources on as taint.
         """
         fields = {
             "text": text, "concepts": concepts, "kind": kind, "tags": tags, "value": value,
@@ -264,7 +283,8 @@ class Memory:
         }  # fmt: skip
         memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
-        (result,) = self._store_memories([memory], [associations])
+        signed = self._attested([memory], [attestation])
+        (result,) = self._store_memories([memory], [associations], signed)
         return result
 
     @checked_arguments("items")
@@ -281,6 +301,7 @@ class Memory:
         results: list[WriteResult | None] = []
         valid: list[tuple[int, NewMemory]] = []
         declared: dict[int, Any] = {}
+        signed: dict[int, tuple[str, str] | None] = {}
         for position, item in enumerate(items):
             if position >= MAX_BATCH:
                 raise InvalidInput(f"a batch holds at most {MAX_BATCH} items", field="items")
@@ -291,8 +312,11 @@ class Memory:
                 if "associations" in fields:
                     declared[position] = fields.pop("associations")
                     check_clean(declared[position], "associations")
+                attested = fields.pop("attestation", None)
                 memory = records.new_memory(fields)
                 self._check_parents([memory])
+                if attested is not None:
+                    signed[position] = self._attested([memory], [attested])[0]
             except AssocmemError as exc:
                 results.append(_refused(exc))
                 continue
@@ -300,14 +324,19 @@ class Memory:
             valid.append((position, memory))
         if valid:
             stored = self._store_memories(
-                [m for _, m in valid], [declared.get(position) for position, _ in valid]
+                [m for _, m in valid],
+                [declared.get(position) for position, _ in valid],
+                [signed.get(position) for position, _ in valid],
             )
             for (position, _), result in zip(valid, stored, strict=True):
                 results[position] = result
         return [r for r in results if r is not None]
 
     def _store_memories(
-        self, memories: Sequence[NewMemory], associations: Sequence[Any]
+        self,
+        memories: Sequence[NewMemory],
+        associations: Sequence[Any],
+        signed: Sequence[tuple[str, str] | None] = (),
     ) -> list[WriteResult]:
         """Store ``memories`` with what each declares (``associations[i]``, or None) in
         one transaction: a crash leaves a memory with its declarations or neither."""
@@ -315,6 +344,7 @@ class Memory:
         vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
+            self._standing_on_write(memories, results, signed)  # i19: taint, attestations
             if self._receipts:  # trust: attribution (issue 19 part 2)
                 receipt_chain.append(self._store, self.scope, memories, results, self._receipt_key)
             return [
@@ -367,6 +397,7 @@ class Memory:
         task: str | None = None,
         include_superseded: bool = False,
         profile: str | None = None,
+        influence_only: bool = False,
         with_status: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
@@ -393,10 +424,13 @@ class Memory:
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
         ``include_superseded``. ``profile`` ranks by another recall profile than the
-        memory's (``"general"`` or ``"conversation"``). ``with_status`` attaches each
-        item's `convergence_report` as its ``status`` (convergence-backed means
-        independent origins agree, not that the claim is true).
+        memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
+        memories that earned standing (`standing`): gate what drives an action.
+        ``with_status`` attaches each item's `convergence_report` as its ``status``
+        (convergence-backed means independent origins agree, not that the claim is true).
         """
+        if not isinstance(influence_only, bool):
+            raise InvalidInput("influence_only must be true or false", field="influence_only")
         if not isinstance(with_status, bool):
             raise InvalidInput("with_status must be true or false", field="with_status")
         request = requests.read_request(
@@ -406,6 +440,8 @@ class Memory:
             mode=mode, role=role, task=task, include_superseded=include_superseded,
             profile=self._profile.name if profile is None else profile,
         )  # fmt: skip
+        if influence_only:
+            request = replace(request, influence_only=True, strict=self._strict)
         result = recall.read(self._store, request, self._space)
         if with_status:  # trust: attribution (issue 19 part 2)
             return convergence.with_status(self._store, View(self.scope), result)
@@ -437,7 +473,9 @@ class Memory:
         missing = [i for i in wanted if i not in {r.id for r in found}]
         if missing:
             raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
-        return found
+        seqs = self._store.visible_seqs(self.scope, [r.id for r in found], statuses=STATUSES)
+        marked = standings.marked(self._store, {seqs[r.id]: r for r in found})  # i19
+        return [marked[seqs[r.id]] for r in found]
 
     def export(self) -> Iterator[Record]:
         """Every readable record in this scope, oldest first (read page by page)."""
@@ -545,8 +583,16 @@ class Memory:
         return status.archive(self._store, self._select(ids, where))
 
     @checked_arguments()
-    def restore(self, ids: Sequence[str]) -> Lifecycle:
-        """Bring archived memories back into reads, unchanged."""
+    def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
+        """Bring archived memories back into reads, unchanged.
+
+        With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
+        these memories or of everything sharing their source, bringing back the exact
+        standing each had before it was first slashed."""
+        if scope is not None:
+            chosen = slashing.check_scope(scope)
+            seqs = self._select(ids, None, statuses=STATUSES)
+            return slashing.lift(self._store, self._standing_view(), seqs, chosen)
         return status.restore(self._store, self._select(ids, None, statuses=("archived",)))
 
     @checked_arguments()
@@ -662,6 +708,88 @@ class Memory:
             raise InvalidInput("graph needs at least one concept", field="concepts")
         requests.check_int(depth, "depth", 1, links.MAX_HOPS)
         return links.graph(self._store, self.scope, names, depth)
+
+    # -- standing (i19: the trust room) -----------------------------------------
+
+    @checked_arguments()
+    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
+        """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
+
+        The log is append-only and is what standing is earned from: give outcomes from
+        the application, on real resolved work, never from recalled content grading
+        itself. An outcome given while a memory is slashed is logged, not banked.
+        Returns how many outcomes were logged.
+        """
+        good = credits.check_outcome(outcome)
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return credits.record(self._store, self.scope, seqs, good)
+
+    @checked_arguments()
+    def standing(self, ids: Sequence[str]) -> list[Standing]:
+        """The standing of these memories: outcomes, sources, taint, slash and whether
+        each passes the influence gate (``earned``), in order."""
+        seqs = self._select(ids, None, statuses=STATUSES)
+        found = standings.standing_by_seq(self._store, self._standing_view(), seqs, self._strict)
+        return [found[seq] for seq in seqs]
+
+    def influence_gate_report(self) -> GateReport:
+        """What ``read(..., influence_only=True)`` would cost here: the fraction of
+        active memories it would block, the breakdown of why, and advice."""
+        return standings.gate_report(self._store, View(self.scope), self._strict)
+
+    @checked_arguments()
+    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
+        """Forfeit standing: of these memories (``scope="memory"``) or of every memory
+        sharing their canonical source or carrying it as taint (``"source"``). They
+        fail the influence gate and are marked ``slashed``, stay readable, and
+        ``restore(ids, scope=...)`` brings back their exact pre-slash standing."""
+        chosen = slashing.check_scope(scope)
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return slashing.slash(self._store, self._standing_view(), seqs, chosen)
+
+    def stale_derived(self) -> list[StaleDerived]:
+        """Memories whose derived_from ancestry holds one since contradicted,
+        superseded or slashed. Flagged only; nothing is changed."""
+        return stale.stale_derived(self._store, View(self.scope))
+
+    def _standing_view(self) -> View:
+        return View(self.scope, statuses=STATUSES, kinds=KINDS)
+
+    def _attested(
+        self, memories: Sequence[NewMemory], attestations_: Sequence[Any]
+    ) -> list[tuple[str, str] | None]:
+        return [
+            None if a is None else attestations.verify(m.text, m.source, a)
+            for m, a in zip(memories, attestations_, strict=True)
+        ]
+
+    def _standing_on_write(
+        self,
+        memories: Sequence[NewMemory],
+        results: Sequence[WriteResult],
+        signed: Sequence[tuple[str, str] | None],
+    ) -> None:
+        """Inside the write: record derived memories' taint and verified attestations."""
+        wanted = [
+            (m, r, signed[i] if i < len(signed) else None)
+            for i, (m, r) in enumerate(zip(memories, results, strict=True))
+            if r.stored and r.id is not None
+        ]
+        wanted = [(m, r, a) for m, r, a in wanted if m.derived_from or a is not None]
+        if not wanted:
+            return
+        names = [r.id for _, r, _ in wanted if r.id] + [
+            p for m, _, _ in wanted for p in m.derived_from
+        ]
+        seqs = self._store.visible_seqs(self.scope, names, statuses=STATUSES)
+        taint.inherit(
+            self._store,
+            [(seqs[r.id], [seqs[p] for p in m.derived_from if p in seqs])
+             for m, r, _ in wanted if m.derived_from and r.id],
+        )  # fmt: skip
+        for _, r, a in wanted:
+            if a is not None and r.id:
+                self._store.add_attestation(seqs[r.id], *a)
 
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
@@ -782,6 +910,14 @@ def checked_scope(
     return Scope(
         agent_id, project_id, channel, requests.check_role(role) if role is not None else None
     )
+
+
+def _checked_strict(strict: Any) -> bool:
+    if not isinstance(strict, bool):
+        raise InvalidInput(
+            "strict_corroboration must be true or false", field="strict_corroboration"
+        )
+    return strict
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

@@ -54,6 +54,12 @@ DECLARED: dict[str, Declaration] = {
     "contradictions": Declaration(False),
     "end_task": Declaration(True, ("task",)),
     "retain": Declaration(True),
+    # i19: standing (the trust room)
+    "credit": Declaration(True, ("ids", "outcome")),
+    "standing": Declaration(False, ("ids",)),
+    "influence_gate_report": Declaration(False),
+    "slash": Declaration(True, ("ids",)),
+    "stale_derived": Declaration(False),
     # -- trust: attribution (issue 19 part 2)
     "verify_attribution": Declaration(False),
     "ratify": Declaration(True, ("id", "kind", "by_key")),
@@ -138,6 +144,18 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "with_status": "attach each item's convergence status",
     # -- end trust: attribution
     ("protect", "protected"): "true to shield, false to lift the shield",
+    # i19: standing
+    "attestation": "(public_key_hex, signature_hex): the source's Ed25519 signature of the claim",
+    "influence_only": "return only memories that earned standing (credited or corroborated)",
+    (
+        "credit",
+        "outcome",
+    ): "good or bad (or +1 / -1): what the memories drove, from the application",
+    (
+        "slash",
+        "scope",
+    ): "memory (these only) or source (default: all sharing their source or taint)",
+    ("restore", "scope"): "none: unarchive; memory or source: lift a slash, restoring standing",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",
 }

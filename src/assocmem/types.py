@@ -108,6 +108,18 @@ class Record(_Plain):
     accessed_at: str | None = None
     task: str | None = None
     source_canonical: str | None = None
+    # i19 standing marks: sent only when set, so a store that uses no standing
+    # serialises every record exactly as before.
+    slashed: bool = False
+    attested_key: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This record as plain JSON-compatible types (standing marks only when set)."""
+        result: dict[str, Any] = _plain(self)
+        for name, unset in (("slashed", False), ("attested_key", None)):
+            if result[name] == unset:
+                del result[name]
+        return result
 
 
 @dataclass(frozen=True)
@@ -376,6 +388,57 @@ class Lifecycle(_Plain):
 
     changed: tuple[str, ...]
     skipped: dict[str, str] = field(default_factory=dict)
+
+
+# -- standing (i19: the trust room) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing(_Plain):
+    """What a memory's standing rests on, and whether it passes the influence gate.
+
+    ``good``/``bad`` count the application's outcomes (`credit`) banked while not
+    slashed; ``origins`` are the distinct canonical origins (under strict
+    corroboration: the distinct verified keys) of the memory and the active memories
+    restating it. ``earned`` is ``not slashed and (good > bad or len(origins) >= 2)``;
+    ``basis`` says which: ``credited``, ``corroborated``, ``slashed`` or ``neither``.
+    ``pre_slash`` is the ``(good, bad)`` a restore brings back.
+    """
+
+    id: str
+    good: int
+    bad: int
+    source: str | None
+    taint: tuple[str, ...]
+    origins: tuple[str, ...]
+    slashed: bool
+    earned: bool
+    basis: str
+    pre_slash: tuple[int, int] | None = None
+    attested_key: str | None = None
+
+
+@dataclass(frozen=True)
+class GateReport(_Plain):
+    """The influence gate's live cost on a store: ``would_block_frac`` of its
+    ``active`` memories would be filtered by ``read(..., influence_only=True)``;
+    ``breakdown`` counts each basis (credited, corroborated, slashed, neither)."""
+
+    active: int
+    would_block: int
+    would_block_frac: float
+    breakdown: dict[str, int]
+    strict: bool
+    advice: str
+
+
+@dataclass(frozen=True)
+class StaleDerived(_Plain):
+    """A memory whose derived_from ancestry holds a memory since contradicted,
+    superseded or slashed (``reasons``: ``"<ancestor id>: <what>"``). Flagged only."""
+
+    id: str
+    reasons: tuple[str, ...]
 
 
 # -- trust: attribution (issue 19 part 2) -------------------------------------

@@ -57,6 +57,12 @@ def script(m: Any) -> dict[str, Any]:
     out["protect"] = m.protect([first.id])
     out["archive"] = m.archive(where={"kind": "episodic"})
     out["restore"] = m.restore([r.id for r in out["write_many"] if r.id])
+    # i19: standing
+    out["credit"] = m.credit([first.id], "good")
+    out["standing"] = m.standing([first.id])
+    out["influence_gate_report"] = m.influence_gate_report()
+    out["slash"] = m.slash([first.id], scope="memory")
+    out["stale_derived"] = m.stale_derived()
     out["end_task"] = m.end_task("none")
     out["delete_entity"] = m.delete_entity("Cluster A")
     out["forget"] = m.forget([out["write_many"][0].id])

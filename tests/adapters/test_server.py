@@ -212,6 +212,12 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "contradictions": {},
         "end_task": {"task": "t"},
         "retain": {},
+        # i19: standing
+        "credit": {"ids": [note], "outcome": "good"},
+        "standing": {"ids": [note]},
+        "influence_gate_report": {},
+        "slash": {"ids": [note]},
+        "stale_derived": {},
     }
 
 

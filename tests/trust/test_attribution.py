@@ -159,3 +159,19 @@ def test_concurrent_writers_form_one_valid_chain(store_target: Target) -> None:
         report = mem.verify_attribution()
     assert report.ok and report.receipts == WORKERS * (WRITES + 3)
     assert report.unreceipted == 0
+
+
+def test_a_taint_strip_is_loud_and_a_slash_is_not(store_target: Target) -> None:
+    db = store_target()
+    with Memory(db, receipts=True) as mem:
+        parent = mem.write("the origin", source="origin.example.org").id or ""
+        summary = mem.write("a summary", derived_from=[parent]).id or ""
+        again = mem.write("a summary of the summary", derived_from=[summary]).id or ""
+        mem.slash([parent], scope="source")  # forfeits standing, relabels nothing
+        assert mem.verify_attribution().ok
+        tamper(db, "DELETE FROM trust_taint WHERE memory_seq ="
+               f" (SELECT seq FROM memories WHERE id = '{again}')")  # fmt: skip
+        report = mem.verify_attribution()
+    assert [(m.id, m.committed, m.current) for m in report.mismatches] == [
+        (again, ("example.org",), ())
+    ]

@@ -61,14 +61,14 @@ def test_monitor_arguments_name_their_field() -> None:
 
 def test_the_tightest_source_binds_and_nothing_is_charged(store_target: Target) -> None:
     with Memory(store_target()) as mem:
-        a = mem.write("from a", source="a.example.com").id or ""
-        b = mem.write("from b", source="b.example.com").id or ""
+        a = mem.write("from a", source="alpha.com").id or ""
+        b = mem.write("from b", source="beta.org").id or ""
         assert mem.spend_irreversible([a], 4, budget=5).allowed
         # a has 1 left, b has 5: a spend using both is denied whole.
         denied = mem.spend_irreversible([a, b], 2, budget=5)
-        assert not denied.allowed and denied.binding == ("a.example.com",)
+        assert not denied.allowed and denied.binding == ("alpha.com",)
         assert {s.source: s.spent for s in denied.sources} == {
-            "a.example.com": 4.0, "b.example.com": 0.0,
+            "alpha.com": 4.0, "beta.org": 0.0,
         }  # fmt: skip
         allowed = mem.spend_irreversible([b], 5, budget=5)
         assert allowed.allowed and allowed.sources[0].remaining == 0.0
@@ -111,3 +111,15 @@ def test_two_processes_cannot_both_spend_the_last_unit(store_target: Target) -> 
     with Memory(db, agent_id="team") as mem:
         left = mem.spend_irreversible([memory_id], 1, budget=10)
     assert allowed == 10 and not left.allowed and left.sources[0].spent == 10.0
+
+
+def test_derived_slices_accumulate_against_their_origin(store_target: Target) -> None:
+    with Memory(store_target()) as mem:
+        origin = mem.write("the poisoned source", source="poison.example.org").id or ""
+        slices = [mem.write(f"summary {i}", derived_from=[origin]).id or "" for i in range(5)]
+        for piece in slices:
+            result = mem.monitor([piece], "bad", k=0.1, h=4.0, auto_slash=True)
+        (case,) = mem.cases()
+        standing = mem.standing([origin])
+    assert case.source == "example.org" and set(case.evidence) == set(slices)
+    assert result.slashed == ("example.org",) and standing[0].slashed

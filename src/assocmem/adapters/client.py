@@ -28,18 +28,24 @@ from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
 from assocmem.types import (
     AttributionReport,
+    Case,
     Contradiction,
+    ConvergenceReport,
     Declared,
     FeedbackResult,
+    GateReport,
     Grade,
     Graph,
     Lifecycle,
+    MonitorResult,
     Ratified,
     ReadResult,
     Reconstruction,
     Record,
     SoftRead,
     SpendResult,
+    StaleDerived,
+    Standing,
     Stats,
     Traversal,
     WriteResult,
@@ -156,6 +162,7 @@ class Client:
         thread: str | None = None,
         task: str | None = None,
         associations: Mapping[str, Any] | None = None,
+        attestation: Sequence[str] | None = None,
     ) -> WriteResult:
         """Store one memory and add co-occurrence to every pair of its concepts.
 
@@ -177,6 +184,11 @@ class Client:
         ``(subject, relation)`` retires the active memory holding it when this one
         was observed at the same time or later (``result.superseded``); an older
         observation is stored as history and does not win.
+
+        ``attestation`` is ``(public_key_hex, signature_hex)``, the source's Ed25519
+        signature over this text and its canonical source (`assocmem.attest`); one
+        that does not verify is refused (`InvalidInput` naming ``attestation``).
+        ``derived_from`` memories pass their sources on as taint.
         """
         return cast("WriteResult", self._send("write", locals()))
 
@@ -210,6 +222,8 @@ class Client:
         task: str | None = None,
         include_superseded: bool = False,
         profile: str | None = None,
+        influence_only: bool = False,
+        with_status: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -235,7 +249,10 @@ class Client:
         return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
         ``include_superseded``. ``profile`` ranks by another recall profile than the
-        memory's (``"general"`` or ``"conversation"``).
+        memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
+        memories that earned standing (`standing`): gate what drives an action.
+        ``with_status`` attaches each item's `convergence_report` as its ``status``
+        (convergence-backed means independent origins agree, not that the claim is true).
         """
         return cast("ReadResult", self._send("read", locals()))
 
@@ -360,8 +377,13 @@ class Client:
         """
         return cast("Lifecycle", self._send("archive", locals()))
 
-    def restore(self, ids: Sequence[str]) -> Lifecycle:
-        """Bring archived memories back into reads, unchanged."""
+    def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
+        """Bring archived memories back into reads, unchanged.
+
+        With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
+        these memories or of everything sharing their source, bringing back the exact
+        standing each had before it was first slashed.
+        """
         return cast("Lifecycle", self._send("restore", locals()))
 
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
@@ -389,6 +411,42 @@ class Client:
         per rule.
         """
         return cast("list[dict[str, Any]]", self._send("retain", locals()))
+
+    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
+        """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
+
+        The log is append-only and is what standing is earned from: give outcomes from
+        the application, on real resolved work, never from recalled content grading
+        itself. An outcome given while a memory is slashed is logged, not banked.
+        Returns how many outcomes were logged.
+        """
+        return cast("int", self._send("credit", locals()))
+
+    def standing(self, ids: Sequence[str]) -> list[Standing]:
+        """The standing of these memories: outcomes, sources, taint, slash and whether
+        each passes the influence gate (``earned``), in order.
+        """
+        return cast("list[Standing]", self._send("standing", locals()))
+
+    def influence_gate_report(self) -> GateReport:
+        """What ``read(..., influence_only=True)`` would cost here: the fraction of
+        active memories it would block, the breakdown of why, and advice.
+        """
+        return cast("GateReport", self._send("influence_gate_report", locals()))
+
+    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
+        """Forfeit standing: of these memories (``scope="memory"``) or of every memory
+        sharing their canonical source or carrying it as taint (``"source"``). They
+        fail the influence gate and are marked ``slashed``, stay readable, and
+        ``restore(ids, scope=...)`` brings back their exact pre-slash standing.
+        """
+        return cast("Lifecycle", self._send("slash", locals()))
+
+    def stale_derived(self) -> list[StaleDerived]:
+        """Memories whose derived_from ancestry holds one since contradicted,
+        superseded or slashed. Flagged only; nothing is changed.
+        """
+        return cast("list[StaleDerived]", self._send("stale_derived", locals()))
 
     def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
         """Check the write-receipt chain and every active memory's sources against it.
@@ -426,6 +484,36 @@ class Client:
         nothing, if any source would pass ``budget``. Never refunded by `restore`.
         """
         return cast("SpendResult", self._send("spend_irreversible", locals()))
+
+    def monitor(
+        self,
+        ids: Sequence[str],
+        outcome: str | int,
+        k: float = 0.1,
+        h: float = 4.0,
+        auto_slash: bool = False,
+    ) -> MonitorResult:
+        """Credit an outcome (as `credit` does) and run a one-sided CUSUM per source.
+
+        Every source the memories are attributed to (own and inherited) moves
+        ``S = max(0, S + x - k)``, x = 1 for bad and 0 for good; at ``S >= h`` a case
+        is raised for it (see `cases`). The statistic is kept in the store, so no
+        session resets it. A source holding its bad rate at or below ``k`` is never
+        caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
+        slashes a source on its case; keep it for an oracle nobody can feed.
+        """
+        return cast("MonitorResult", self._send("monitor", locals()))
+
+    def cases(self) -> list[Case]:
+        """The open cases `monitor` raised against sources, oldest first."""
+        return cast("list[Case]", self._send("cases", locals()))
+
+    def convergence_report(self, id: str) -> ConvergenceReport:
+        """Whether a claim is convergence-backed (independent origins agree, which is
+        not truth) or adjudicated (a reproduction or audit by another identity), with
+        ``low_source_diversity`` and a lineage grade capped at its weakest ancestor.
+        """
+        return cast("ConvergenceReport", self._send("convergence_report", locals()))
 
     # -- end of the generated operations --
 

@@ -44,7 +44,8 @@ from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.text import times
-from assocmem.types import Item, ReadResult, Record
+from assocmem.trust import standing as standings
+from assocmem.types import KINDS, STATUSES, Item, ReadResult, Record
 from assocmem.vectors.space import VectorSpace
 
 if TYPE_CHECKING:
@@ -97,6 +98,9 @@ class ReadRequest:
     extra_terms: tuple[str, ...] = ()
     mode: str = "recall"
     profile: Profile = GENERAL
+    # i19: only memories that earned standing (trust/standing.py), and how origins count.
+    influence_only: bool = False
+    strict: bool = False
 
 
 def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
@@ -156,6 +160,10 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         candidates = fused[:depth]
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
+        if request.influence_only:  # i19: gated before the cut, so k fills from the rest
+            earned = standings.earned(store, _standing_view(view), [e.key for e in scored],
+                                      request.strict)  # fmt: skip
+            scored = [entry for entry in scored if entry.key in earned]
         ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
@@ -431,7 +439,7 @@ def _scored(
 
 def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[tuple[int, Item]]:
     """The returned items, in order, with their records."""
-    records = store.records_by_seq([entry.key for entry in best])
+    records = standings.marked(store, store.records_by_seq([entry.key for entry in best]))
     moment = request.as_of or times.now()
     return [
         (
@@ -447,6 +455,11 @@ def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[
         )
         for entry in best
     ]
+
+
+def _standing_view(view: View) -> View:
+    """What corroboration is counted among: every memory of the reader's scope."""
+    return View(view.scope, statuses=STATUSES, kinds=KINDS)
 
 
 def _age_days(row: RankFields | Record, as_of: datetime) -> float:

@@ -405,6 +405,10 @@ class Store(abc.ABC):
         """What the standing of each of these memories is computed from."""
 
     @abc.abstractmethod
+    def trust_marks(self, seqs: Sequence[int]) -> dict[int, tuple[bool, str | None]]:
+        """``(slashed, attested key)`` of those of ``seqs`` carrying either mark."""
+
+    @abc.abstractmethod
     def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:
         """The memories ``view`` sees holding each of these text fingerprints."""
 

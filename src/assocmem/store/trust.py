@@ -25,6 +25,7 @@ class TrustRow:
     """What standing is computed from, for one memory."""
 
     seq: int
+    id: str
     source: str | None  # canonical
     fingerprint: str
     good: int = 0  # counted outcomes: those recorded while not slashed
@@ -66,7 +67,7 @@ class TrustQueries(SQLConnection):
         if not seqs:
             return {}
         base = self._query_in(
-            "SELECT seq, source_canonical, fingerprint FROM memories WHERE seq IN (?*)", seqs
+            "SELECT seq, id, source_canonical, fingerprint FROM memories WHERE seq IN (?*)", seqs
         )
         counts: dict[int, list[int]] = {}
         for seq, good, n in self._query_in(
@@ -95,6 +96,7 @@ class TrustQueries(SQLConnection):
         return {
             seq: TrustRow(
                 seq=seq,
+                id=id_,
                 source=source,
                 fingerprint=fingerprint,
                 good=counts.get(seq, [0, 0])[0],
@@ -104,8 +106,27 @@ class TrustQueries(SQLConnection):
                 taint=frozenset(taint.get(seq, ())),
                 attested_key=keys.get(seq),
             )
-            for seq, source, fingerprint in base
+            for seq, id_, source, fingerprint in base
         }
+
+    @translated
+    def trust_marks(self, seqs: Sequence[int]) -> dict[int, tuple[bool, str | None]]:
+        """``(slashed, attested key)`` of those of ``seqs`` that carry either mark."""
+        if not seqs:
+            return {}
+        slashed = {
+            s
+            for (s,) in self._query_in(
+                "SELECT memory_seq FROM trust_slashes WHERE memory_seq IN (?*)", seqs
+            )
+        }
+        keys = dict(
+            self._query_in(
+                "SELECT memory_seq, public_key FROM trust_attestations WHERE memory_seq IN (?*)",
+                seqs,
+            )
+        )
+        return {s: (s in slashed, keys.get(s)) for s in sorted(slashed | set(keys))}
 
     @translated
     def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:

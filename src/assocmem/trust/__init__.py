@@ -1,2 +1,1 @@
-"""The trust room: standing earned from outcomes and independent sources, and the
-attribution it stands on (receipts, monitor, budgets, grades, convergence)."""
+"""The trust room: standing earned from outcomes and independent sources (issue 19)."""

@@ -26,7 +26,7 @@ from assocmem.errors import InvalidInput
 from assocmem.store import Store, View
 from assocmem.store.attribution_rows import MonitorRow
 from assocmem.text import times
-from assocmem.trust import credit, slash  # MERGE-PENDING
+from assocmem.trust import credit, slash
 from assocmem.trust.attributed import UNATTRIBUTED
 from assocmem.types import Case, MonitorResult, SourceStatistic
 

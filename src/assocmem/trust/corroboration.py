@@ -1,0 +1,47 @@
+"""Corroboration: the distinct origins that independently state a memory's claim.
+
+Invariant: a memory's corroborating origins are the distinct canonical origins
+(`text.sources.distinct_origins`) of the own sources of it and of every active,
+unslashed memory the reader sees restating it — the same text up to case, width
+and spacing (the write fingerprint; a key's value restated is the same text).
+Taint never counts (a summary is not a second witness to its parents), and no
+writer-chosen field does: ``kind``, ``confidence``, ``value``, ``tags`` and
+``meta`` are never read here. Under strict corroboration an origin is a verified
+Ed25519 key, so two source strings under one key are one witness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from assocmem.store import Store, View
+from assocmem.store.trust import TrustRow
+from assocmem.text.sources import distinct_origins
+
+MIN_ORIGINS = 2
+
+
+def witnesses(rows: Iterable[TrustRow], strict: bool) -> tuple[str, ...]:
+    """The distinct origins (or, strict, verified keys) these restating rows carry."""
+    live = [r for r in rows if not r.slashed]
+    if strict:
+        return tuple(sorted({r.attested_key for r in live if r.attested_key}))
+    return tuple(sorted(distinct_origins(r.source for r in live)))
+
+
+def origins(
+    store: Store, view: View, rows: Sequence[TrustRow], strict: bool
+) -> dict[int, tuple[str, ...]]:
+    """The corroborating origins of each row's memory, among what ``view`` sees."""
+    active = replace(view, statuses=("active",))
+    restating = store.restating(active, [r.fingerprint for r in rows])
+    others = sorted({s for seqs in restating.values() for s in seqs} - {r.seq for r in rows})
+    known = {**store.trust_rows(others), **{r.seq: r for r in rows}}
+    return {
+        r.seq: witnesses(
+            [r, *(known[s] for s in restating.get(r.fingerprint, []) if s in known and s != r.seq)],
+            strict,
+        )
+        for r in rows
+    }

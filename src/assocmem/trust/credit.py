@@ -1,0 +1,33 @@
+"""Credit: the application's outcomes, appended to a per-memory log standing is earned from.
+
+Invariant: the log is append-only (the store refuses an edit); an outcome given
+while a memory is slashed is logged but never banked; outcomes come from the
+application, never from recalled content grading itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from assocmem.errors import InvalidInput
+from assocmem.store import Store
+from assocmem.text import times
+from assocmem.types import Scope
+
+GOOD = ("good", "+1", "1")
+BAD = ("bad", "-1")
+
+
+def check_outcome(outcome: Any) -> bool:
+    """``"good"``/``+1`` → True, ``"bad"``/``-1`` → False; anything else is refused."""
+    if isinstance(outcome, str) and outcome.strip().lower() in GOOD + BAD:
+        return outcome.strip().lower() in GOOD
+    if isinstance(outcome, int | float) and not isinstance(outcome, bool) and outcome in (1, -1):
+        return outcome == 1
+    raise InvalidInput('outcome must be "good" or "bad" (or +1 / -1)', field="outcome")
+
+
+def record(store: Store, scope: Scope, seqs: Sequence[int], good: bool) -> int:
+    """Append one outcome per memory (by seq) as ``scope``'s agent; how many were logged."""
+    return store.add_credits(scope.agent_id, list(seqs), good, times.now())

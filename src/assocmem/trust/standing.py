@@ -1,0 +1,120 @@
+"""Standing: what a memory earned (credited outcomes, corroborating origins) and the
+influence gate that admits only what earned it.
+
+Invariant: a memory passes the gate (``earned``) when it is not slashed and either
+its banked outcomes are net good (good > bad) or at least two distinct origins
+corroborate it (`corroboration`); nothing a writer sets on the record counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from assocmem.store import Store, View
+from assocmem.store.trust import TrustRow
+from assocmem.trust import corroboration
+from assocmem.types import GateReport, Record, Standing
+
+BASES = ("credited", "corroborated", "slashed", "neither")
+
+
+def basis(row: TrustRow, origins: Sequence[str]) -> str:
+    """Why a memory passes the gate (``credited``, ``corroborated``), or why not."""
+    if row.slashed:
+        return "slashed"
+    if row.good > row.bad:
+        return "credited"
+    if len(origins) >= corroboration.MIN_ORIGINS:
+        return "corroborated"
+    return "neither"
+
+
+def standing_by_seq(
+    store: Store, view: View, seqs: Sequence[int], strict: bool = False
+) -> dict[int, Standing]:
+    """The standing of each memory (by seq), corroboration counted among what
+    ``view`` sees."""
+    rows = store.trust_rows(list(seqs))
+    ordered = [rows[s] for s in seqs if s in rows]
+    witnesses = corroboration.origins(store, view, ordered, strict)
+    result = {}
+    for row in ordered:
+        found = witnesses[row.seq]
+        why = basis(row, found)
+        result[row.seq] = Standing(
+            id=row.id,
+            good=row.good,
+            bad=row.bad,
+            source=row.source,
+            taint=tuple(sorted(row.taint)),
+            origins=found,
+            slashed=row.slashed,
+            earned=why in ("credited", "corroborated"),
+            basis=why,
+            pre_slash=row.pre_slash,
+            attested_key=row.attested_key,
+        )
+    return result
+
+
+def standing(
+    store: Store, view: View, ids: Sequence[str], strict: bool = False
+) -> dict[str, Standing]:
+    """The standing of each memory readable in ``view``, by id."""
+    seqs = store.visible_seqs(view.scope, list(ids), statuses=view.statuses)
+    by_seq = standing_by_seq(store, view, [seqs[i] for i in ids if i in seqs], strict)
+    return {s.id: s for s in by_seq.values()}
+
+
+def earned(store: Store, view: View, seqs: Sequence[int], strict: bool = False) -> set[int]:
+    """The memories among ``seqs`` that pass the influence gate."""
+    return {seq for seq, s in standing_by_seq(store, view, seqs, strict).items() if s.earned}
+
+
+def gate_report(store: Store, view: View, strict: bool = False) -> GateReport:
+    """The gate's cost on every active memory ``view`` sees, with advice."""
+    seqs = store.select(view, 10_000_000)
+    found = standing_by_seq(store, view, seqs, strict)
+    breakdown = dict.fromkeys(BASES, 0)
+    for s in found.values():
+        breakdown[s.basis] += 1
+    blocked = breakdown["slashed"] + breakdown["neither"]
+    frac = blocked / len(found) if found else 0.0
+    return GateReport(
+        active=len(found),
+        would_block=blocked,
+        would_block_frac=round(frac, 6),
+        breakdown=breakdown,
+        strict=strict,
+        advice=_advice(frac, len(found)),
+    )
+
+
+def _advice(frac: float, active: int) -> str:
+    if active == 0:
+        return "The store is empty: the gate has nothing to admit yet."
+    if frac > 0.5:
+        return (
+            f"The gate would block {frac:.0%} of active memories: most have neither a good "
+            "outcome nor two independent origins. Credit memories that answered real, resolved "
+            "work (from the application, never from recalled content) before relying on it, or "
+            "gate only what drives an irreversible action."
+        )
+    if frac > 0.1:
+        return (
+            f"The gate would block {frac:.0%} of active memories; rare but true ones among them "
+            "are filtered too. Gate what drives an action; read plainly for context."
+        )
+    return f"The gate would block {frac:.0%} of active memories: it is affordable on this store."
+
+
+def marked(store: Store, records: dict[int, Record]) -> dict[int, Record]:
+    """The records (by seq) with their standing marks (slashed, attested key) set."""
+    rows = store.trust_marks(list(records))
+    return {
+        seq: replace(record, slashed=rows[seq][0], attested_key=rows[seq][1])
+        if seq in rows
+        else record
+        for seq, record in records.items()
+    }

@@ -1,0 +1,28 @@
+"""Taint: the canonical sources a memory inherits through ``derived_from``.
+
+Invariant: a derived memory's taint is the union, over its parents, of each
+parent's own canonical source and the parent's taint, stored at write time, so a
+summary of a summary carries every origin that fed it; a memory without parents
+has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assocmem.store import Store
+
+
+def inherit(store: Store, derived: Sequence[tuple[int, Sequence[int]]]) -> None:
+    """Record the taint of each ``(seq, parent seqs)`` (inside the write's transaction)."""
+    parents = sorted({p for _, ps in derived for p in ps})
+    rows = store.trust_rows(parents)
+    inherited = []
+    for seq, ps in derived:
+        sources: set[str] = set()
+        for parent in ps:
+            row = rows.get(parent)
+            if row is not None:
+                sources |= row.taint | ({row.source} if row.source else set())
+        inherited += [(seq, source) for source in sorted(sources)]
+    store.add_taint(inherited)
