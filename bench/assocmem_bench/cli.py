@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo, statements
+from . import core, embed_speed, locomo, statements, trust_bench
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,6 +71,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", default="bench-statements.json", help="where to write the JSON")
     p.add_argument("--memories", type=int, default=1000, help="notes in the store read")
     p.set_defaults(handler=_statements)
+
+    # i19: the influence gate against an AgentPoison-style attack
+    doc = "top-1 poison hijack raw vs influence_only, legit recall under the gate, the spoof"
+    p = benches.add_parser("trust", help=doc, description=doc)
+    p.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
+    p.add_argument("--out", default="bench-trust.json", help="where to write the JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
+    p.set_defaults(handler=_trust)
 
     # -- trust: attribution (issue 19 part 2)
     doc = "attribution: relabels and taint strips caught, a below-k drip capped by a budget"
@@ -141,6 +149,12 @@ def _learning(args: argparse.Namespace) -> int:
     if "locomo" in report:
         overall = report["locomo"]["recall@10"]["overall(1-4)"]
         print(f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}")
+    return 0
+
+
+def _trust(args: argparse.Namespace) -> int:
+    report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
+    print(json.dumps(report["runs"], indent=2))
     return 0
 
 
