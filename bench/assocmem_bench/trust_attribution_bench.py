@@ -82,9 +82,10 @@ def lifetime_budget(
         rng = random.Random(seed)
         with Memory(str(folder / f"budget-{horizon}.db"), agent_id="bench") as mem:
             drip = mem.write("a slowly poisoned tip", source="drip.example.net").id or ""
-            allowed = bad = 0
+            allowed = bad = bad_total = 0
             for _ in range(horizon):
                 is_bad = rng.random() < 0.05  # below k = 0.1: negative drift
+                bad_total += is_bad
                 mem.monitor([drip], "bad" if is_bad else "good", k=0.1, h=4.0)
                 if mem.spend_irreversible([drip], 1.0, budget).allowed:
                     allowed += 1
@@ -93,6 +94,7 @@ def lifetime_budget(
                 "horizon": horizon,
                 "cases": len(mem.cases()),
                 "irreversible_unbudgeted": horizon,
+                "bad_irreversible_unbudgeted": bad_total,
                 "irreversible_spent": allowed,
                 "bad_irreversible_spent": bad,
             })  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assocmem import InvalidInput, Memory, SelfRatification, UnknownMemory
-from tests.conftest import Target
+from tests.conftest import Target, raw_query
 
 
 def test_the_ratchet_climbs_only_on_other_identities(store_target: Target) -> None:
@@ -118,3 +118,12 @@ def test_with_status_is_opt_in_and_default_reads_are_unchanged(store_target: Tar
     assert plain.items and all("status" not in item for item in plain.to_dict()["items"])
     assert [i.status.id for i in status.items if i.status] == [claim]
     assert status.items[0].to_dict()["status"]["status"] == "uncorroborated"
+
+
+def test_forget_takes_a_claims_ratifications_with_it(store_target: Target) -> None:
+    db = store_target()
+    with Memory(db) as mem:
+        claim = mem.write("a claim to forget").id or ""
+        mem.ratify(claim, "audit", "bob", lens="review")
+        assert mem.forget([claim]) == 1
+    assert raw_query(db, "SELECT COUNT(*) FROM trust_ratifications") == [(0,)]

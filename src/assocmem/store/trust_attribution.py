@@ -98,6 +98,15 @@ class AttributionQueries(SQLConnection):
             found[memory_id].append((kind, by_key, lens))
         return found
 
+    def _forget_attribution(self, seq: int) -> None:
+        """Delete a forgotten memory's ratifications (called inside its deletion). Its
+        receipt stays: dropping a link would break the chain for every later write."""
+        self._conn.execute(
+            "DELETE FROM trust_ratifications WHERE memory_id IN"
+            " (SELECT id FROM memories WHERE seq = ?)",
+            [seq],
+        )
+
     # -- the monitor ------------------------------------------------------------
 
     @translated
