@@ -849,9 +849,9 @@ class Memory:
         wanted = records.check_ids(ids)
         cost = irreversible.check_amount(amount, "amount", positive=True)
         cap = irreversible.check_amount(budget, "budget", positive=False)
-        found = self.get(wanted)
-        charged = [s for r in found for s in attributed.of_record(r, ())]
-        return irreversible.spend(self._store, self.scope, charged, cost, cap)
+        seqs = self._select(wanted, None, statuses=STATUSES)
+        sources = [s for found in attributed.charged(self._store, seqs).values() for s in found]
+        return irreversible.spend(self._store, self.scope, sources, cost, cap)
 
     @checked_arguments()
     def monitor(

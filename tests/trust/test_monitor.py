@@ -123,3 +123,19 @@ def test_derived_slices_accumulate_against_their_origin(store_target: Target) ->
         standing = mem.standing([origin])
     assert case.source == "example.org" and set(case.evidence) == set(slices)
     assert result.slashed == ("example.org",) and standing[0].slashed
+
+
+def test_a_spend_is_charged_through_the_taint(store_target: Target) -> None:
+    with Memory(store_target()) as mem:
+        origin = mem.write("the origin", source="origin.example.org").id or ""
+        summary = mem.write("its summary", source="notes.example.com",
+                            derived_from=[origin]).id or ""  # fmt: skip
+        spent = mem.spend_irreversible([summary], 3, budget=3)
+        assert [s.source for s in spent.sources] == ["example.com", "example.org"]
+        # The origin's budget is exhausted by the summary's spend: no reuse of it.
+        denied = mem.spend_irreversible([origin], 1, budget=3)
+        mem.slash([origin], scope="source")
+        mem.restore([origin], scope="source")  # restore never refunds
+        still = mem.spend_irreversible([origin], 1, budget=3)
+    assert not denied.allowed and denied.binding == ("example.org",)
+    assert not still.allowed

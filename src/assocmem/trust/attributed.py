@@ -6,10 +6,10 @@ through here, so they all charge, watch and commit the same set.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from assocmem.store import Store
 from assocmem.text.sources import canonical_source
-from assocmem.types import Record
 
 # The source a memory with none is attributed to: unsourced records share one
 # budget and one detector rather than escape them.
@@ -29,8 +29,13 @@ def own_sources(source: str | None, stored_canonical: str | None) -> tuple[str |
     return (canonical_source(source), stored_canonical)
 
 
-def of_record(record: Record, taint: Iterable[str]) -> tuple[str, ...]:
-    """The sources a record is attributed to now; an unsourced record is charged and
-    watched as one shared ``UNATTRIBUTED`` source rather than escaping."""
-    found = sources(own_sources(record.source, record.source_canonical), taint)
-    return found or (UNATTRIBUTED,)
+def charged(store: Store, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
+    """The sources each memory (by seq) answers for in the monitor and the budget: its
+    own canonical source and its taint, or ``UNATTRIBUTED``."""
+    rows = store.trust_rows(list(seqs))
+    found = {}
+    for seq in seqs:
+        row = rows.get(seq)
+        own = [row.source] if row is not None else []
+        found[seq] = sources(own, row.taint if row is not None else ()) or (UNATTRIBUTED,)
+    return found

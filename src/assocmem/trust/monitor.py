@@ -27,7 +27,7 @@ from assocmem.store import Store, View
 from assocmem.store.attribution_rows import MonitorRow
 from assocmem.text import times
 from assocmem.trust import credit, slash
-from assocmem.trust.attributed import UNATTRIBUTED
+from assocmem.trust.attributed import charged
 from assocmem.types import Case, MonitorResult, SourceStatistic
 
 # The latest bad outcomes kept as a source's evidence.
@@ -74,25 +74,23 @@ def monitor(
     now = times.now()
     with store.transaction():
         credit.record(store, view.scope, list(seqs.values()), good)
-        rows = store.trust_rows(list(seqs.values()))
+        attributed = charged(store, list(seqs.values()))
         fed: dict[str, list[str]] = {}
         for memory_id, seq in seqs.items():
-            row = rows.get(seq)
-            own = {row.source} if row is not None and row.source else set()
-            taint = set(row.taint) if row is not None else set()
-            for source in sorted(own | taint) or [UNATTRIBUTED]:
+            for source in attributed[seq]:
                 fed.setdefault(source, []).append(memory_id)
         before = store.monitor_state(agent, list(fed))
         open_now = {c.source for c in store.open_cases(agent)}
-        after, raised, slashed = [], [], []
+        after, slashed = [], []
         for source, ids in sorted(fed.items()):
             state = before.get(source, MonitorRow(source, 0.0, 0, 0, ()))
             state = step(state, not good, k, ids)
             after.append(state)
             if state.statistic >= h and source not in open_now:
                 store.raise_case(agent, source, state.statistic, state.evidence, now)
-                if auto_slash:
-                    slash.slash(store, view, store.sharing_sources(view, [source]), "memory")
+                reached = store.sharing_sources(view, [source]) if auto_slash else []
+                if reached:
+                    slash.slash(store, view, reached, "memory")
                     slashed.append(source)
         store.set_monitor_state(agent, after, now)
         raised = [c for c in store.open_cases(agent) if c.source not in open_now]
