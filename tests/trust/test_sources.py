@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 
 from assocmem import Memory
 from assocmem.text.sources import SOURCE_CANON, canonical_source, distinct_origins
+from tests.conftest import Target
 
 
 @pytest.mark.parametrize(
@@ -54,16 +54,37 @@ def test_names_are_normalised_text_and_none_stays_none() -> None:
     assert distinct_origins([None, None]) == set()
 
 
-def test_an_old_store_is_recanonicalised_once_on_open(tmp_path: Path) -> None:
-    path = str(tmp_path / "old.db")
-    with Memory(path, agent_id="a") as mem:
+def _raw(target: str, *statements: str) -> list[tuple[object, ...]]:
+    """Run SQL straight on the store's database, as an older assocmem would have left it."""
+    rows: list[tuple[object, ...]] = []
+    if target.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(target, autocommit=True) as conn:
+            for statement in statements:
+                cursor = conn.execute(statement)
+                rows = list(cursor.fetchall()) if cursor.description else rows
+        return rows
+    with sqlite3.connect(target) as raw:
+        for statement in statements:
+            rows = raw.execute(statement).fetchall() or rows
+    return rows
+
+
+def test_an_old_store_is_recanonicalised_once_on_open(store_target: Target) -> None:
+    target = store_target()
+    with Memory(target, agent_id="a") as mem:
         first = mem.write("a fact", source="https://docs.example.com/x").id
-    # As an older assocmem left it: the label-only canonical form and no rule recorded.
-    with sqlite3.connect(path) as raw:
-        raw.execute("UPDATE memories SET source_canonical = 'example'")
-        raw.execute("DELETE FROM store_info WHERE key = 'source_canon'")
-    with Memory(path, agent_id="a") as mem:
-        assert mem.get([first])[0].source_canonical == "example.com"
-    with sqlite3.connect(path) as raw:
-        rule = raw.execute("SELECT value FROM store_info WHERE key = 'source_canon'").fetchone()
-    assert rule == (SOURCE_CANON,)
+        named = mem.write("a name", source="Wikipedia").id
+        assert first and named
+    # The label-only canonical form an older assocmem wrote, and no rule recorded.
+    _raw(
+        target,
+        "UPDATE memories SET source_canonical = 'example' WHERE source LIKE 'https%'",
+        "DELETE FROM store_info WHERE key = 'source_canon'",
+    )
+    with Memory(target, agent_id="a") as mem:
+        found = [r.source_canonical for r in mem.get([first, named])]
+    assert found == ["example.com", "wikipedia"]
+    rule = _raw(target, "SELECT value FROM store_info WHERE key = 'source_canon'")
+    assert rule == [(SOURCE_CANON,)]

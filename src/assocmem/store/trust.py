@@ -111,22 +111,18 @@ class TrustQueries(SQLConnection):
 
     @translated
     def trust_marks(self, seqs: Sequence[int]) -> dict[int, tuple[bool, str | None]]:
-        """``(slashed, attested key)`` of those of ``seqs`` that carry either mark."""
+        """``(slashed, attested key)`` of those of ``seqs`` that carry either mark (one
+        statement: a read pays one lookup for its marks)."""
         if not seqs:
             return {}
-        slashed = {
-            s
-            for (s,) in self._query_in(
-                "SELECT memory_seq FROM trust_slashes WHERE memory_seq IN (?*)", seqs
-            )
-        }
-        keys = dict(
-            self._query_in(
-                "SELECT memory_seq, public_key FROM trust_attestations WHERE memory_seq IN (?*)",
-                seqs,
-            )
+        rows = self._query_in(
+            "SELECT m.seq, CASE WHEN s.memory_seq IS NULL THEN 0 ELSE 1 END, a.public_key"
+            " FROM memories m LEFT JOIN trust_slashes s ON s.memory_seq = m.seq"
+            " LEFT JOIN trust_attestations a ON a.memory_seq = m.seq"
+            " WHERE m.seq IN (?*) AND (s.memory_seq IS NOT NULL OR a.memory_seq IS NOT NULL)",
+            seqs,
         )
-        return {s: (s in slashed, keys.get(s)) for s in sorted(slashed | set(keys))}
+        return {seq: (bool(slashed), key) for seq, slashed, key in rows}
 
     @translated
     def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:

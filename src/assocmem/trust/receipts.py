@@ -45,7 +45,7 @@ def _ed25519() -> Any:
         from cryptography.hazmat.primitives.asymmetric import ed25519
     except ImportError as exc:
         raise DependencyMissing(
-            "signed receipts need cryptography: install `assocmem[trust]`"
+            "signed receipts need cryptography: install `assocmem[attest]`"
         ) from exc
     return ed25519
 
