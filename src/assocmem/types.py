@@ -16,18 +16,9 @@ Status = Literal["active", "superseded", "archived"]
 STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
 
 
-# A field whose metadata holds this is left out of ``to_dict`` while it is None: an
-# opt-in field added later keeps the JSON of results that do not use it unchanged.
-OMIT_IF_NONE = "omit_if_none"
-
-
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: _plain(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if not (f.metadata.get(OMIT_IF_NONE) and getattr(value, f.name) is None)
-        }
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -188,9 +179,10 @@ class Item(_Plain):
     via: tuple[Via, ...] = ()
     parts: dict[str, float] = field(default_factory=dict)
     expired: bool = False
-    # trust: attribution (issue 19 part 2) -- only a read with_status=True sets it;
-    # left out of to_dict otherwise, so a default read's JSON is unchanged.
-    status: ConvergenceReport | None = field(default=None, metadata={OMIT_IF_NONE: True})
+    # trust: attribution (issue 19 part 2) -- only a read with_status=True sets it.
+    # It is sent as null otherwise: MCP's structured output carries every field of
+    # the declared type, and the text form must equal it.
+    status: ConvergenceReport | None = None
 
     @property
     def id(self) -> str:
