@@ -452,7 +452,9 @@ class AttributionReport(_Plain):
     ``chain_intact`` is False from the first receipt whose link, hash or signature
     fails (``broken_at`` is its position, ``broken_reason`` why). ``mismatches`` are
     active memories whose current sources no longer match what was committed;
-    ``unreceipted`` counts active memories written without receipts (not an alarm).
+    ``receipts`` counts the active memories read here that carry a receipt and
+    ``unreceipted`` those written without one (not an alarm); the chain itself is
+    store-wide, so ``broken_at`` is a position in it.
     ``signed_by`` is the public key the signatures were checked against, if any.
     """
 

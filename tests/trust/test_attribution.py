@@ -175,3 +175,13 @@ def test_a_taint_strip_is_loud_and_a_slash_is_not(store_target: Target) -> None:
     assert [(m.id, m.committed, m.current) for m in report.mismatches] == [
         (again, ("example.org",), ())
     ]
+
+
+def test_a_tenant_sees_only_its_own_receipts(store_target: Target) -> None:
+    db = store_target()
+    with Memory(db, agent_id="alice", receipts=True) as alice:
+        _write_three(alice)
+    with Memory(db, agent_id="bob", receipts=True) as bob:
+        bob.write("bob's own note", source="bob.example")
+        report = bob.verify_attribution()
+    assert report.ok and (report.receipts, report.unreceipted) == (1, 0)

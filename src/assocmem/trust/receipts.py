@@ -199,7 +199,9 @@ def verify(store: Store, scope: Scope, expected_key: str | None) -> AttributionR
             mismatches.append(AttributionMismatch(memory_id, committed[memory_id], current))
     return AttributionReport(
         chain_intact=broken_at is None,
-        receipts=count,
+        # Receipts of what this scope reads, never the store-wide count: the chain is
+        # shared, and its length would count other tenants' writes.
+        receipts=len(rows) - unreceipted,
         broken_at=broken_at,
         broken_reason=reason if broken_at is not None else None,
         mismatches=tuple(mismatches),
