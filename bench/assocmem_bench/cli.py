@@ -87,6 +87,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     p.set_defaults(handler=_trust)
 
+    # -- trust: attribution (issue 19 part 2)
+    doc = "attribution: relabels and taint strips caught, a below-k drip capped by a budget"
+    p = benches.add_parser("trust-attribution", help=doc, description=doc)
+    p.add_argument("--out", default="bench-trust-attr.json", help="where to write the JSON")
+    p.add_argument("--horizons", default="50,100,200,400,800", help="drip lengths, comma-separated")
+    p.add_argument("--reversible", type=int, default=10_000, help="a good source's reversible uses")
+    p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
+    p.set_defaults(handler=_trust_attribution)
+    # -- end trust: attribution
+
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
     p.add_argument("--out", default="bench-embed.json", help="where to write the JSON")
@@ -162,6 +172,19 @@ def _trust(args: argparse.Namespace) -> int:
 
 def _statements(args: argparse.Namespace) -> int:
     report = statements.run(args.out, memories=args.memories)
+    print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
+    return 0
+
+
+def _trust_attribution(args: argparse.Namespace) -> int:
+    from . import trust_attribution_bench
+
+    report = trust_attribution_bench.run(
+        args.out,
+        horizons=tuple(int(h) for h in args.horizons.split(",") if h),
+        reversible=args.reversible,
+        budget=args.budget,
+    )
     print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
     return 0
 

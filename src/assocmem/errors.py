@@ -11,7 +11,8 @@ reach a caller untranslated.
     │   ├── InvalidConcept
     │   ├── InvalidOutcome
     │   ├── InvalidTime
-    │   └── AliasClash                          an alias already names another entity
+    │   ├── AliasClash                          an alias already names another entity
+    │   └── SelfRatification                    a claim's author tried to ratify it
     ├── NotFound (also LookupError)
     │   ├── UnknownMemory                       an id the caller cannot see
     │   └── UnknownEntity                       a name no readable entity answers to
@@ -139,3 +140,10 @@ class SchemaTooNew(StoreError):
 
 class StoreUnavailable(StoreError):
     """The store cannot be opened or reached."""
+
+
+# -- trust: attribution (issue 19 part 2) -------------------------------------
+
+
+class SelfRatification(InvalidInput):
+    """A claim's own author tried to ratify it; ``field`` is ``by_key``."""

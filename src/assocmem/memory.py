@@ -29,36 +29,48 @@ from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
 from assocmem.store import Store, View, open_store
 from assocmem.store.connection import SYNCHRONOUS
+from assocmem.text import times
 from assocmem.text.clean import check_clean
 from assocmem.trust import attest as attestations
+from assocmem.trust import attributed, convergence, stale, taint
+from assocmem.trust import budget as irreversible
 from assocmem.trust import credit as credits
+from assocmem.trust import grades as evidence_grades
+from assocmem.trust import monitor as cusum
+from assocmem.trust import receipts as receipt_chain
 from assocmem.trust import slash as slashing
-from assocmem.trust import stale, taint
 from assocmem.trust import standing as standings
 from assocmem.types import (
     KINDS,
     STATUSES,
     AppliedLinks,
+    AttributionReport,
     Bridge,
+    Case,
     Claim,
     Contradiction,
+    ConvergenceReport,
     CoverageGap,
     Declared,
     FeedbackResult,
     Gaps,
     GateReport,
+    Grade,
     Graph,
     IdeaMethod,
     IndexReport,
     IndexStatus,
     Lifecycle,
     MaintenanceReport,
+    MonitorResult,
     NoteHit,
+    Ratified,
     ReadResult,
     Reconstruction,
     Record,
     Scope,
     SoftRead,
+    SpendResult,
     StaleDerived,
     Standing,
     Stats,
@@ -134,6 +146,12 @@ class Memory:
             passes the operator's roots, so its clients cannot reach other folders.
         strict_corroboration: count as a corroborating origin only a verified
             attestation key (distinct keys, not distinct source strings).
+        receipts: append a write receipt to the store's hash chain for every
+            memory this `Memory` writes, in the write's transaction (see
+            `verify_attribution`).
+        receipt_key: an Ed25519 private key (object, 32 bytes or hex) signing each
+            receipt; giving one turns receipts on. Keep it out of the store's reach:
+            an unsigned chain can be recomputed by anyone who can rewrite the store.
     """
 
     def __init__(
@@ -149,10 +167,17 @@ class Memory:
         profile: str = GENERAL.name,
         vault_roots: Sequence[str] | None = None,
         strict_corroboration: bool = False,
+        receipts: bool = False,
+        receipt_key: Any = None,
     ) -> None:
         check_clean(str(target), "target")
         self._vault_roots = _resolved_roots(vault_roots)
         self._strict = _checked_strict(strict_corroboration)
+        # trust: attribution (issue 19 part 2) -- receipts are off unless asked for.
+        if not isinstance(receipts, bool):
+            raise InvalidInput("receipts must be true or false", field="receipts")
+        self._receipt_key = receipt_chain.load_key(receipt_key) if receipt_key is not None else None
+        self._receipts = receipts or self._receipt_key is not None
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -192,6 +217,7 @@ class Memory:
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
         memory._strict = _checked_strict(strict_corroboration)
+        memory._receipts, memory._receipt_key = False, None
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -340,6 +366,8 @@ class Memory:
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
             self._standing_on_write(memories, results, signed)  # i19: taint, attestations
+            if self._receipts:  # trust: attribution (issue 19 part 2)
+                receipt_chain.append(self._store, self.scope, memories, results, self._receipt_key)
             return [
                 self._with_associations(result, declared)
                 for result, declared in zip(results, associations, strict=True)
@@ -391,6 +419,7 @@ class Memory:
         include_superseded: bool = False,
         profile: str | None = None,
         influence_only: bool = False,
+        with_status: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -418,9 +447,13 @@ class Memory:
         ``include_superseded``. ``profile`` ranks by another recall profile than the
         memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
         memories that earned standing (`standing`): gate what drives an action.
+        ``with_status`` attaches each item's `convergence_report` as its ``status``
+        (convergence-backed means independent origins agree, not that the claim is true).
         """
         if not isinstance(influence_only, bool):
             raise InvalidInput("influence_only must be true or false", field="influence_only")
+        if not isinstance(with_status, bool):
+            raise InvalidInput("with_status must be true or false", field="with_status")
         request = requests.read_request(
             self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
             where=where, prefer=prefer, prefer_trust=prefer_trust,
@@ -430,7 +463,10 @@ class Memory:
         )  # fmt: skip
         if influence_only:
             request = replace(request, influence_only=True, strict=self._strict)
-        return recall.read(self._store, request, self._space)
+        result = recall.read(self._store, request, self._space)
+        if with_status:  # trust: attribution (issue 19 part 2)
+            return convergence.with_status(self._store, View(self.scope), result)
+        return result
 
     @checked_arguments()
     def soft_read(
@@ -875,6 +911,106 @@ class Memory:
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
         return self._store.stats(self.scope)
+
+    # -- trust: attribution (issue 19 part 2) ----------------------------------
+
+    @checked_arguments()
+    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
+        """Check the write-receipt chain and every active memory's sources against it.
+
+        The chain is intact unless a receipt was edited, dropped or re-linked
+        (``broken_at`` names the first). A mismatch is an active memory whose current
+        canonical sources (own source and inherited taint) differ from what its
+        receipt committed: a relabel or a stripped taint. ``public_key`` (hex; default:
+        this memory's ``receipt_key``'s) makes every receipt need a valid signature by
+        it. Unsigned, the chain proves nothing against whoever can rewrite the store
+        (they can recompute it); signed or not, it never proves a source was right.
+        """
+        expected = public_key
+        if expected is None and self._receipt_key is not None:
+            expected = receipt_chain.public_hex(self._receipt_key)
+        if expected is not None and not isinstance(expected, str):
+            raise InvalidInput("public_key must be a hex string", field="public_key")
+        return receipt_chain.verify(self._store, self.scope, expected)
+
+    @checked_arguments()
+    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
+        """Record an external event on a claim: independent_witness, reproduction,
+        prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
+
+        The claim's author cannot ratify it (`SelfRatification`); a repeated
+        (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
+        """
+        kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
+        (record,) = self.get([id])
+        view = View(self.scope, statuses=STATUSES)
+        evidence_grades.refuse_author(by_key, convergence.claim_authors(self._store, view, record))
+        stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
+        return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
+
+    @checked_arguments()
+    def grade(self, id: str) -> Grade:
+        """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
+
+        A pure function of its ratifications and corroboration: it moves only on
+        events from parties other than the author, never on anything written.
+        """
+        (record,) = self.get([id])
+        return convergence.grade(self._store, View(self.scope, statuses=STATUSES), record)
+
+    @checked_arguments()
+    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
+        """Charge an irreversible action that used these memories to the lifetime
+        budget of every source they carry (own and inherited); denied, charging
+        nothing, if any source would pass ``budget``. Never refunded by `restore`."""
+        wanted = records.check_ids(ids)
+        cost = irreversible.check_amount(amount, "amount", positive=True)
+        cap = irreversible.check_amount(budget, "budget", positive=False)
+        seqs = self._select(wanted, None, statuses=STATUSES)
+        sources = [s for found in attributed.charged(self._store, seqs).values() for s in found]
+        return irreversible.spend(self._store, self.scope, sources, cost, cap)
+
+    @checked_arguments()
+    def monitor(
+        self,
+        ids: Sequence[str],
+        outcome: str | int,
+        k: float = 0.1,
+        h: float = 4.0,
+        auto_slash: bool = False,
+    ) -> MonitorResult:
+        """Credit an outcome (as `credit` does) and run a one-sided CUSUM per source.
+
+        Every source the memories are attributed to (own and inherited) moves
+        ``S = max(0, S + x - k)``, x = 1 for bad and 0 for good; at ``S >= h`` a case
+        is raised for it (see `cases`). The statistic is kept in the store, so no
+        session resets it. A source holding its bad rate at or below ``k`` is never
+        caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
+        slashes a source on its case; keep it for an oracle nobody can feed.
+        """
+        wanted = records.check_ids(ids)
+        good = cusum.check_outcome(outcome)
+        reference = cusum.check_parameter(k, "k", positive=False)
+        threshold = cusum.check_parameter(h, "h", positive=True)
+        if not isinstance(auto_slash, bool):
+            raise InvalidInput("auto_slash must be true or false", field="auto_slash")
+        seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
+        view = View(self.scope, statuses=STATUSES)
+        return cusum.monitor(self._store, view, seqs, good, reference, threshold, auto_slash)
+
+    def cases(self) -> list[Case]:
+        """The open cases `monitor` raised against sources, oldest first."""
+        return cusum.cases(self._store, View(self.scope))
+
+    @checked_arguments()
+    def convergence_report(self, id: str) -> ConvergenceReport:
+        """Whether a claim is convergence-backed (independent origins agree, which is
+        not truth) or adjudicated (a reproduction or audit by another identity), with
+        ``low_source_diversity`` and a lineage grade capped at its weakest ancestor."""
+        (record,) = self.get([id])
+        return convergence.report(self._store, View(self.scope, statuses=STATUSES), record)
+
+    # -- end trust: attribution --------------------------------------------------
 
 
 def checked_scope(

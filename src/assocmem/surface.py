@@ -71,6 +71,15 @@ DECLARED: dict[str, Declaration] = {
     "influence_gate_report": Declaration(False),
     "slash": Declaration(True, ("ids",)),
     "stale_derived": Declaration(False),
+    # -- trust: attribution (issue 19 part 2)
+    "verify_attribution": Declaration(False),
+    "ratify": Declaration(True, ("id", "kind", "by_key")),
+    "grade": Declaration(False, ("id",)),
+    "spend_irreversible": Declaration(True, ("ids",)),
+    "monitor": Declaration(True, ("ids", "outcome")),
+    "cases": Declaration(False),
+    "convergence_report": Declaration(False, ("id",)),
+    # -- end trust: attribution
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -140,6 +149,20 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("relevant_notes", "k"): "how many notes to return (1-100)",
     ("coverage_gap", "k"): "how many notes to return (1-100)",
     ("bridge_candidates", "k"): "how many bridges to return (1-100)",
+    # -- trust: attribution (issue 19 part 2)
+    "public_key": "hex Ed25519 public key every receipt must be signed by",
+    "id": "a memory id",
+    "by_key": "the identity ratifying (never the claim's author)",
+    "lens": "the method or angle of the check (two distinct lenses settle a claim)",
+    ("ratify", "kind"): "independent_witness, reproduction, prior_art_empty or audit",
+    "amount": "the irreversible influence this action spends (> 0)",
+    "budget": "each contributing source's lifetime irreversible budget",
+    ("monitor", "outcome"): "good or bad (or +1 / -1), from the application",
+    ("monitor", "k"): "the tolerated bad rate per outcome (CUSUM reference, default 0.1)",
+    "h": "the CUSUM threshold that raises a case (default 4)",
+    "auto_slash": "slash a source when its case is raised (default off)",
+    "with_status": "attach each item's convergence status",
+    # -- end trust: attribution
     ("protect", "protected"): "true to shield, false to lift the shield",
     # i19: standing
     "attestation": "(public_key_hex, signature_hex): the source's Ed25519 signature of the claim",

@@ -179,6 +179,10 @@ class Item(_Plain):
     via: tuple[Via, ...] = ()
     parts: dict[str, float] = field(default_factory=dict)
     expired: bool = False
+    # trust: attribution (issue 19 part 2) -- only a read with_status=True sets it.
+    # It is sent as null otherwise: MCP's structured output carries every field of
+    # the declared type, and the text form must equal it.
+    status: ConvergenceReport | None = None
 
     @property
     def id(self) -> str:
@@ -600,3 +604,143 @@ class StaleDerived(_Plain):
 
     id: str
     reasons: tuple[str, ...]
+
+
+# -- trust: attribution (issue 19 part 2) -------------------------------------
+
+
+@dataclass(frozen=True)
+class AttributionMismatch(_Plain):
+    """An active memory whose current canonical sources differ from its receipt's."""
+
+    id: str
+    committed: tuple[str, ...]
+    current: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AttributionReport(_Plain):
+    """What `verify_attribution` found.
+
+    ``chain_intact`` is False from the first receipt whose link, hash or signature
+    fails (``broken_at`` is its position, ``broken_reason`` why). ``mismatches`` are
+    active memories whose current sources no longer match what was committed;
+    ``receipts`` counts the active memories read here that carry a receipt and
+    ``unreceipted`` those written without one (not an alarm); the chain itself is
+    store-wide, so ``broken_at`` is a position in it.
+    ``signed_by`` is the public key the signatures were checked against, if any.
+    """
+
+    chain_intact: bool
+    receipts: int
+    broken_at: int | None = None
+    broken_reason: str | None = None
+    mismatches: tuple[AttributionMismatch, ...] = ()
+    unreceipted: int = 0
+    signed_by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.chain_intact and not self.mismatches
+
+
+@dataclass(frozen=True)
+class Ratified(_Plain):
+    """What a `ratify` call recorded: ``stored`` is False for a duplicate."""
+
+    id: str
+    kind: str
+    by_key: str
+    lens: str | None
+    stored: bool
+
+
+@dataclass(frozen=True)
+class Grade(_Plain):
+    """A claim's evidence grade: ``grade`` is claimed, corroborated, verified or
+    settled; ``novel`` only after an empty prior-art search; ``why`` names what
+    earned each rung."""
+
+    id: str
+    grade: str
+    novel: bool
+    why: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Case(_Plain):
+    """A case the monitor raised against a source: its CUSUM statistic at breach
+    and the memory ids whose outcomes drove it."""
+
+    id: int
+    source: str
+    raised_at: str
+    statistic: float
+    evidence: tuple[str, ...]
+    status: str = "open"
+
+
+@dataclass(frozen=True)
+class SourceStatistic(_Plain):
+    """One attributed source's CUSUM state after a `monitor` call."""
+
+    source: str
+    statistic: float
+    observations: int
+    bad: int
+
+
+@dataclass(frozen=True)
+class MonitorResult(_Plain):
+    """What a `monitor` call did: the credit it recorded, each attributed source's
+    statistic, the cases it raised and the sources it slashed (``auto_slash`` only)."""
+
+    credited: tuple[str, ...]
+    sources: tuple[SourceStatistic, ...]
+    raised: tuple[Case, ...] = ()
+    slashed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceBudget(_Plain):
+    """One contributing source's irreversible budget after a spend."""
+
+    source: str
+    spent: float
+    remaining: float
+
+
+@dataclass(frozen=True)
+class SpendResult(_Plain):
+    """Whether an irreversible spend was allowed; ``binding`` names the sources that
+    would have exceeded the budget (nothing is charged when any would)."""
+
+    allowed: bool
+    amount: float
+    budget: float
+    sources: tuple[SourceBudget, ...]
+    binding: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConvergenceReport(_Plain):
+    """Convergence-backed versus adjudicated status of a claim.
+
+    ``status`` is ``adjudicated`` when a reproduction or audit by an identity other
+    than the author ratified it, ``convergence-backed`` when independent origins
+    agree (agreement, not truth), else ``unsupported``. ``low_source_diversity``:
+    at least two corroborating records resolving to at most one distinct origin.
+    ``lineage_grade`` caps the claim's grade at its weakest ancestor's.
+    """
+
+    id: str
+    status: str
+    grade: str
+    lineage_grade: str
+    origins: tuple[str, ...]
+    corroborating: int
+    low_source_diversity: bool
+    adjudicated_by: tuple[str, ...] = ()
+
+
+# -- end trust: attribution ----------------------------------------------------

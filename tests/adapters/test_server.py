@@ -237,6 +237,14 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "influence_gate_report": {},
         "slash": {"ids": [note]},
         "stale_derived": {},
+        # i19 part 2: attribution
+        "verify_attribution": {},
+        "ratify": {"id": note, "kind": "audit", "by_key": "bob"},
+        "grade": {"id": note},
+        "spend_irreversible": {"ids": [note], "amount": 1, "budget": 5},
+        "monitor": {"ids": [note], "outcome": "bad"},
+        "cases": {},
+        "convergence_report": {"id": note},
     }
 
 

@@ -28,25 +28,32 @@ from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
 from assocmem.types import (
     AppliedLinks,
+    AttributionReport,
     Bridge,
+    Case,
     Claim,
     Contradiction,
+    ConvergenceReport,
     CoverageGap,
     Declared,
     FeedbackResult,
     Gaps,
     GateReport,
+    Grade,
     Graph,
     IdeaMethod,
     IndexReport,
     IndexStatus,
     Lifecycle,
     MaintenanceReport,
+    MonitorResult,
     NoteHit,
+    Ratified,
     ReadResult,
     Reconstruction,
     Record,
     SoftRead,
+    SpendResult,
     StaleDerived,
     Standing,
     Stats,
@@ -226,6 +233,7 @@ class Client:
         include_superseded: bool = False,
         profile: str | None = None,
         influence_only: bool = False,
+        with_status: bool = False,
     ) -> ReadResult:
         """Recall the memories that matter for a question, each with the path that found it.
 
@@ -253,6 +261,8 @@ class Client:
         ``include_superseded``. ``profile`` ranks by another recall profile than the
         memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
         memories that earned standing (`standing`): gate what drives an action.
+        ``with_status`` attaches each item's `convergence_report` as its ``status``
+        (convergence-backed means independent origins agree, not that the claim is true).
         """
         return cast("ReadResult", self._send("read", locals()))
 
@@ -500,6 +510,73 @@ class Client:
         superseded or slashed. Flagged only; nothing is changed.
         """
         return cast("list[StaleDerived]", self._send("stale_derived", locals()))
+
+    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
+        """Check the write-receipt chain and every active memory's sources against it.
+
+        The chain is intact unless a receipt was edited, dropped or re-linked
+        (``broken_at`` names the first). A mismatch is an active memory whose current
+        canonical sources (own source and inherited taint) differ from what its
+        receipt committed: a relabel or a stripped taint. ``public_key`` (hex; default:
+        this memory's ``receipt_key``'s) makes every receipt need a valid signature by
+        it. Unsigned, the chain proves nothing against whoever can rewrite the store
+        (they can recompute it); signed or not, it never proves a source was right.
+        """
+        return cast("AttributionReport", self._send("verify_attribution", locals()))
+
+    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
+        """Record an external event on a claim: independent_witness, reproduction,
+        prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
+
+        The claim's author cannot ratify it (`SelfRatification`); a repeated
+        (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
+        """
+        return cast("Ratified", self._send("ratify", locals()))
+
+    def grade(self, id: str) -> Grade:
+        """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
+
+        A pure function of its ratifications and corroboration: it moves only on
+        events from parties other than the author, never on anything written.
+        """
+        return cast("Grade", self._send("grade", locals()))
+
+    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
+        """Charge an irreversible action that used these memories to the lifetime
+        budget of every source they carry (own and inherited); denied, charging
+        nothing, if any source would pass ``budget``. Never refunded by `restore`.
+        """
+        return cast("SpendResult", self._send("spend_irreversible", locals()))
+
+    def monitor(
+        self,
+        ids: Sequence[str],
+        outcome: str | int,
+        k: float = 0.1,
+        h: float = 4.0,
+        auto_slash: bool = False,
+    ) -> MonitorResult:
+        """Credit an outcome (as `credit` does) and run a one-sided CUSUM per source.
+
+        Every source the memories are attributed to (own and inherited) moves
+        ``S = max(0, S + x - k)``, x = 1 for bad and 0 for good; at ``S >= h`` a case
+        is raised for it (see `cases`). The statistic is kept in the store, so no
+        session resets it. A source holding its bad rate at or below ``k`` is never
+        caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
+        slashes a source on its case; keep it for an oracle nobody can feed.
+        """
+        return cast("MonitorResult", self._send("monitor", locals()))
+
+    def cases(self) -> list[Case]:
+        """The open cases `monitor` raised against sources, oldest first."""
+        return cast("list[Case]", self._send("cases", locals()))
+
+    def convergence_report(self, id: str) -> ConvergenceReport:
+        """Whether a claim is convergence-backed (independent origins agree, which is
+        not truth) or adjudicated (a reproduction or audit by another identity), with
+        ``low_source_diversity`` and a lineage grade capped at its weakest ancestor.
+        """
+        return cast("ConvergenceReport", self._send("convergence_report", locals()))
 
     # -- end of the generated operations --
 

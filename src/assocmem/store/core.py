@@ -11,7 +11,8 @@ Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
-notes) and `trust` (standing).
+notes), `trust` (standing) and `trust_attribution` (receipts, ratifications, monitor,
+budgets).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from assocmem.store.links import LinkQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
 from assocmem.store.trust import TrustQueries
+from assocmem.store.trust_attribution import AttributionQueries
 from assocmem.store.vault import VaultQueries
 from assocmem.store.vectors import VectorQueries
 from assocmem.store.visibility import VisibilityQueries
@@ -42,6 +44,7 @@ class SQLStore(
     ForgetQueries,
     VaultQueries,
     TrustQueries,  # i19: standing
+    AttributionQueries,  # trust: attribution (issue 19 part 2)
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

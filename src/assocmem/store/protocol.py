@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from assocmem.schema import NewMemory
+from assocmem.store.attribution_rows import CaseRow, MonitorRow, ReceiptRow
 from assocmem.store.rows import (
     ConceptLessons,
     EntityRow,
@@ -467,6 +468,60 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def unslash_memories(self, seqs: Sequence[int]) -> int:
         """Lift the slash of these memories; how many were slashed."""
+
+    # -- trust: attribution (issue 19 part 2; store/trust_attribution.py) ---------
+
+    @abc.abstractmethod
+    def receipt_head(self) -> tuple[int, str] | None:
+        """``(position, hash)`` of the last write receipt, or None for an empty chain."""
+
+    @abc.abstractmethod
+    def append_receipt(self, receipt: ReceiptRow) -> None:
+        """Append one receipt (inside the write transaction that stored its memory)."""
+
+    @abc.abstractmethod
+    def receipts_page(self, after: int, limit: int) -> list[ReceiptRow]:
+        """Receipts after ``after`` in chain order, at most ``limit``."""
+
+    @abc.abstractmethod
+    def attributed_rows(self, scope: Scope) -> list[tuple[int, str, str, str | None, str | None]]:
+        """``(seq, id, text, source, source_canonical)`` of the active memories read here."""
+
+    @abc.abstractmethod
+    def add_ratification(self, memory_id: str, kind: str, by_key: str, lens: str, now: str) -> bool:
+        """Record a ratification; False when that (kind, by_key, lens) was already there."""
+
+    @abc.abstractmethod
+    def ratifications(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """``(kind, by_key, lens)`` of each memory's ratifications, oldest first."""
+
+    @abc.abstractmethod
+    def monitor_state(self, agent_id: str, sources: Sequence[str]) -> dict[str, MonitorRow]:
+        """The CUSUM state of each monitored source of an agent (absent: never seen)."""
+
+    @abc.abstractmethod
+    def set_monitor_state(self, agent_id: str, states: Sequence[MonitorRow], now: str) -> None:
+        """Store the CUSUM state of each source."""
+
+    @abc.abstractmethod
+    def raise_case(
+        self, agent_id: str, source: str, statistic: float, evidence: Sequence[str], now: str
+    ) -> None:
+        """Open a case against a source."""
+
+    @abc.abstractmethod
+    def open_cases(self, agent_id: str) -> list[CaseRow]:
+        """An agent's open cases, oldest first."""
+
+    @abc.abstractmethod
+    def spent(self, agent_id: str, sources: Sequence[str]) -> dict[str, float]:
+        """What each source has spent of its irreversible budget (absent: nothing)."""
+
+    @abc.abstractmethod
+    def charge(self, agent_id: str, sources: Sequence[str], amount: float) -> None:
+        """Add ``amount`` to each source's spent irreversible budget, for good."""
+
+    # -- end trust: attribution --------------------------------------------------
 
     @abc.abstractmethod
     def close(self) -> None:
