@@ -16,9 +16,19 @@ Status = Literal["active", "superseded", "archived"]
 STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
 
 
+# A field whose metadata holds this is left out of ``to_dict`` while it holds its
+# default: an opt-in field added later keeps the JSON of results that do not use it
+# exactly as it was.
+OMIT_UNSET = "omit_unset"
+
+
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if not (f.metadata.get(OMIT_UNSET) and getattr(value, f.name) == f.default)
+        }
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -99,18 +109,10 @@ class Record(_Plain):
     accessed_at: str | None = None
     task: str | None = None
     source_canonical: str | None = None
-    # i19 standing marks: sent only when set, so a store that uses no standing
+    # Standing marks (trust/): sent only when set, so a store that uses no standing
     # serialises every record exactly as before.
-    slashed: bool = False
-    attested_key: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This record as plain JSON-compatible types (standing marks only when set)."""
-        result: dict[str, Any] = _plain(self)
-        for name, unset in (("slashed", False), ("attested_key", None)):
-            if result[name] == unset:
-                del result[name]
-        return result
+    slashed: bool = field(default=False, metadata={OMIT_UNSET: True})
+    attested_key: str | None = field(default=None, metadata={OMIT_UNSET: True})
 
 
 @dataclass(frozen=True)
@@ -179,10 +181,9 @@ class Item(_Plain):
     via: tuple[Via, ...] = ()
     parts: dict[str, float] = field(default_factory=dict)
     expired: bool = False
-    # trust: attribution (issue 19 part 2) -- only a read with_status=True sets it.
-    # It is sent as null otherwise: MCP's structured output carries every field of
-    # the declared type, and the text form must equal it.
-    status: ConvergenceReport | None = None
+    # Only a read with_status=True sets it; left out of to_dict otherwise, so a
+    # default read's JSON is unchanged.
+    status: ConvergenceReport | None = field(default=None, metadata={OMIT_UNSET: True})
 
     @property
     def id(self) -> str:

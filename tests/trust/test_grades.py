@@ -110,12 +110,12 @@ def test_a_lineage_grade_is_capped_at_the_weakest_parent(store_target: Target) -
     assert report.grade == "verified" and report.lineage_grade == "claimed"
 
 
-def test_with_status_is_opt_in(store_target: Target) -> None:
+def test_with_status_is_opt_in_and_default_reads_are_unchanged(store_target: Target) -> None:
     with Memory(store_target()) as mem:
         claim = mem.write(CLAIM, source="docs.example.com").id or ""
         plain = mem.read("retry budget")
         status = mem.read("retry budget", with_status=True)
-    assert plain.items and all(item["status"] is None for item in plain.to_dict()["items"])
+    assert plain.items and all("status" not in item for item in plain.to_dict()["items"])
     assert [i.status.id for i in status.items if i.status] == [claim]
     assert status.items[0].to_dict()["status"]["status"] == "uncorroborated"
 

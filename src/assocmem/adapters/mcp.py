@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from assocmem import Embedder, __version__
 from assocmem.errors import AssocmemError, DependencyMissing
@@ -58,11 +58,17 @@ def _tool(op: Operation) -> Callable[..., Any]:
     """A tool function for ``op``: its signature (what the SDK reads for the input and
     output schemas) is the operation's parameters, each described, plus the context."""
 
+    # The structured result carries every field of the declared type (opt-in fields
+    # that `to_dict` leaves out arrive as their defaults), and the text form sent beside
+    # it is the same JSON.
+    result_type = TypeAdapter(op.result_type)
+
     def tool(ctx: Context, **arguments: Any) -> Any:
         try:
-            return _plain(op.call(_memory(ctx), arguments))
+            value = _plain(op.call(_memory(ctx), arguments))
         except AssocmemError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc.message}") from exc
+        return result_type.dump_python(result_type.validate_python(value), mode="json")
 
     parameters = [
         inspect.Parameter(
