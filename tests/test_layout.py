@@ -17,7 +17,8 @@ FOUNDATIONS = ("assocmem.errors", "assocmem.types", "assocmem.schema", "assocmem
                "assocmem.optional", "assocmem.paths")  # fmt: skip
 STORE = ("assocmem.store",)
 ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph",
-         "assocmem.lifecycle", "assocmem.vectors", "assocmem.ingest")  # fmt: skip
+         "assocmem.lifecycle", "assocmem.vectors", "assocmem.ingest",
+         "assocmem.consolidate")  # fmt: skip
 API = (
     "assocmem.memory",
     "assocmem.pool",

@@ -32,6 +32,11 @@ from assocmem.errors import (
 )
 from assocmem.memory import Memory
 from assocmem.types import (
+    Cluster,
+    ClusterConsolidation,
+    Cohort,
+    CohortValue,
+    Consolidation,
     Contradiction,
     Declared,
     Dropped,
@@ -71,6 +76,11 @@ __all__ = [
     "AssocmemError",
     "AuthenticationRequired",
     "Client",
+    "Cluster",
+    "ClusterConsolidation",
+    "Cohort",
+    "CohortValue",
+    "Consolidation",
     "Contradiction",
     "Declared",
     "DependencyMissing",

@@ -54,6 +54,10 @@ DECLARED: dict[str, Declaration] = {
     "contradictions": Declaration(False),
     "end_task": Declaration(True, ("task",)),
     "retain": Declaration(True),
+    # issue 18: consolidation
+    "consolidate": Declaration(True),
+    "consolidate_clusters": Declaration(True),
+    "value_by_cohort": Declaration(False),
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -117,6 +121,10 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("protect", "protected"): "true to shield, false to lift the shield",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",
+    # issue 18: consolidation
+    "keep": "how many active memories to keep (default: no budget)",
+    "by": "the cohorts: tag (default), month or week",
+    ("consolidate_clusters", "threshold"): "the size a topic needs to be consolidated",
 }
 
 

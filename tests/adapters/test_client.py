@@ -59,6 +59,11 @@ def script(m: Any) -> dict[str, Any]:
     out["restore"] = m.restore([r.id for r in out["write_many"] if r.id])
     out["end_task"] = m.end_task("none")
     out["delete_entity"] = m.delete_entity("Cluster A")
+    # issue 18: consolidation (its clock reading differs by target, so it is zeroed)
+    out["consolidate"] = dataclasses.replace(m.consolidate(keep=10), seconds=0.0)
+    clusters = m.consolidate_clusters(threshold=2)
+    out["consolidate_clusters"] = dataclasses.replace(clusters, seconds=0.0)
+    out["value_by_cohort"] = m.value_by_cohort(by="month")
     out["forget"] = m.forget([out["write_many"][0].id])
     try:
         m.get(["no-such-id"])

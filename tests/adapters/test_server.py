@@ -212,6 +212,10 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "contradictions": {},
         "end_task": {"task": "t"},
         "retain": {},
+        # issue 18: consolidation
+        "consolidate": {"keep": 0},
+        "consolidate_clusters": {"threshold": 2},
+        "value_by_cohort": {"by": "tag"},
     }
 
 

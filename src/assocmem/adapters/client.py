@@ -27,6 +27,9 @@ from typing import Any, cast
 from assocmem import errors
 from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
 from assocmem.types import (
+    ClusterConsolidation,
+    CohortValue,
+    Consolidation,
     Contradiction,
     Declared,
     FeedbackResult,
@@ -370,7 +373,9 @@ class Client:
 
     def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
-        opposite polarity). Nothing is edited or deleted.
+        opposite polarity; one claim with a different value in one slot, "Paris is the
+        capital of France" / "Lyon is the capital of France"). Nothing is edited or
+        deleted.
         """
         return cast("list[Contradiction]", self._send("contradictions", locals()))
 
@@ -385,6 +390,37 @@ class Client:
         per rule.
         """
         return cast("list[dict[str, Any]]", self._send("retain", locals()))
+
+    def consolidate(self, keep: int | None = None) -> Consolidation:
+        """The dream pass: flag hubs, link near-duplicates, supersede toggled states, keep a budget.
+
+        It only adds a derived layer and never rewrites raw text: memories matching
+        nearly every query are flagged as hubs; near-duplicates are linked, never
+        merged; of two opposite statements of one subject's state ("the flag is on" /
+        "the flag is off") the newer supersedes the older. With ``keep``, at most that
+        many memories stay active: the unprotected surplus with the lowest value ×
+        per-kind half-life decay is archived (reversibly: `restore`). A second pass
+        over an unchanged store adds nothing.
+        """
+        return cast("Consolidation", self._send("consolidate", locals()))
+
+    def consolidate_clusters(self, threshold: int = 15) -> ClusterConsolidation:
+        """Consolidate each topic of episodic memories only once it has grown dense.
+
+        Active episodic memories are grouped into topics by shared concepts; a topic
+        of at least ``threshold`` memories gets the dream pass's duplicate, toggle and
+        budget steps (its ``threshold`` most valuable stay active, the rest are
+        archived, reversibly); sparser topics keep their raw episodes.
+        """
+        return cast("ClusterConsolidation", self._send("consolidate_clusters", locals()))
+
+    def value_by_cohort(self, by: str = "tag") -> CohortValue:
+        """Value reported per tag or per time block, never per memory.
+
+        ``by`` is ``"tag"`` (default), ``"month"`` or ``"week"``; each cohort has its
+        count of active memories, their mean value and the feedback outcomes they got.
+        """
+        return cast("CohortValue", self._send("value_by_cohort", locals()))
 
     # -- end of the generated operations --
 

@@ -10,11 +10,13 @@ translated to the `AssocmemError` tree before they leave (`translated`).
 Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
-`feedback`, `lessons`, `graph` (declarations) and `forget` (deletion).
+`feedback`, `lessons`, `graph` (declarations), `forget` (deletion) and `consolidation` (the dream
+pass's derived layer).
 """
 
 from __future__ import annotations
 
+from assocmem.store.consolidation import ConsolidationQueries
 from assocmem.store.feedback import FeedbackQueries
 from assocmem.store.forget import ForgetQueries
 from assocmem.store.graph import GraphQueries
@@ -37,6 +39,7 @@ class SQLStore(
     LessonQueries,
     GraphQueries,
     ForgetQueries,
+    ConsolidationQueries,  # issue 18: the dream pass's derived layer
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the
