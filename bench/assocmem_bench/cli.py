@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo, statements, trust_bench, vault_bench
+from . import consolidate_bench, core, embed_speed, locomo, statements, trust_bench, vault_bench
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,6 +103,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
     p.set_defaults(handler=_embed)
 
+    # issue 18: consolidation
+    doc = "keep-budget by value vs FIFO/random, dream-pass time, LoCoMo before/after"
+    p = benches.add_parser("consolidate", help=doc, description=doc)
+    p.add_argument("--out", default="bench-consolidate.json", help="where to write the JSON")
+    p.add_argument("--size", type=int, default=100_000, help="memories the timed pass runs over")
+    p.add_argument("--stream", type=int, default=2_000, help="memories of the budget stream")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated data")
+    p.add_argument("--locomo", help="a LoCoMo-format file: recall before/after consolidate")
+    p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
+    p.add_argument("--embedder", default="none", help="embedder for --locomo, or 'none'")
+    p.set_defaults(handler=_consolidate)
+
 
 def _core(args: argparse.Namespace) -> int:
     report = core.run([int(s) for s in args.sizes.split(",")], args.out, db=args.db)
@@ -167,6 +179,19 @@ def _vault(args: argparse.Namespace) -> int:
 def _trust(args: argparse.Namespace) -> int:
     report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
     print(json.dumps(report["runs"], indent=2))
+
+
+def _consolidate(args: argparse.Namespace) -> int:
+    report = consolidate_bench.run(
+        args.out,
+        size=args.size,
+        stream_size=args.stream,
+        seed=args.seed,
+        locomo_path=args.locomo,
+        conversations=args.conversations.split(",") if args.conversations else None,
+        embedder_name=None if args.embedder == "none" else args.embedder,
+    )
+    print(json.dumps({k: v for k, v in report.items() if k != "environment"}, indent=2))
     return 0
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
+from assocmem.consolidate import cohorts as cohort_value
+from assocmem.consolidate import dream
 from assocmem.errors import AssocmemError, InvalidInput, PathRefused, UnknownMemory
 from assocmem.graph import declare as declarations
 from assocmem.graph import reconstruct as reconstruction
@@ -48,6 +50,9 @@ from assocmem.types import (
     Bridge,
     Case,
     Claim,
+    ClusterConsolidation,
+    CohortValue,
+    Consolidation,
     Contradiction,
     ConvergenceReport,
     CoverageGap,
@@ -630,7 +635,9 @@ class Memory:
 
     def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
-        opposite polarity). Nothing is edited or deleted."""
+        opposite polarity; one claim with a different value in one slot, "Paris is the
+        capital of France" / "Lyon is the capital of France"). Nothing is edited or
+        deleted."""
         return conflicts.contradictions(self._store, View(self.scope))
 
     @checked_arguments()
@@ -647,6 +654,49 @@ class Memory:
         """Follow declared relations from ``entity`` through ``predicates`` in order
         (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``."""
         return traversal.resolve(self._store, View(self.scope), entity, predicates)
+
+    # -- consolidation (issue 18: the dream pass, clusters, value by cohort) --------
+
+    @checked_arguments()
+    def consolidate(self, keep: int | None = None) -> Consolidation:
+        """The dream pass: flag hubs, link near-duplicates, supersede toggled states, keep a budget.
+
+        It only adds a derived layer and never rewrites raw text: memories matching
+        nearly every query are flagged as hubs; near-duplicates are linked, never
+        merged; of two opposite statements of one subject's state ("the flag is on" /
+        "the flag is off") the newer supersedes the older. With ``keep``, at most that
+        many memories stay active: the unprotected surplus with the lowest value ×
+        per-kind half-life decay is archived (reversibly: `restore`). A second pass
+        over an unchanged store adds nothing.
+        """
+        if keep is not None:
+            requests.check_int(keep, "keep", 0, 2**62)
+        return dream.consolidate(self._store, View(self.scope), keep)
+
+    @checked_arguments()
+    def consolidate_clusters(self, threshold: int = 15) -> ClusterConsolidation:
+        """Consolidate each topic of episodic memories only once it has grown dense.
+
+        Active episodic memories are grouped into topics by shared concepts; a topic
+        of at least ``threshold`` memories gets the dream pass's duplicate, toggle and
+        budget steps (its ``threshold`` most valuable stay active, the rest are
+        archived, reversibly); sparser topics keep their raw episodes.
+        """
+        requests.check_int(threshold, "threshold", 2, 1_000_000)
+        return dream.consolidate_clusters(self._store, View(self.scope), threshold)
+
+    @checked_arguments()
+    def value_by_cohort(self, by: str = "tag") -> CohortValue:
+        """Value reported per tag or per time block, never per memory.
+
+        ``by`` is ``"tag"`` (default), ``"month"`` or ``"week"``; each cohort has its
+        count of active memories, their mean value and the feedback outcomes they got.
+        """
+        return cohort_value.value_by_cohort(
+            self._store, View(self.scope), cohort_value.check_by(by)
+        )
+
+    # -- end consolidation ------------------------------------------------------------
 
     def _select(
         self,

@@ -80,6 +80,10 @@ DECLARED: dict[str, Declaration] = {
     "cases": Declaration(False),
     "convergence_report": Declaration(False, ("id",)),
     # -- end trust: attribution
+    # issue 18: consolidation
+    "consolidate": Declaration(True),
+    "consolidate_clusters": Declaration(True),
+    "value_by_cohort": Declaration(False),
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -178,6 +182,10 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("restore", "scope"): "none: unarchive; memory or source: lift a slash, restoring standing",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
     ("graph", "concepts"): "concepts to look around",
+    # issue 18: consolidation
+    "keep": "how many active memories to keep (default: no budget)",
+    "by": "the cohorts: tag (default), month or week",
+    ("consolidate_clusters", "threshold"): "the size a topic needs to be consolidated",
 }
 
 

@@ -75,6 +75,11 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["spend_irreversible"] = m.spend_irreversible([first.id], 1, budget=2)
     out["end_task"] = m.end_task("none")
     out["delete_entity"] = m.delete_entity("Cluster A")
+    # issue 18: consolidation (its clock reading differs by target, so it is zeroed)
+    out["consolidate"] = dataclasses.replace(m.consolidate(keep=10), seconds=0.0)
+    clusters = m.consolidate_clusters(threshold=2)
+    out["consolidate_clusters"] = dataclasses.replace(clusters, seconds=0.0)
+    out["value_by_cohort"] = m.value_by_cohort(by="month")
     out["forget"] = m.forget([out["write_many"][0].id])
     # -- the vault (vault/ room); seconds are the clock's, masked like times
     out["vault_index"] = dataclasses.replace(m.vault_index(vault), seconds=0.0)

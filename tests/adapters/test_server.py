@@ -245,6 +245,10 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "monitor": {"ids": [note], "outcome": "bad"},
         "cases": {},
         "convergence_report": {"id": note},
+        # issue 18: consolidation
+        "consolidate": {"keep": 0},
+        "consolidate_clusters": {"threshold": 2},
+        "value_by_cohort": {"by": "tag"},
     }
 
 

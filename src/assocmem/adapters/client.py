@@ -32,6 +32,9 @@ from assocmem.types import (
     Bridge,
     Case,
     Claim,
+    ClusterConsolidation,
+    CohortValue,
+    Consolidation,
     Contradiction,
     ConvergenceReport,
     CoverageGap,
@@ -406,7 +409,9 @@ class Client:
 
     def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
-        opposite polarity). Nothing is edited or deleted.
+        opposite polarity; one claim with a different value in one slot, "Paris is the
+        capital of France" / "Lyon is the capital of France"). Nothing is edited or
+        deleted.
         """
         return cast("list[Contradiction]", self._send("contradictions", locals()))
 
@@ -577,6 +582,37 @@ class Client:
         ``low_source_diversity`` and a lineage grade capped at its weakest ancestor.
         """
         return cast("ConvergenceReport", self._send("convergence_report", locals()))
+
+    def consolidate(self, keep: int | None = None) -> Consolidation:
+        """The dream pass: flag hubs, link near-duplicates, supersede toggled states, keep a budget.
+
+        It only adds a derived layer and never rewrites raw text: memories matching
+        nearly every query are flagged as hubs; near-duplicates are linked, never
+        merged; of two opposite statements of one subject's state ("the flag is on" /
+        "the flag is off") the newer supersedes the older. With ``keep``, at most that
+        many memories stay active: the unprotected surplus with the lowest value ×
+        per-kind half-life decay is archived (reversibly: `restore`). A second pass
+        over an unchanged store adds nothing.
+        """
+        return cast("Consolidation", self._send("consolidate", locals()))
+
+    def consolidate_clusters(self, threshold: int = 15) -> ClusterConsolidation:
+        """Consolidate each topic of episodic memories only once it has grown dense.
+
+        Active episodic memories are grouped into topics by shared concepts; a topic
+        of at least ``threshold`` memories gets the dream pass's duplicate, toggle and
+        budget steps (its ``threshold`` most valuable stay active, the rest are
+        archived, reversibly); sparser topics keep their raw episodes.
+        """
+        return cast("ClusterConsolidation", self._send("consolidate_clusters", locals()))
+
+    def value_by_cohort(self, by: str = "tag") -> CohortValue:
+        """Value reported per tag or per time block, never per memory.
+
+        ``by`` is ``"tag"`` (default), ``"month"`` or ``"week"``; each cohort has its
+        count of active memories, their mean value and the feedback outcomes they got.
+        """
+        return cast("CohortValue", self._send("value_by_cohort", locals()))
 
     # -- end of the generated operations --
 

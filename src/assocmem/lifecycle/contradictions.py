@@ -1,5 +1,5 @@
 """Contradictions flagged for review: one supersession key holding different values,
-and near-identical claims of opposite polarity.
+near-identical claims of opposite polarity, and one claim with two values in a slot.
 
 Invariant: contradictions are flagged, never resolved; nothing here writes.
 """
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from assocmem.store import Store, View
-from assocmem.text.concepts import STOP_WORDS, tokenize
+from assocmem.text.concepts import STOP_WORDS, fold_word, tokenize
 from assocmem.types import Contradiction, Record
 
 # Memories one check reads at most, and flags it returns at most.
@@ -21,6 +21,14 @@ MAX_FLAGS = 200
 POLARITY_OVERLAP = 0.6
 NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "don't", "doesn't", "didn't",
                        "isn't", "aren't", "wasn't", "won't", "without", "nor"})  # fmt: skip
+# Slot claims: two claims alike word for word but for one value ("Paris is the capital
+# of France" / "Lyon is the capital of France"). Only a claim stating what something
+# *is* holds one value ("Alice likes green tea" and "... black tea" are both true), so
+# a claim needs a copula; and between `MIN_SLOT_WORDS` and `MAX_SLOT_WORDS` content
+# words, so the shared wording (all but one word) is most of each claim.
+COPULAS = frozenset({"is", "are", "was", "were", "equals"})
+MIN_SLOT_WORDS = 3
+MAX_SLOT_WORDS = 12
 
 
 def contradictions(store: Store, view: View) -> list[Contradiction]:
@@ -30,6 +38,7 @@ def contradictions(store: Store, view: View) -> list[Contradiction]:
     seqs = store.select(wide, MAX_SCAN)
     records = store.records_by_seq(seqs)
     flags = _key_conflicts(records) + _polarity_clashes(store, view, records)
+    flags += _slot_clashes(records, {frozenset((f.first, f.second)) for f in flags})
     return flags[:MAX_FLAGS]
 
 
@@ -76,6 +85,39 @@ def _polarity_clashes(
                 flags.append(Contradiction(
                     "polarity", record.id, match.id,
                     f"{overlap:.0%} of their words agree, one is negated",
+                ))  # fmt: skip
+    return flags
+
+
+def _slot_clashes(
+    records: Mapping[int, Record], flagged: set[frozenset[str]]
+) -> list[Contradiction]:
+    """Active claims with a copula, identical in their content words but for one
+    position, whose words there differ even folded (so "runs" and "running" agree)."""
+    groups: dict[tuple[str, ...], dict[str, Record]] = {}
+    for _, record in sorted(records.items()):
+        tokens = tokenize(record.text)
+        if record.status != "active" or not COPULAS & set(tokens) or NEGATIONS & set(tokens):
+            continue
+        words = tuple(fold_word(t) for t in tokens if t not in STOP_WORDS and len(t) > 1)
+        if not MIN_SLOT_WORDS <= len(words) <= MAX_SLOT_WORDS:
+            continue
+        for i, word in enumerate(words):
+            pattern = (*words[:i], "*", *words[i + 1 :])
+            groups.setdefault(pattern, {}).setdefault(word, record)
+    flags = []
+    for pattern, fillers in sorted(groups.items()):
+        values = sorted(fillers)
+        for n, first in enumerate(values):
+            for second in values[n + 1 :]:
+                a, b = fillers[first], fillers[second]
+                if frozenset((a.id, b.id)) in flagged:
+                    continue
+                flagged.add(frozenset((a.id, b.id)))
+                flags.append(Contradiction(
+                    "slot", a.id, b.id,
+                    f"the same claim ({len(pattern) - 1} of {len(pattern)} words agree) "
+                    f"with a different value: {first!r} vs {second!r}",
                 ))  # fmt: skip
     return flags
 

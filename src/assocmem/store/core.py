@@ -11,12 +11,13 @@ Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
-notes), `trust` (standing) and `trust_attribution` (receipts, ratifications, monitor,
-budgets).
+notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
+budgets) and `consolidation` (the dream pass's derived layer).
 """
 
 from __future__ import annotations
 
+from assocmem.store.consolidation import ConsolidationQueries
 from assocmem.store.feedback import FeedbackQueries
 from assocmem.store.forget import ForgetQueries
 from assocmem.store.graph import GraphQueries
@@ -45,6 +46,7 @@ class SQLStore(
     VaultQueries,
     TrustQueries,  # i19: standing
     AttributionQueries,  # trust: attribution (issue 19 part 2)
+    ConsolidationQueries,  # issue 18: the dream pass's derived layer
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

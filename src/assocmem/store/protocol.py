@@ -522,6 +522,31 @@ class Store(abc.ABC):
         """Add ``amount`` to each source's spent irreversible budget, for good."""
 
     # -- end trust: attribution --------------------------------------------------
+    # -- consolidation (issue 18: the dream pass's derived layer) -------------------
+
+    @abc.abstractmethod
+    def flag_hubs(self, shares: Sequence[tuple[int, float]]) -> list[int]:
+        """Flag memories as universal-matcher hubs with the share of probes they matched;
+        returns the seqs newly flagged (a flagged one is not flagged again)."""
+
+    @abc.abstractmethod
+    def link_near_duplicates(self, pairs: Sequence[tuple[int, int, float]]) -> int:
+        """Link near-duplicate pairs ``(a, b, similarity)``; returns how many were new."""
+
+    @abc.abstractmethod
+    def supersede_toggles(self, pairs: Sequence[tuple[int, int]]) -> list[int]:
+        """Retire each active ``older`` memory in favour of ``newer`` (status and
+        ``superseded_by`` only), recording the pair; returns the seqs retired."""
+
+    @abc.abstractmethod
+    def derived_layer(self, scope: Scope) -> dict[str, int]:
+        """Counts of hub flags, near-duplicate links and toggles in the reader's layers."""
+
+    @abc.abstractmethod
+    def outcomes_of(self, seqs: Sequence[int]) -> dict[int, list[float]]:
+        """The feedback outcomes each memory was rated with."""
+
+    # -- end consolidation -----------------------------------------------------------
 
     @abc.abstractmethod
     def close(self) -> None:
