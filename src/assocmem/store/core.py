@@ -10,8 +10,8 @@ translated to the `AssocmemError` tree before they leave (`translated`).
 Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
-`feedback`, `lessons`, `graph` (declarations), `forget` (deletion) and `trust`
-(standing).
+`feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `trust`
+(standing) and `procedures` (procedures, graduation, reinforcement).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from assocmem.store.graph import GraphQueries
 from assocmem.store.lessons import LessonQueries
 from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
+from assocmem.store.procedures import ProcedureQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
 from assocmem.store.trust import TrustQueries
@@ -40,6 +41,7 @@ class SQLStore(
     GraphQueries,
     ForgetQueries,
     TrustQueries,  # i19: standing
+    ProcedureQueries,  # i18: procedures, graduation, earned reinforcement
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the
