@@ -158,3 +158,23 @@ def test_unknown_and_non_episode_references(tmp_path: Any) -> None:
     with Memory(str(tmp_path / "m.db"), agent_id="other") as other:
         with pytest.raises(UnknownMemory):
             other.propose_procedure([fact], REPAIR)
+
+
+def test_retain_proposes_through_the_real_path(store_target: Target) -> None:
+    with Memory(store_target(), agent_id="a") as mem:
+        for outcome in ("success", "success", "failure"):
+            mem.write(f"wrapped the id in an object: {outcome}", tags=["workflow"],
+                      meta={"workflow": "wrap-id", "outcome": outcome,
+                            "steps": ["wrap the id", "retry"]})  # fmt: skip
+        (rule,) = [r for r in mem.retain() if r["name"] == "repeated workflow"]
+        (proposal,) = rule["proposals"]
+        assert proposal["status"] == "candidate"
+        assert mem.stats().by_kind.get("procedural") is None  # proposed, never promoted
+        # Applied again, the same episodes give the same candidate, not a second one.
+        (again,) = [r for r in mem.retain() if r["name"] == "repeated workflow"]
+        assert again["proposals"][0]["procedure"] == proposal["procedure"]
+        # The gate sees the failed run of the workflow its preconditions cover.
+        refused = mem.promote_procedure(proposal["procedure"])
+        assert refused.status == "rejected"
+        assert refused.counterexamples == tuple(proposal["counterexamples"])
+        assert refused.steps == ("wrap the id", "retry")
