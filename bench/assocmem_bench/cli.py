@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo, statements, trust_bench
+from . import core, embed_speed, locomo, reinforce_bench, statements, trust_bench
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,6 +80,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     p.set_defaults(handler=_trust)
 
+    # i18: earned reinforcement
+    doc = "value gained on top vs by a weak frequent false positive; drift with it off"
+    p = benches.add_parser("reinforce", help=doc, description=doc)
+    p.add_argument("--trials", type=int, default=10, help="independent generated stores")
+    p.add_argument("--out", default="bench-reinforce.json", help="where to write the JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
+    p.set_defaults(handler=_reinforce)
+
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
     p.add_argument("--out", default="bench-embed.json", help="where to write the JSON")
@@ -144,6 +152,12 @@ def _learning(args: argparse.Namespace) -> int:
 
 def _trust(args: argparse.Namespace) -> int:
     report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
+    print(json.dumps(report["runs"], indent=2))
+    return 0
+
+
+def _reinforce(args: argparse.Namespace) -> int:
+    report = reinforce_bench.run(args.out, args.trials, seed=args.seed)
     print(json.dumps(report["runs"], indent=2))
     return 0
 
