@@ -63,6 +63,26 @@ def script(m: Any) -> dict[str, Any]:
     out["influence_gate_report"] = m.influence_gate_report()
     out["slash"] = m.slash([first.id], scope="memory")
     out["stale_derived"] = m.stale_derived()
+    # i18: procedures and graduation
+    runs = [
+        m.write(
+            f"Wrapped the id, run {n}: it worked.",
+            observed_at=OLD,
+            meta={"error": "argument-type", "outcome": "success"},
+        ).id
+        for n in (1, 2)
+    ]
+    checks = [{"case": {"error": "argument-type"}, "expect": "apply"}]
+    out["propose_procedure"] = m.propose_procedure(
+        runs, ["wrap the id"], {"error": "argument-type"}, checks, name="wrap"
+    )
+    out["promote_procedure"] = m.promote_procedure(out["propose_procedure"].id)
+    out["revise_procedure"] = m.revise_procedure(out["propose_procedure"].id,
+                                                 steps=["wrap the id", "retry"])  # fmt: skip
+    out["retire_procedure"] = m.retire_procedure(out["revise_procedure"].id)
+    m.credit([runs[0]], "good")
+    out["graduate"] = m.graduate()
+    out["ungraduate"] = m.ungraduate([runs[0]])
     out["end_task"] = m.end_task("none")
     out["delete_entity"] = m.delete_entity("Cluster A")
     out["forget"] = m.forget([out["write_many"][0].id])

@@ -55,6 +55,8 @@ def test_the_seed_scenario(store_target: Target) -> None:
         assert refused.status == "rejected" and refused.record_id is None
         assert refused.reason is not None and "counterexample episode" in refused.reason
         assert "access=denied" in refused.reason
+        # The reason names the precondition that would exclude the counterexample.
+        assert "scope it with preconditions {'access': {'$ne': 'denied'}}" in refused.reason
         assert len(refused.counterexamples) == 1
 
         steps = [*REPAIR, {"when": {"access": "denied"}, "do": DENIED}]

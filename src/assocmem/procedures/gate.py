@@ -118,18 +118,36 @@ def evaluate(store: Store, view: View, row_: ProcedureRow) -> dict[str, Any]:
         "supporting": supporting,
         "counterexamples": [every[s].id for s in counter],
         "checks": results,
-        "reason": _reason(supporting, [every[s] for s in counter], results),
+        "reason": _reason(
+            supporting, [every[s] for s in counter], results, [r.meta for r in given.values()]
+        ),
     }
 
 
+def exclusion(counter: Record, supporting: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The preconditions that would leave ``counter`` out: each of its facts no
+    supporting episode shares, as ``{field: {"$ne": value}}``."""
+    return {
+        k: {"$ne": v}
+        for k, v in counter.meta.items()
+        if k != "outcome" and isinstance(v, str | int | float | bool)
+        and all(s.get(k) != v for s in supporting)
+    }  # fmt: skip
+
+
 def _reason(
-    supporting: Sequence[str], counter: Sequence[Record], results: Sequence[Mapping[str, Any]]
+    supporting: Sequence[str],
+    counter: Sequence[Record],
+    results: Sequence[Mapping[str, Any]],
+    given: Sequence[Mapping[str, Any]],
 ) -> str | None:
     if counter:
         first = counter[0]
+        scope = exclusion(first, given)
+        hint = f"; scope it with preconditions {scope}" if scope else ""
         return (
             f"counterexample episode {first.id}: its preconditions cover it "
-            f"({_facts(first.meta)}) but its outcome failed"
+            f"({_facts(first.meta)}) but its outcome failed{hint}"
         )
     if len(supporting) < MIN_SUPPORT:
         return (

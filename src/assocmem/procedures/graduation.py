@@ -71,13 +71,3 @@ def revert(store: Store, seqs: dict[str, int]) -> Lifecycle:
         changed=tuple(i for i, s in seqs.items() if s in found),
         skipped={i: "never graduated" for i, s in seqs.items() if s not in found},
     )
-
-
-def explain(store: Store, seqs: dict[str, int]) -> dict[str, dict[str, Any]]:
-    """The graduation in force of each memory that has one, with its evidence."""
-    found = store.graduations(list(seqs.values()))
-    return {
-        i: {"from_kind": found[s][1], "to_kind": found[s][2], **found[s][3]}
-        for i, s in seqs.items()
-        if s in found
-    }

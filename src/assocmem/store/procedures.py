@@ -16,7 +16,7 @@ from typing import Any
 
 from assocmem.store.connection import SQLConnection
 from assocmem.store.params import in_list, translated
-from assocmem.store.protocol import new_public_id
+from assocmem.store.protocol import new_id
 from assocmem.types import Scope
 
 PROCEDURE_COLUMNS = (
@@ -64,7 +64,7 @@ class ProcedureQueries(SQLConnection):
         with self.transaction():
             layer, row = self._own_layer(scope), None
             while row is None:  # a clash of random ids is retried, never surfaced
-                public_id = new_public_id()
+                public_id = new_id()
                 row = self._conn.execute(
                     "INSERT INTO procedures (id, scope_id, name, version, status, steps,"
                     " preconditions, checks, episodes, gate, reason, supersedes, created_at)"
