@@ -14,3 +14,14 @@ def require_numpy() -> Any:
     except ImportError as exc:
         raise DependencyMissing("vector search needs numpy: install `assocmem[embed]`") from exc
     return numpy
+
+
+def require_ed25519() -> Any:
+    """cryptography's Ed25519 module (attestations, i19), or a `DependencyMissing`."""
+    try:
+        from cryptography.hazmat.primitives.asymmetric import ed25519
+    except ImportError as exc:
+        raise DependencyMissing(
+            "attestations need cryptography: install `assocmem[attest]`"
+        ) from exc
+    return ed25519

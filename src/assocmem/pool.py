@@ -25,12 +25,19 @@ class MemoryPool:
     """The store at ``target`` opened once for writing and ``readers`` times for reading.
 
     ``embedder`` (an `Embedder` or a registered name) attaches one vector space that
-    every caller shares.
+    every caller shares. ``strict_corroboration`` is every handed-out `Memory`'s
+    (an origin counts only as a verified attestation key).
     """
 
     def __init__(
-        self, target: str, *, readers: int = READERS, embedder: Embedder | str | None = None
+        self,
+        target: str,
+        *,
+        readers: int = READERS,
+        embedder: Embedder | str | None = None,
+        strict_corroboration: bool = False,
     ) -> None:
+        self._strict = strict_corroboration  # i19
         self._writer = open_store(target)
         self._readers: queue.Queue[Store] = queue.Queue()
         try:
@@ -54,14 +61,14 @@ class MemoryPool:
     @contextmanager
     def writer(self, scope: Scope) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on the writer connection."""
-        yield Memory.attached(self._writer, scope, self._space)
+        yield Memory.attached(self._writer, scope, self._space, strict_corroboration=self._strict)
 
     @contextmanager
     def reader(self, scope: Scope) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on a reader connection, returned to the pool after."""
         store = self._readers.get()
         try:
-            yield Memory.attached(store, scope, self._space)
+            yield Memory.attached(store, scope, self._space, strict_corroboration=self._strict)
         finally:
             self._readers.put(store)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from assocmem import InvalidInput, Memory, attest
+from assocmem import InvalidInput, Memory, UnknownMemory, attest
+from assocmem.pool import MemoryPool
 from assocmem.trust.attest import public_key_hex
 from tests.conftest import Target
 
@@ -46,6 +47,11 @@ def test_credit_appends_and_never_edits(store_target: Target) -> None:
         ]  # fmt: skip
         (standing,) = mem.standing([first])
         assert (standing.good, standing.bad, standing.basis) == (2, 1, "credited")
+
+
+def test_credit_names_an_unknown_memory(mem: Memory) -> None:
+    with pytest.raises(UnknownMemory):
+        mem.credit(["no-such-memory"], "good")
 
 
 @pytest.mark.parametrize("outcome", ["maybe", 0, 0.5, True, None])
@@ -97,8 +103,8 @@ def test_the_gate_admits_credited_and_corroborated_and_blocks_a_fresh_poison(
         assert poison in [i.id for i in raw.items]
         gated = mem.read("bridge api token", k=3, as_of=AS_OF, influence_only=True)
         assert poison not in [i.id for i in gated.items]
-        assert {credited, one, two} <= {i.id for i in gated.items} | {credited, one, two}
-        assert len(gated.items) == 3  # k filled from the candidates that passed
+        # k filled from the candidates that passed: exactly the three that earned it
+        assert {i.id for i in gated.items} == {credited, one, two}
 
 
 def test_the_report_counts_what_the_gate_would_block(store_target: Target) -> None:
@@ -134,6 +140,8 @@ def test_slash_twice_restore_once_brings_back_the_exact_standing(store_target: T
         (during,) = mem.standing([first])
         assert during.slashed and not during.earned and during.pre_slash == (3, 1)
         mem.credit([first], "good")  # logged while slashed, never banked
+        seq = mem._store.visible_seqs(mem.scope, [first])[first]
+        assert [counted for *_, counted, _ in mem._store.credit_log([seq])] == [True] * 4 + [False]
         assert mem.get([first])[0].slashed and mem.get([first])[0].to_dict()["slashed"] is True
         assert "slashed" not in mem.get([other])[0].to_dict()
         gated = [i.id for i in mem.read("sleeper note", influence_only=True).items]
@@ -238,6 +246,20 @@ def test_strict_counts_distinct_keys_not_strings(store_target: Target) -> None:
         assert [s.earned for s in found] == [False, False, True]
         assert len(found[1].origins) == 1 and len(found[2].origins) == 2
         assert strict.influence_gate_report().strict
+
+
+def test_a_pool_hands_out_strict_memories(tmp_path: Path) -> None:
+    pool = MemoryPool(str(tmp_path / "pool.db"), readers=1, strict_corroboration=True)
+    try:
+        scope = pool.scope("a")
+        with pool.writer(scope) as mem:
+            spoof = mem.write("the key is under the mat", source="one.com").id
+            mem.write("the key is under the mat", source="two.org")
+            assert spoof is not None
+        with pool.reader(scope) as mem:
+            assert not mem.standing([spoof])[0].earned
+    finally:
+        pool.close()
 
 
 # -- opt-in: nothing changes for a store that uses none of it -----------------------

@@ -10,16 +10,14 @@ who authored a claim, not that it is true.
 
 from __future__ import annotations
 
-from typing import Any
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
+from typing import TYPE_CHECKING, Any
 
 from assocmem.errors import InvalidInput
+from assocmem.optional import require_ed25519
 from assocmem.text.sources import canonical_source
+
+if TYPE_CHECKING:  # cryptography is the `attest` extra, imported when a signature is met
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 TAG = b"assocmem-attest-1"
 
@@ -33,8 +31,8 @@ def attest(text: str, private_key: Ed25519PrivateKey | bytes | str, source: str 
     """The hex Ed25519 signature of ``text`` from ``source`` under ``private_key`` (a
     key object, its 32 raw bytes or their hex); pass it to ``write(...,
     attestation=(public_key_hex, signature))``."""
-    key = private_key if isinstance(private_key, Ed25519PrivateKey) else _private(private_key)
-    return key.sign(signed_bytes(text, source)).hex()
+    key = _private(private_key) if isinstance(private_key, bytes | str) else private_key
+    return str(key.sign(signed_bytes(text, source)).hex())
 
 
 def public_key_hex(private_key: Ed25519PrivateKey) -> str:
@@ -53,8 +51,11 @@ def verify(text: str, source: str | None, attestation: Any) -> tuple[str, str]:
             "attestation must be (public_key_hex, signature_hex)", field="attestation"
         )
     key_hex, signature_hex = (part.strip().lower() for part in attestation)
+    ed25519 = require_ed25519()
+    from cryptography.exceptions import InvalidSignature  # present once ed25519 imported
+
     try:
-        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex))
+        key = ed25519.Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex))
         key.verify(bytes.fromhex(signature_hex), signed_bytes(text, source))
     except (ValueError, InvalidSignature) as exc:
         raise InvalidInput(
@@ -68,6 +69,7 @@ def verify(text: str, source: str | None, attestation: Any) -> tuple[str, str]:
 def _private(raw: bytes | str) -> Ed25519PrivateKey:
     try:
         data = bytes.fromhex(raw) if isinstance(raw, str) else raw
-        return Ed25519PrivateKey.from_private_bytes(data)
+        key: Ed25519PrivateKey = require_ed25519().Ed25519PrivateKey.from_private_bytes(data)
+        return key
     except ValueError as exc:
         raise InvalidInput("private_key must be 32 Ed25519 bytes", field="private_key") from exc
