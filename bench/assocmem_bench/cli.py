@@ -6,7 +6,16 @@ import argparse
 import json
 from pathlib import Path
 
-from . import consolidate_bench, core, embed_speed, locomo, statements, trust_bench, vault_bench
+from . import (
+    consolidate_bench,
+    core,
+    embed_speed,
+    locomo,
+    reinforce_bench,
+    statements,
+    trust_bench,
+    vault_bench,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -96,6 +105,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
     p.set_defaults(handler=_trust_attribution)
     # -- end trust: attribution
+    # i18: earned reinforcement
+    doc = "value gained on top vs by a weak frequent false positive; drift with it off"
+    p = benches.add_parser("reinforce", help=doc, description=doc)
+    p.add_argument("--trials", type=int, default=10, help="independent generated stores")
+    p.add_argument("--out", default="bench-reinforce.json", help="where to write the JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
+    p.set_defaults(handler=_reinforce)
 
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
@@ -192,6 +208,12 @@ def _consolidate(args: argparse.Namespace) -> int:
         embedder_name=None if args.embedder == "none" else args.embedder,
     )
     print(json.dumps({k: v for k, v in report.items() if k != "environment"}, indent=2))
+    return 0
+
+
+def _reinforce(args: argparse.Namespace) -> int:
+    report = reinforce_bench.run(args.out, args.trials, seed=args.seed)
+    print(json.dumps(report["runs"], indent=2))
     return 0
 
 

@@ -24,6 +24,9 @@ from assocmem.graph import traverse as traversal
 from assocmem.lifecycle import contradictions as conflicts
 from assocmem.lifecycle import retention, status
 from assocmem.links import hebbian as links
+from assocmem.links import reinforce as reinforcement
+from assocmem.procedures import gate as procedures
+from assocmem.procedures import graduation
 from assocmem.recall import filters, profiles, soft
 from assocmem.recall import pipeline as recall
 from assocmem.recall import request as requests
@@ -61,6 +64,7 @@ from assocmem.types import (
     Gaps,
     GateReport,
     Grade,
+    GraduationReport,
     Graph,
     IdeaMethod,
     IndexReport,
@@ -69,6 +73,7 @@ from assocmem.types import (
     MaintenanceReport,
     MonitorResult,
     NoteHit,
+    Procedure,
     Ratified,
     ReadResult,
     Reconstruction,
@@ -157,6 +162,9 @@ class Memory:
         receipt_key: an Ed25519 private key (object, 32 bytes or hex) signing each
             receipt; giving one turns receipts on. Keep it out of the store's reach:
             an unsigned chain can be recomputed by anyone who can rewrite the store.
+        reinforce: let each read raise the value of what it returns, in proportion
+            to how relevant the read found it (`links.reinforce`). Off by default:
+            it makes identical reads drift.
     """
 
     def __init__(
@@ -174,6 +182,7 @@ class Memory:
         strict_corroboration: bool = False,
         receipts: bool = False,
         receipt_key: Any = None,
+        reinforce: bool = False,
     ) -> None:
         check_clean(str(target), "target")
         self._vault_roots = _resolved_roots(vault_roots)
@@ -183,6 +192,7 @@ class Memory:
             raise InvalidInput("receipts must be true or false", field="receipts")
         self._receipt_key = receipt_chain.load_key(receipt_key) if receipt_key is not None else None
         self._receipts = receipts or self._receipt_key is not None
+        self._reinforce = _checked_reinforce(reinforce)  # i18
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -223,6 +233,7 @@ class Memory:
         memory._owns_store = False
         memory._strict = _checked_strict(strict_corroboration)
         memory._receipts, memory._receipt_key = False, None
+        memory._reinforce = False  # i18: a shared store's reads never drift
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -469,6 +480,11 @@ class Memory:
         if influence_only:
             request = replace(request, influence_only=True, strict=self._strict)
         result = recall.read(self._store, request, self._space)
+        if self._reinforce:  # i18: earned reinforcement, off by default
+            ids = [item.id for item in result.items]
+            reinforcement.reinforce(
+                self._store, self._store.visible_seqs(self.scope, ids, statuses=STATUSES), result
+            )
         if with_status:  # trust: attribution (issue 19 part 2)
             return convergence.with_status(self._store, View(self.scope), result)
         return result
@@ -958,6 +974,91 @@ class Memory:
             if a is not None and r.id:
                 self._store.add_attestation(seqs[r.id], *a)
 
+    # -- procedures and graduation (i18: the procedures room) --------------------
+
+    @checked_arguments()
+    def propose_procedure(
+        self,
+        episodes: Sequence[str],
+        steps: Sequence[Any],
+        preconditions: Mapping[str, Any] | None = None,
+        checks: Sequence[Mapping[str, Any]] | None = None,
+        name: str | None = None,
+    ) -> Procedure:
+        """Propose a candidate procedure from episodes; it is not readable until promoted.
+
+        ``steps`` are action strings, and guards ``{"when": condition, "do": action}``
+        that answer a case first; ``preconditions`` (field → value, list, or
+        ``$ne $in $nin $exists``) say which cases it repairs, matched on an episode's
+        ``meta``; ``checks`` are cases ``{"case": {facts}, "expect": response}``, a
+        response being ``"apply"``, ``"decline"`` or a guard's action.
+        """
+        return procedures.propose(
+            self._store, View(self.scope), episodes, steps, preconditions, checks, name
+        )
+
+    @checked_arguments()
+    def promote_procedure(self, id: str) -> Procedure:
+        """Run the promotion gate: ≥ 2 covered successful episodes, no covered failed
+        one (a counterexample), every check case answered as expected. A pass writes a
+        ``procedural`` record referencing its episodes, preconditions and checks; a
+        failure leaves it ``rejected`` with the reason."""
+        view = View(self.scope)
+        return procedures.promote(
+            self._store, view, procedures.row(self._store, view, id), self._write_one
+        )
+
+    @checked_arguments()
+    def revise_procedure(
+        self,
+        id: str,
+        steps: Sequence[Any] | None = None,
+        preconditions: Mapping[str, Any] | None = None,
+        checks: Sequence[Mapping[str, Any]] | None = None,
+        episodes: Sequence[str] | None = None,
+    ) -> Procedure:
+        """Propose a new version of a procedure (what is not given is kept, episodes
+        are added to its references) and run the gate on it: a pass supersedes the old
+        version and its record; a failure leaves the old one in force."""
+        view = View(self.scope)
+        old = procedures.row(self._store, view, id)
+        new = procedures.propose(
+            self._store, view, [*old.episodes, *(episodes or [])],
+            old.steps if steps is None else steps,
+            old.preconditions if preconditions is None else preconditions,
+            old.checks if checks is None else checks, old.name, supersedes=old,
+        )  # fmt: skip
+        return procedures.promote(
+            self._store, view, procedures.row(self._store, view, new.id), self._write_one
+        )
+
+    @checked_arguments()
+    def retire_procedure(self, id: str, retired: bool = True) -> Procedure:
+        """Retire a promoted procedure (its record is archived), or bring it back."""
+        if not isinstance(retired, bool):
+            raise InvalidInput("retired must be true or false", field="retired")
+        view = View(self.scope)
+        return procedures.retire(self._store, view, procedures.row(self._store, view, id), retired)
+
+    def graduate(self) -> GraduationReport:
+        """Graduate corroborated episodic memories to semantic: a helpful outcome
+        (feedback summing above zero, or a good credit) or ≥ 2 distinct canonical
+        sources. Its own kind or confidence never counts; each move is recorded with
+        its evidence (`ungraduate` takes it back)."""
+        return graduation.graduate(self._store, View(self.scope), self._strict)
+
+    @checked_arguments()
+    def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
+        """Take back the graduation of these memories (semantic back to episodic)."""
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return graduation.revert(self._store, dict(zip(records.check_ids(ids), seqs, strict=True)))
+
+    def _write_one(self, memory: NewMemory) -> WriteResult:
+        (result,) = self._store_memories([memory], [None])
+        return result
+
+    # -- end i18 ----------------------------------------------------------------
+
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
         return self._store.stats(self.scope)
@@ -1093,6 +1194,12 @@ def _checked_strict(strict: Any) -> bool:
             "strict_corroboration must be true or false", field="strict_corroboration"
         )
     return strict
+
+
+def _checked_reinforce(reinforce: Any) -> bool:
+    if not isinstance(reinforce, bool):
+        raise InvalidInput("reinforce must be true or false", field="reinforce")
+    return reinforce
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

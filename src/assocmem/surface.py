@@ -84,6 +84,13 @@ DECLARED: dict[str, Declaration] = {
     "consolidate": Declaration(True),
     "consolidate_clusters": Declaration(True),
     "value_by_cohort": Declaration(False),
+    # i18: procedures and graduation (the procedures room)
+    "propose_procedure": Declaration(True, ("episodes",)),
+    "promote_procedure": Declaration(True, ("id",)),
+    "revise_procedure": Declaration(True, ("id",)),
+    "retire_procedure": Declaration(True, ("id",)),
+    "graduate": Declaration(True),
+    "ungraduate": Declaration(True, ("ids",)),
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -181,6 +188,17 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ): "memory (these only) or source (default: all sharing their source or taint)",
     ("restore", "scope"): "none: unarchive; memory or source: lift a slash, restoring standing",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
+    # i18: procedures
+    "episodes": "ids of the episodic memories the procedure rests on",
+    "steps": 'actions, and guards {"when": condition, "do": action} answered first',
+    "preconditions": "the cases it repairs: field -> value, list or {$ne|$in|$nin|$exists}",
+    "checks": 'check cases [{"case": {facts}, "expect": "apply", "decline" or an action}]',
+    "name": "a name for the procedure (its versions share it)",
+    ("promote_procedure", "id"): "a procedure id",
+    ("revise_procedure", "id"): "a procedure id",
+    ("retire_procedure", "id"): "a procedure id",
+    "retired": "true to retire, false to bring it back",
+    ("revise_procedure", "episodes"): "more episode ids to add to its references",
     ("graph", "concepts"): "concepts to look around",
     # issue 18: consolidation
     "keep": "how many active memories to keep (default: no budget)",

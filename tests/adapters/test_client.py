@@ -73,6 +73,26 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["monitor"] = m.monitor([first.id], "bad", h=0.5)
     out["cases"] = m.cases()
     out["spend_irreversible"] = m.spend_irreversible([first.id], 1, budget=2)
+    # i18: procedures and graduation
+    runs = [
+        m.write(
+            f"Wrapped the id, run {n}: it worked.",
+            observed_at=OLD,
+            meta={"error": "argument-type", "outcome": "success"},
+        ).id
+        for n in (1, 2)
+    ]
+    checks = [{"case": {"error": "argument-type"}, "expect": "apply"}]
+    out["propose_procedure"] = m.propose_procedure(
+        runs, ["wrap the id"], {"error": "argument-type"}, checks, name="wrap"
+    )
+    out["promote_procedure"] = m.promote_procedure(out["propose_procedure"].id)
+    out["revise_procedure"] = m.revise_procedure(out["propose_procedure"].id,
+                                                 steps=["wrap the id", "retry"])  # fmt: skip
+    out["retire_procedure"] = m.retire_procedure(out["revise_procedure"].id)
+    m.credit([runs[0]], "good")
+    out["graduate"] = m.graduate()
+    out["ungraduate"] = m.ungraduate([runs[0]])
     out["end_task"] = m.end_task("none")
     out["delete_entity"] = m.delete_entity("Cluster A")
     # issue 18: consolidation (its clock reading differs by target, so it is zeroed)

@@ -190,6 +190,18 @@ def _agent_a_world(url: str, key: str, vault: str) -> dict[str, str]:
         ids[label] = result["id"]
     post(url, "feedback", {"ids": [ids["note"]], "outcome": 1, "query_concepts": ["gateway"]}, key)
     post(url, "vault_index", {"path": vault}, key)
+    # i18: a candidate procedure of A's, resting on two of A's episodes
+    runs = [
+        post(
+            url,
+            "write",
+            {"text": f"{SECRET_TOKEN} restart {n} worked", "meta": {"outcome": "success"}},
+            key,
+        )[1]["id"]
+        for n in (1, 2)
+    ]
+    _, proposed = post(url, "propose_procedure", {"episodes": runs, "steps": ["restart"]}, key)
+    ids["procedure"] = proposed["id"]
     return ids
 
 
@@ -249,6 +261,13 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "consolidate": {"keep": 0},
         "consolidate_clusters": {"threshold": 2},
         "value_by_cohort": {"by": "tag"},
+        # i18: procedures and graduation
+        "propose_procedure": {"episodes": [note], "steps": ["restart"]},
+        "promote_procedure": {"id": ids["procedure"]},
+        "revise_procedure": {"id": ids["procedure"], "steps": ["restart twice"]},
+        "retire_procedure": {"id": ids["procedure"]},
+        "graduate": {},
+        "ungraduate": {"ids": [note]},
     }
 
 

@@ -43,6 +43,7 @@ from assocmem.types import (
     Gaps,
     GateReport,
     Grade,
+    GraduationReport,
     Graph,
     IdeaMethod,
     IndexReport,
@@ -51,6 +52,7 @@ from assocmem.types import (
     MaintenanceReport,
     MonitorResult,
     NoteHit,
+    Procedure,
     Ratified,
     ReadResult,
     Reconstruction,
@@ -613,6 +615,62 @@ class Client:
         count of active memories, their mean value and the feedback outcomes they got.
         """
         return cast("CohortValue", self._send("value_by_cohort", locals()))
+
+    def propose_procedure(
+        self,
+        episodes: Sequence[str],
+        steps: Sequence[Any],
+        preconditions: Mapping[str, Any] | None = None,
+        checks: Sequence[Mapping[str, Any]] | None = None,
+        name: str | None = None,
+    ) -> Procedure:
+        """Propose a candidate procedure from episodes; it is not readable until promoted.
+
+        ``steps`` are action strings, and guards ``{"when": condition, "do": action}``
+        that answer a case first; ``preconditions`` (field → value, list, or
+        ``$ne $in $nin $exists``) say which cases it repairs, matched on an episode's
+        ``meta``; ``checks`` are cases ``{"case": {facts}, "expect": response}``, a
+        response being ``"apply"``, ``"decline"`` or a guard's action.
+        """
+        return cast("Procedure", self._send("propose_procedure", locals()))
+
+    def promote_procedure(self, id: str) -> Procedure:
+        """Run the promotion gate: ≥ 2 covered successful episodes, no covered failed
+        one (a counterexample), every check case answered as expected. A pass writes a
+        ``procedural`` record referencing its episodes, preconditions and checks; a
+        failure leaves it ``rejected`` with the reason.
+        """
+        return cast("Procedure", self._send("promote_procedure", locals()))
+
+    def revise_procedure(
+        self,
+        id: str,
+        steps: Sequence[Any] | None = None,
+        preconditions: Mapping[str, Any] | None = None,
+        checks: Sequence[Mapping[str, Any]] | None = None,
+        episodes: Sequence[str] | None = None,
+    ) -> Procedure:
+        """Propose a new version of a procedure (what is not given is kept, episodes
+        are added to its references) and run the gate on it: a pass supersedes the old
+        version and its record; a failure leaves the old one in force.
+        """
+        return cast("Procedure", self._send("revise_procedure", locals()))
+
+    def retire_procedure(self, id: str, retired: bool = True) -> Procedure:
+        """Retire a promoted procedure (its record is archived), or bring it back."""
+        return cast("Procedure", self._send("retire_procedure", locals()))
+
+    def graduate(self) -> GraduationReport:
+        """Graduate corroborated episodic memories to semantic: a helpful outcome
+        (feedback summing above zero, or a good credit) or ≥ 2 distinct canonical
+        sources. Its own kind or confidence never counts; each move is recorded with
+        its evidence (`ungraduate` takes it back).
+        """
+        return cast("GraduationReport", self._send("graduate", locals()))
+
+    def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
+        """Take back the graduation of these memories (semantic back to episodic)."""
+        return cast("Lifecycle", self._send("ungraduate", locals()))
 
     # -- end of the generated operations --
 

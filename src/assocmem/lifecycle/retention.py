@@ -2,8 +2,9 @@
 fields, recheck dates, protection, archiving expired memories, procedure proposals).
 
 Invariants: a policy is data, so a new policy needs no new code path; a repeated
-workflow is only proposed as a procedure, never promoted; protected memories are
-never archived.
+workflow is only proposed as a procedure (a candidate, through the procedures
+room's own proposal path, once per workflow and set of episodes), never promoted;
+protected memories are never archived.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from datetime import timedelta
 from typing import Any
 
 from assocmem.errors import InvalidInput
+from assocmem.procedures import gate as procedures
 from assocmem.recall import filters
 from assocmem.store import Store, View
 from assocmem.text import times
-from assocmem.types import Record
+from assocmem.types import Procedure, Record
 
 # The retention policy of seed 001's exercise, as data. New facts must say where
 # they come from, which version they apply to and what was checked, and are
@@ -90,7 +92,7 @@ def retain(store: Store, view: View, policy: Mapping[str, Any]) -> list[dict[str
             store.set_lifecycle(expired, status="archived")
             report.archived = [records[s].id for s in expired]
         if rule.get("propose_procedure"):
-            report.proposals = _proposals(rule["propose_procedure"], records)
+            report.proposals = _proposals(store, view, rule["propose_procedure"], records)
         reports.append(report.__dict__)
     return reports
 
@@ -133,8 +135,11 @@ def _recheck(
         store.set_lifecycle(seqs, recheck_by=recheck_by)
 
 
-def _proposals(spec: Mapping[str, Any], records: Mapping[int, Record]) -> list[dict[str, Any]]:
-    """Workflows with enough successful episodes to propose a procedure (not promote it)."""
+def _proposals(
+    store: Store, view: View, spec: Mapping[str, Any], records: Mapping[int, Record]
+) -> list[dict[str, Any]]:
+    """Workflows with enough successful episodes, each proposed as a candidate
+    procedure (never promoted) scoped to its workflow."""
     group_by, outcome = spec.get("group_by"), spec.get("outcome")
     support = int(spec.get("min_support", 2))
     groups: dict[str, list[Record]] = {}
@@ -147,9 +152,35 @@ def _proposals(spec: Mapping[str, Any], records: Mapping[int, Record]) -> list[d
         wins = [m for m in members if outcome is None or m.meta.get("outcome") == outcome]
         counter = [m for m in members if m not in wins]
         if len(wins) >= support:
+            candidate = _candidate(store, view, spec, str(group_by), name, wins)
             proposals.append({
                 "workflow": name,
                 "supporting": [m.id for m in wins],
                 "counterexamples": [m.id for m in counter],
+                "procedure": candidate.id,
+                "status": candidate.status,
             })  # fmt: skip
     return proposals
+
+
+def _candidate(
+    store: Store,
+    view: View,
+    spec: Mapping[str, Any],
+    group_by: str,
+    name: str,
+    wins: list[Record],
+) -> Procedure:
+    """The workflow's candidate: the existing version resting on these episodes, or a
+    new one. Its steps are the spec's, else the first supporting episode's
+    ``meta.steps``; it covers the workflow's cases unless the spec says otherwise."""
+    episodes = [m.id for m in wins]
+    for known in reversed(store.procedures_named(view.scope, name)):
+        if known.status != "superseded" and set(episodes) <= set(known.episodes):
+            return procedures.to_procedure(known, store)
+    said = next((m.meta["steps"] for m in wins if isinstance(m.meta.get("steps"), list)), None)
+    steps = spec.get("steps") or said or [f"repeat the {name} workflow as its episodes did"]
+    preconditions = spec.get("preconditions") or {group_by: name}
+    return procedures.propose(
+        store, view, episodes, steps, preconditions, spec.get("checks"), name=name
+    )

@@ -12,7 +12,8 @@ layers, chunked statements), `records` (the write and hydration), `visibility`
 (view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
 notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
-budgets) and `consolidation` (the dream pass's derived layer).
+budgets), `consolidation` (the dream pass's derived layer) and `procedures`
+(procedures, graduation, reinforcement).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from assocmem.store.graph import GraphQueries
 from assocmem.store.lessons import LessonQueries
 from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
+from assocmem.store.procedures import ProcedureQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
 from assocmem.store.trust import TrustQueries
@@ -47,6 +49,7 @@ class SQLStore(
     TrustQueries,  # i19: standing
     AttributionQueries,  # trust: attribution (issue 19 part 2)
     ConsolidationQueries,  # issue 18: the dream pass's derived layer
+    ProcedureQueries,  # i18: procedures, graduation, earned reinforcement
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

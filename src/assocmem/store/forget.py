@@ -35,6 +35,7 @@ class ForgetQueries(SQLConnection):
     _fold_links: Callable[[], None]
     _forget_standing: Callable[[int], None]  # i19: trust.py
     _forget_attribution: Callable[[int], None]  # i19 part 2: trust_attribution.py
+    _forget_procedures: Callable[[int], None]  # i18: procedures.py
 
     @translated
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
@@ -77,6 +78,7 @@ class ForgetQueries(SQLConnection):
                 self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
                 self._forget_standing(seq)  # i19: its credits, taint, slash, attestation
                 self._forget_attribution(seq)  # i19 part 2: its ratifications
+                self._forget_procedures(seq)  # i18: its graduation record
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
                 if key:
                     self._reactivate(key[0])

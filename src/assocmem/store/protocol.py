@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
 from assocmem.store.attribution_rows import CaseRow, MonitorRow, ReceiptRow
@@ -31,6 +31,7 @@ from assocmem.types import Record, Scope, Stats, WriteResult
 if TYPE_CHECKING:
     import numpy as np
 
+    from assocmem.store.procedures import ProcedureRow
     from assocmem.store.trust import TrustRow
 
 __all__ = [
@@ -547,6 +548,55 @@ class Store(abc.ABC):
         """The feedback outcomes each memory was rated with."""
 
     # -- end consolidation -----------------------------------------------------------
+    # -- i18 procedures: procedure versions, graduation, earned reinforcement ----
+
+    @abc.abstractmethod
+    def add_procedure(self, scope: Scope, fields: dict[str, Any], when: str) -> str:
+        """Insert a procedure version (``fields`` as `ProcedureRow`'s); its public id."""
+
+    @abc.abstractmethod
+    def procedures(self, scope: Scope, ids: Sequence[str]) -> dict[str, ProcedureRow]:
+        """The procedure versions of ``ids`` the agent's scope sees, by id."""
+
+    @abc.abstractmethod
+    def procedures_named(self, scope: Scope, name: str) -> list[ProcedureRow]:
+        """Every version of the procedures called ``name`` the scope sees, oldest first."""
+
+    @abc.abstractmethod
+    def set_procedure(
+        self,
+        seq: int,
+        *,
+        status: str,
+        gate: dict[str, Any] | None = None,
+        reason: str | None = None,
+        memory_seq: int | None = None,
+    ) -> None:
+        """Set a procedure version's status (with its gate report, reason and record)."""
+
+    @abc.abstractmethod
+    def feedback_sums(self, seqs: Sequence[int]) -> dict[int, float]:
+        """The summed feedback outcome of each rated memory among ``seqs``."""
+
+    @abc.abstractmethod
+    def graduate_memories(
+        self, rows: Sequence[tuple[int, str, str, dict[str, Any]]], when: str
+    ) -> None:
+        """Change each ``(seq, from_kind, to_kind, evidence)`` memory's kind, recorded."""
+
+    @abc.abstractmethod
+    def graduations(self, seqs: Sequence[int]) -> dict[int, tuple[int, str, str, dict[str, Any]]]:
+        """The graduation in force of each of ``seqs``: ``(id, from, to, evidence)``."""
+
+    @abc.abstractmethod
+    def revert_graduations(self, rows: Sequence[tuple[int, int, str, str]], when: str) -> None:
+        """Take back ``(seq, graduation id, from_kind, to_kind)`` graduations."""
+
+    @abc.abstractmethod
+    def reinforce(self, gains: Sequence[tuple[int, float]], cap: float) -> None:
+        """Move each ``(seq, fraction)`` memory's value that fraction toward ``cap``."""
+
+    # -- end i18 procedures -------------------------------------------------------
 
     @abc.abstractmethod
     def close(self) -> None:
