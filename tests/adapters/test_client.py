@@ -195,7 +195,13 @@ def test_postgresql_and_sqlite_agree(
 ) -> None:
     sqlite_local, _ = both
     for result in on_postgres:
-        if method in LEXICALLY_SCORED:
+        if method in POOLED:
+            # Candidates come from a lexical pool each backend ranks its own way, so
+            # which notes fill the last places may differ; how many there are may not.
+            mine, theirs = normalized(result[method]), normalized(sqlite_local[method])
+            assert mine and len(mine) == len(theirs)
+            assert all(b["folder"] != "learning" for b in mine + theirs)  # other folders only
+        elif method in LEXICALLY_SCORED:
             assert unscored(normalized(result[method])) == unscored(
                 normalized(sqlite_local[method])
             )
@@ -206,7 +212,9 @@ def test_postgresql_and_sqlite_agree(
 # Vault tools whose scores come from the text arm, whose BM25 each backend computes
 # its own way (FTS5, tsvector): the backends agree on what is found, not on the score
 # (nor the order of near ties).
-LEXICALLY_SCORED = {"relevant_notes", "coverage_gap", "bridge_candidates"}
+LEXICALLY_SCORED = {"relevant_notes", "coverage_gap"}
+# Tools whose candidates are a lexical pool cut to k.
+POOLED = {"bridge_candidates"}
 
 
 def unscored(value: Any) -> Any:
