@@ -86,7 +86,7 @@ PLAUSIBLE: dict[str, Any] = {
         {"entities": st.lists(st.fixed_dictionaries({"name": HOSTILE_TEXT}), max_size=2)}
     ),
     "entity": HOSTILE_TEXT,
-    # trust: attribution (issue 19 part 2)
+    # trust: attribution
     "by_key": st.just("a-peer"),
     "amount": st.just(1.0),
     "budget": st.just(5.0),
@@ -125,7 +125,7 @@ def memory() -> Iterator[tuple[Memory, dict[str, int]]]:
         known = mem.write("the deploy failed on tuesday", meta={"n": 3}).id
         assert known is not None
         PLAUSIBLE["ids"] = st.just([known])
-        PLAUSIBLE["id"] = st.just(known)  # trust: attribution (issue 19 part 2)
+        PLAUSIBLE["id"] = st.just(known)  # trust: attribution
         yield mem, {"calls": 0, "failures": 0}
         mem.close()
 

@@ -21,6 +21,7 @@ ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph"
          "assocmem.trust", "assocmem.consolidate", "assocmem.procedures")  # fmt: skip
 API = (
     "assocmem.memory",
+    "assocmem.operations",
     "assocmem.pool",
     "assocmem.surface",
     "assocmem.config",

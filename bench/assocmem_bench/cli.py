@@ -88,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--queries", type=int, default=200, help="relevant_notes queries timed")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated vault")
     p.set_defaults(handler=_vault)
-    # i19: the influence gate against an AgentPoison-style attack
+    # the influence gate against an AgentPoison-style attack
     doc = "top-1 poison hijack raw vs influence_only, legit recall under the gate, the spoof"
     p = benches.add_parser("trust", help=doc, description=doc)
     p.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
@@ -96,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     p.set_defaults(handler=_trust)
 
-    # -- trust: attribution (issue 19 part 2)
+    # -- trust: attribution
     doc = "attribution: relabels and taint strips caught, a below-k drip capped by a budget"
     p = benches.add_parser("trust-attribution", help=doc, description=doc)
     p.add_argument("--out", default="bench-trust-attr.json", help="where to write the JSON")
@@ -105,7 +105,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
     p.set_defaults(handler=_trust_attribution)
     # -- end trust: attribution
-    # i18: earned reinforcement
+    # earned reinforcement
     doc = "value gained on top vs by a weak frequent false positive; drift with it off"
     p = benches.add_parser("reinforce", help=doc, description=doc)
     p.add_argument("--trials", type=int, default=10, help="independent generated stores")
@@ -119,7 +119,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
     p.set_defaults(handler=_embed)
 
-    # issue 18: consolidation
+    # consolidation
     doc = "keep-budget by value vs FIFO/random, dream-pass time, LoCoMo before/after"
     p = benches.add_parser("consolidate", help=doc, description=doc)
     p.add_argument("--out", default="bench-consolidate.json", help="where to write the JSON")

@@ -142,7 +142,7 @@ class StoreUnavailable(StoreError):
     """The store cannot be opened or reached."""
 
 
-# -- trust: attribution (issue 19 part 2) -------------------------------------
+# -- trust: attribution -------------------------------------
 
 
 class SelfRatification(InvalidInput):

@@ -1,23 +1,22 @@
 """`Memory`: the public API. Validates arguments, then calls the engine modules.
 
+The core operations (write, read, the declared graph, lifecycle, learning) are here; the
+groups a capability adds (the vault, trust, consolidation, procedures) are mixins under
+`operations/`, composed by the class.
+
 Invariant: every public method either completes or raises an `AssocmemError`
 having changed nothing; a batch write keeps its valid items and reports the rest.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-from assocmem.consolidate import cohorts as cohort_value
-from assocmem.consolidate import dream
-from assocmem.errors import AssocmemError, InvalidInput, PathRefused, UnknownMemory
+from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
 from assocmem.graph import declare as declarations
 from assocmem.graph import reconstruct as reconstruction
 from assocmem.graph import traverse as traversal
@@ -25,8 +24,11 @@ from assocmem.lifecycle import contradictions as conflicts
 from assocmem.lifecycle import retention, status
 from assocmem.links import hebbian as links
 from assocmem.links import reinforce as reinforcement
-from assocmem.procedures import gate as procedures
-from assocmem.procedures import graduation
+from assocmem.operations.base import checked_arguments
+from assocmem.operations.consolidation import ConsolidationOperations
+from assocmem.operations.procedures import ProcedureOperations
+from assocmem.operations.trust import TrustOperations, checked_strict
+from assocmem.operations.vault import VaultOperations, resolved_roots
 from assocmem.recall import filters, profiles, soft
 from assocmem.recall import pipeline as recall
 from assocmem.recall import request as requests
@@ -34,62 +36,28 @@ from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
 from assocmem.store import Store, View, open_store
 from assocmem.store.connection import SYNCHRONOUS
-from assocmem.text import times
 from assocmem.text.clean import check_clean
-from assocmem.trust import attest as attestations
-from assocmem.trust import attributed, convergence, stale, taint
-from assocmem.trust import budget as irreversible
-from assocmem.trust import credit as credits
-from assocmem.trust import grades as evidence_grades
-from assocmem.trust import monitor as cusum
+from assocmem.trust import convergence
 from assocmem.trust import receipts as receipt_chain
 from assocmem.trust import slash as slashing
 from assocmem.trust import standing as standings
 from assocmem.types import (
     KINDS,
     STATUSES,
-    AppliedLinks,
-    AttributionReport,
-    Bridge,
-    Case,
-    Claim,
-    ClusterConsolidation,
-    CohortValue,
-    Consolidation,
     Contradiction,
-    ConvergenceReport,
-    CoverageGap,
     Declared,
     FeedbackResult,
-    Gaps,
-    GateReport,
-    Grade,
-    GraduationReport,
     Graph,
-    IdeaMethod,
-    IndexReport,
-    IndexStatus,
     Lifecycle,
-    MaintenanceReport,
-    MonitorResult,
-    NoteHit,
-    Procedure,
-    Ratified,
     ReadResult,
     Reconstruction,
     Record,
     Scope,
     SoftRead,
-    SpendResult,
-    StaleDerived,
-    Standing,
     Stats,
     Traversal,
     WriteResult,
 )
-from assocmem.vault import index as vault_indexing
-from assocmem.vault import maintain as vault_upkeep
-from assocmem.vault import tools as vault_tools
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
 from assocmem.write import validate as records
@@ -97,40 +65,8 @@ from assocmem.write import validate as records
 MAX_BATCH = 10_000
 EXPORT_PAGE = 500
 
-P = ParamSpec("P")
-R = TypeVar("R")
 
-
-def checked_arguments(*per_item: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Every argument of the method passes `check_clean` (no NUL, no lone surrogate, no
-    integer beyond 64 bits, no nesting past `MAX_NESTING`) before the method runs, so
-    hostile values fail as `InvalidInput` naming the parameter on every surface alike.
-    Parameters named in ``per_item`` are checked item by item by the method itself (a
-    batch refuses its bad items, not itself)."""
-
-    def decorate(method: Callable[P, R]) -> Callable[P, R]:
-        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
-        # The names positional arguments bind to, in order (a ``*args`` name takes the rest).
-        slots = [p for p in inspect.signature(method).parameters.values() if p.kind in kinds][1:]
-
-        def name_at(position: int) -> str:
-            slot = slots[min(position, len(slots) - 1)]
-            return slot.name if position < len(slots) or slot.kind in kinds[1:] else "arguments"
-
-        @functools.wraps(method)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            named = [(name_at(i), v) for i, v in enumerate(args[1:])] + list(kwargs.items())
-            for name, value in named:
-                if name not in per_item:
-                    check_clean(value, name)
-            return method(*args, **kwargs)
-
-        return wrapper
-
-    return decorate
-
-
-class Memory:
+class Memory(VaultOperations, TrustOperations, ConsolidationOperations, ProcedureOperations):
     """A long-term associative memory in one store, seen as one agent in one scope.
 
     Parameters:
@@ -185,14 +121,14 @@ class Memory:
         reinforce: bool = False,
     ) -> None:
         check_clean(str(target), "target")
-        self._vault_roots = _resolved_roots(vault_roots)
-        self._strict = _checked_strict(strict_corroboration)
-        # trust: attribution (issue 19 part 2) -- receipts are off unless asked for.
+        self._vault_roots = resolved_roots(vault_roots)
+        self._strict = checked_strict(strict_corroboration)
+        # trust: attribution -- receipts are off unless asked for.
         if not isinstance(receipts, bool):
             raise InvalidInput("receipts must be true or false", field="receipts")
         self._receipt_key = receipt_chain.load_key(receipt_key) if receipt_key is not None else None
         self._receipts = receipts or self._receipt_key is not None
-        self._reinforce = _checked_reinforce(reinforce)  # i18
+        self._reinforce = _checked_reinforce(reinforce)
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -226,14 +162,14 @@ class Memory:
         serves many callers over one store) and, when given, a `VectorSpace` over its
         database; ``vault_roots`` as for the constructor. Closing it leaves the store open."""
         memory = cls.__new__(cls)
-        memory._vault_roots = _resolved_roots(vault_roots)
+        memory._vault_roots = resolved_roots(vault_roots)
         memory._profile = profiles.named(profile)
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
-        memory._strict = _checked_strict(strict_corroboration)
+        memory._strict = checked_strict(strict_corroboration)
         memory._receipts, memory._receipt_key = False, None
-        memory._reinforce = False  # i18: a shared store's reads never drift
+        memory._reinforce = False  # a shared store's reads never drift
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -381,8 +317,8 @@ class Memory:
         vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
-            self._standing_on_write(memories, results, signed)  # i19: taint, attestations
-            if self._receipts:  # trust: attribution (issue 19 part 2)
+            self._standing_on_write(memories, results, signed)  # taint, attestations
+            if self._receipts:  # trust: attribution
                 receipt_chain.append(self._store, self.scope, memories, results, self._receipt_key)
             return [
                 self._with_associations(result, declared)
@@ -480,12 +416,12 @@ class Memory:
         if influence_only:
             request = replace(request, influence_only=True, strict=self._strict)
         result = recall.read(self._store, request, self._space)
-        if self._reinforce:  # i18: earned reinforcement, off by default
+        if self._reinforce:  # earned reinforcement, off by default
             ids = [item.id for item in result.items]
             reinforcement.reinforce(
                 self._store, self._store.visible_seqs(self.scope, ids, statuses=STATUSES), result
             )
-        if with_status:  # trust: attribution (issue 19 part 2)
+        if with_status:  # trust: attribution
             return convergence.with_status(self._store, View(self.scope), result)
         return result
 
@@ -516,7 +452,7 @@ class Memory:
         if missing:
             raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
         seqs = self._store.visible_seqs(self.scope, [r.id for r in found], statuses=STATUSES)
-        marked = standings.marked(self._store, {seqs[r.id]: r for r in found})  # i19
+        marked = standings.marked(self._store, {seqs[r.id]: r for r in found})
         return [marked[seqs[r.id]] for r in found]
 
     def export(self) -> Iterator[Record]:
@@ -671,49 +607,6 @@ class Memory:
         (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``."""
         return traversal.resolve(self._store, View(self.scope), entity, predicates)
 
-    # -- consolidation (issue 18: the dream pass, clusters, value by cohort) --------
-
-    @checked_arguments()
-    def consolidate(self, keep: int | None = None) -> Consolidation:
-        """The dream pass: flag hubs, link near-duplicates, supersede toggled states, keep a budget.
-
-        It only adds a derived layer and never rewrites raw text: memories matching
-        nearly every query are flagged as hubs; near-duplicates are linked, never
-        merged; of two opposite statements of one subject's state ("the flag is on" /
-        "the flag is off") the newer supersedes the older. With ``keep``, at most that
-        many memories stay active: the unprotected surplus with the lowest value ×
-        per-kind half-life decay is archived (reversibly: `restore`). A second pass
-        over an unchanged store adds nothing.
-        """
-        if keep is not None:
-            requests.check_int(keep, "keep", 0, 2**62)
-        return dream.consolidate(self._store, View(self.scope), keep)
-
-    @checked_arguments()
-    def consolidate_clusters(self, threshold: int = 15) -> ClusterConsolidation:
-        """Consolidate each topic of episodic memories only once it has grown dense.
-
-        Active episodic memories are grouped into topics by shared concepts; a topic
-        of at least ``threshold`` memories gets the dream pass's duplicate, toggle and
-        budget steps (its ``threshold`` most valuable stay active, the rest are
-        archived, reversibly); sparser topics keep their raw episodes.
-        """
-        requests.check_int(threshold, "threshold", 2, 1_000_000)
-        return dream.consolidate_clusters(self._store, View(self.scope), threshold)
-
-    @checked_arguments()
-    def value_by_cohort(self, by: str = "tag") -> CohortValue:
-        """Value reported per tag or per time block, never per memory.
-
-        ``by`` is ``"tag"`` (default), ``"month"`` or ``"week"``; each cohort has its
-        count of active memories, their mean value and the feedback outcomes they got.
-        """
-        return cohort_value.value_by_cohort(
-            self._store, View(self.scope), cohort_value.check_by(by)
-        )
-
-    # -- end consolidation ------------------------------------------------------------
-
     def _select(
         self,
         ids: Sequence[str] | None,
@@ -764,102 +657,6 @@ class Memory:
             self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
         )
 
-    # -- the vault: a folder of Markdown notes (vault/ room) ----------------------
-
-    @checked_arguments()
-    def vault_index(self, path: str | None = None) -> IndexReport:
-        """Index a folder of Markdown notes (or re-index the one indexed before).
-
-        Only notes whose content changed are re-read; deleted notes leave with their
-        memories and links. Symlinks are never followed and notes over 2 MiB are
-        skipped (reported in ``skipped``). The chunks are memories of the vault's own
-        scope (channel ``vault``), so ordinary reads never see them.
-        """
-        root = self._vault_root(path)
-        return vault_indexing.index(self._store, self._vault, root, self._space)
-
-    def index_status(self) -> IndexStatus:
-        """The indexed vault: its folder, notes, chunks, links, dead links and folder spread."""
-        return vault_tools.index_status(self._store, self._vault)
-
-    @checked_arguments()
-    def relevant_notes(self, query: str, k: int = 5) -> list[NoteHit]:
-        """The notes most relevant to a question (relevance × accrued value), with excerpts."""
-        return vault_tools.relevant_notes(self._store, self._vault, self._space, query, k)
-
-    @checked_arguments()
-    def coverage_gap(self, query: str, k: int = 5) -> CoverageGap:
-        """What the vault covers of a question: top notes, a completeness score and the
-        question's terms no note supports."""
-        return vault_tools.coverage_gap(self._store, self._vault, self._space, query, k)
-
-    def find_gaps(self) -> Gaps:
-        """Where the note network is blind: isolated and under-linked notes, thin folders."""
-        return vault_tools.find_gaps(self._store, self._vault)
-
-    @checked_arguments()
-    def bridge_candidates(self, note: str, k: int = 5) -> list[Bridge]:
-        """Notes in other folders, not linked to ``note``, close in meaning, with the reason."""
-        return vault_tools.bridge_candidates(self._store, self._vault, self._space, note, k)
-
-    @checked_arguments()
-    def extract_claims(self, note: str) -> list[Claim]:
-        """Claim-like sentences of a note, with line numbers, to ground or challenge."""
-        return vault_tools.extract_claims(self._store, self._vault, note)
-
-    def idea_methods(self) -> list[IdeaMethod]:
-        """A small toolkit of named idea-generation recipes, as data."""
-        return vault_tools.idea_methods()
-
-    @checked_arguments()
-    def maintenance_report(self, stale_days: int = 365) -> MaintenanceReport:
-        """The vault's chores: dead links, orphans with a note to link each to, stale
-        notes (by frontmatter date), near-duplicates, a health score and archive candidates."""
-        return vault_upkeep.report(
-            self._store, self._vault, self._space, stale_days, vault_upkeep.today()
-        )
-
-    @checked_arguments()
-    def apply_links(self, notes: Sequence[str] | None = None, dry_run: bool = True) -> AppliedLinks:
-        """Append a marked ``## Related (suggested)`` block of links to the orphans (or
-        the named notes). A dry run (the default) returns the plan and writes nothing;
-        a re-run replaces its own block, and nothing else in a note ever changes."""
-        remembered = self._store.vault_root(self._vault)
-        if remembered is None:
-            raise InvalidInput("no vault is indexed here: call vault_index first", field="notes")
-        root = self._vault_root(remembered)
-        return vault_upkeep.apply_links(self._store, self._vault, self._space, root, notes, dry_run)
-
-    @property
-    def _vault(self) -> Scope:
-        return vault_indexing.vault_scope(self.scope)
-
-    def _vault_root(self, path: str | None) -> Path:
-        """The folder to index: ``path`` or the remembered one, resolved, allowed here."""
-        if path is None:
-            path = self._store.vault_root(self._vault)
-            if path is None:
-                raise InvalidInput("no vault is indexed here yet: give its path", field="path")
-        if not isinstance(path, str) or not path.strip():
-            raise InvalidInput("path must name a folder", field="path")
-        try:
-            root = Path(path).expanduser().resolve()
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise InvalidInput(f"path {path!r} cannot be resolved", field="path") from exc
-        allowed = self._vault_roots
-        if allowed is not None and not any(root.is_relative_to(a) for a in allowed):
-            raise PathRefused(
-                "this memory may index only folders under its vault roots"
-                + ("" if allowed else " (none are configured: pass --vault-root)")
-            )
-        try:
-            is_folder = root.is_dir()
-        except OSError:
-            is_folder = False
-        if not is_folder:
-            raise InvalidInput(f"path {path!r} is not a folder", field="path")
-        return root
-
     # -- learning -------------------------------------------------------------
 
     @checked_arguments()
@@ -892,276 +689,9 @@ class Memory:
         requests.check_int(depth, "depth", 1, links.MAX_HOPS)
         return links.graph(self._store, self.scope, names, depth)
 
-    # -- standing (i19: the trust room) -----------------------------------------
-
-    @checked_arguments()
-    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
-        """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
-
-        The log is append-only and is what standing is earned from: give outcomes from
-        the application, on real resolved work, never from recalled content grading
-        itself. An outcome given while a memory is slashed is logged, not banked.
-        Returns how many outcomes were logged.
-        """
-        good = credits.check_outcome(outcome)
-        seqs = self._select(ids, None, statuses=STATUSES)
-        return credits.record(self._store, self.scope, seqs, good)
-
-    @checked_arguments()
-    def standing(self, ids: Sequence[str]) -> list[Standing]:
-        """The standing of these memories: outcomes, sources, taint, slash and whether
-        each passes the influence gate (``earned``), in order."""
-        seqs = self._select(ids, None, statuses=STATUSES)
-        found = standings.standing_by_seq(self._store, self._standing_view(), seqs, self._strict)
-        return [found[seq] for seq in seqs]
-
-    def influence_gate_report(self) -> GateReport:
-        """What ``read(..., influence_only=True)`` would cost here: the fraction of
-        active memories it would block, the breakdown of why, and advice."""
-        return standings.gate_report(self._store, View(self.scope), self._strict)
-
-    @checked_arguments()
-    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
-        """Forfeit standing: of these memories (``scope="memory"``) or of every memory
-        sharing their canonical source or carrying it as taint (``"source"``). They
-        fail the influence gate and are marked ``slashed``, stay readable, and
-        ``restore(ids, scope=...)`` brings back their exact pre-slash standing."""
-        chosen = slashing.check_scope(scope)
-        seqs = self._select(ids, None, statuses=STATUSES)
-        return slashing.slash(self._store, self._standing_view(), seqs, chosen)
-
-    def stale_derived(self) -> list[StaleDerived]:
-        """Memories whose derived_from ancestry holds one since contradicted,
-        superseded or slashed. Flagged only; nothing is changed."""
-        return stale.stale_derived(self._store, View(self.scope))
-
-    def _standing_view(self) -> View:
-        return View(self.scope, statuses=STATUSES, kinds=KINDS)
-
-    def _attested(
-        self, memories: Sequence[NewMemory], attestations_: Sequence[Any]
-    ) -> list[tuple[str, str] | None]:
-        return [
-            None if a is None else attestations.verify(m.text, m.source, a)
-            for m, a in zip(memories, attestations_, strict=True)
-        ]
-
-    def _standing_on_write(
-        self,
-        memories: Sequence[NewMemory],
-        results: Sequence[WriteResult],
-        signed: Sequence[tuple[str, str] | None],
-    ) -> None:
-        """Inside the write: record derived memories' taint and verified attestations."""
-        wanted = [
-            (m, r, signed[i] if i < len(signed) else None)
-            for i, (m, r) in enumerate(zip(memories, results, strict=True))
-            if r.stored and r.id is not None
-        ]
-        wanted = [(m, r, a) for m, r, a in wanted if m.derived_from or a is not None]
-        if not wanted:
-            return
-        names = [r.id for _, r, _ in wanted if r.id] + [
-            p for m, _, _ in wanted for p in m.derived_from
-        ]
-        seqs = self._store.visible_seqs(self.scope, names, statuses=STATUSES)
-        taint.inherit(
-            self._store,
-            [(seqs[r.id], [seqs[p] for p in m.derived_from if p in seqs])
-             for m, r, _ in wanted if m.derived_from and r.id],
-        )  # fmt: skip
-        for _, r, a in wanted:
-            if a is not None and r.id:
-                self._store.add_attestation(seqs[r.id], *a)
-
-    # -- procedures and graduation (i18: the procedures room) --------------------
-
-    @checked_arguments()
-    def propose_procedure(
-        self,
-        episodes: Sequence[str],
-        steps: Sequence[Any],
-        preconditions: Mapping[str, Any] | None = None,
-        checks: Sequence[Mapping[str, Any]] | None = None,
-        name: str | None = None,
-    ) -> Procedure:
-        """Propose a candidate procedure from episodes; it is not readable until promoted.
-
-        ``steps`` are action strings, and guards ``{"when": condition, "do": action}``
-        that answer a case first; ``preconditions`` (field → value, list, or
-        ``$ne $in $nin $exists``) say which cases it repairs, matched on an episode's
-        ``meta``; ``checks`` are cases ``{"case": {facts}, "expect": response}``, a
-        response being ``"apply"``, ``"decline"`` or a guard's action.
-        """
-        return procedures.propose(
-            self._store, View(self.scope), episodes, steps, preconditions, checks, name
-        )
-
-    @checked_arguments()
-    def promote_procedure(self, id: str) -> Procedure:
-        """Run the promotion gate: ≥ 2 covered successful episodes, no covered failed
-        one (a counterexample), every check case answered as expected. A pass writes a
-        ``procedural`` record referencing its episodes, preconditions and checks; a
-        failure leaves it ``rejected`` with the reason."""
-        view = View(self.scope)
-        return procedures.promote(
-            self._store, view, procedures.row(self._store, view, id), self._write_one
-        )
-
-    @checked_arguments()
-    def revise_procedure(
-        self,
-        id: str,
-        steps: Sequence[Any] | None = None,
-        preconditions: Mapping[str, Any] | None = None,
-        checks: Sequence[Mapping[str, Any]] | None = None,
-        episodes: Sequence[str] | None = None,
-    ) -> Procedure:
-        """Propose a new version of a procedure (what is not given is kept, episodes
-        are added to its references) and run the gate on it: a pass supersedes the old
-        version and its record; a failure leaves the old one in force."""
-        view = View(self.scope)
-        old = procedures.row(self._store, view, id)
-        new = procedures.propose(
-            self._store, view, [*old.episodes, *(episodes or [])],
-            old.steps if steps is None else steps,
-            old.preconditions if preconditions is None else preconditions,
-            old.checks if checks is None else checks, old.name, supersedes=old,
-        )  # fmt: skip
-        return procedures.promote(
-            self._store, view, procedures.row(self._store, view, new.id), self._write_one
-        )
-
-    @checked_arguments()
-    def retire_procedure(self, id: str, retired: bool = True) -> Procedure:
-        """Retire a promoted procedure (its record is archived), or bring it back."""
-        if not isinstance(retired, bool):
-            raise InvalidInput("retired must be true or false", field="retired")
-        view = View(self.scope)
-        return procedures.retire(self._store, view, procedures.row(self._store, view, id), retired)
-
-    def graduate(self) -> GraduationReport:
-        """Graduate corroborated episodic memories to semantic: a helpful outcome
-        (feedback summing above zero, or a good credit) or ≥ 2 distinct canonical
-        sources. Its own kind or confidence never counts; each move is recorded with
-        its evidence (`ungraduate` takes it back)."""
-        return graduation.graduate(self._store, View(self.scope), self._strict)
-
-    @checked_arguments()
-    def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
-        """Take back the graduation of these memories (semantic back to episodic)."""
-        seqs = self._select(ids, None, statuses=STATUSES)
-        return graduation.revert(self._store, dict(zip(records.check_ids(ids), seqs, strict=True)))
-
-    def _write_one(self, memory: NewMemory) -> WriteResult:
-        (result,) = self._store_memories([memory], [None])
-        return result
-
-    # -- end i18 ----------------------------------------------------------------
-
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
         return self._store.stats(self.scope)
-
-    # -- trust: attribution (issue 19 part 2) ----------------------------------
-
-    @checked_arguments()
-    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
-        """Check the write-receipt chain and every active memory's sources against it.
-
-        The chain is intact unless a receipt was edited, dropped or re-linked
-        (``broken_at`` names the first). A mismatch is an active memory whose current
-        canonical sources (own source and inherited taint) differ from what its
-        receipt committed: a relabel or a stripped taint. ``public_key`` (hex; default:
-        this memory's ``receipt_key``'s) makes every receipt need a valid signature by
-        it. Unsigned, the chain proves nothing against whoever can rewrite the store
-        (they can recompute it); signed or not, it never proves a source was right.
-        """
-        expected = public_key
-        if expected is None and self._receipt_key is not None:
-            expected = receipt_chain.public_hex(self._receipt_key)
-        if expected is not None and not isinstance(expected, str):
-            raise InvalidInput("public_key must be a hex string", field="public_key")
-        return receipt_chain.verify(self._store, self.scope, expected)
-
-    @checked_arguments()
-    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
-        """Record an external event on a claim: independent_witness, reproduction,
-        prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
-
-        The claim's author cannot ratify it (`SelfRatification`); a repeated
-        (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
-        """
-        kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
-        (record,) = self.get([id])
-        view = View(self.scope, statuses=STATUSES)
-        evidence_grades.refuse_author(by_key, convergence.claim_authors(self._store, view, record))
-        stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
-        return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
-
-    @checked_arguments()
-    def grade(self, id: str) -> Grade:
-        """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
-
-        A pure function of its ratifications and corroboration: it moves only on
-        events from parties other than the author, never on anything written.
-        """
-        (record,) = self.get([id])
-        return convergence.grade(self._store, View(self.scope, statuses=STATUSES), record)
-
-    @checked_arguments()
-    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
-        """Charge an irreversible action that used these memories to the lifetime
-        budget of every source they carry (own and inherited); denied, charging
-        nothing, if any source would pass ``budget``. Never refunded by `restore`."""
-        wanted = records.check_ids(ids)
-        cost = irreversible.check_amount(amount, "amount", positive=True)
-        cap = irreversible.check_amount(budget, "budget", positive=False)
-        seqs = self._select(wanted, None, statuses=STATUSES)
-        sources = [s for found in attributed.charged(self._store, seqs).values() for s in found]
-        return irreversible.spend(self._store, self.scope, sources, cost, cap)
-
-    @checked_arguments()
-    def monitor(
-        self,
-        ids: Sequence[str],
-        outcome: str | int,
-        k: float = 0.1,
-        h: float = 4.0,
-        auto_slash: bool = False,
-    ) -> MonitorResult:
-        """Credit an outcome (as `credit` does) and run a one-sided CUSUM per source.
-
-        Every source the memories are attributed to (own and inherited) moves
-        ``S = max(0, S + x - k)``, x = 1 for bad and 0 for good; at ``S >= h`` a case
-        is raised for it (see `cases`). The statistic is kept in the store, so no
-        session resets it. A source holding its bad rate at or below ``k`` is never
-        caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
-        slashes a source on its case; keep it for an oracle nobody can feed.
-        """
-        wanted = records.check_ids(ids)
-        good = cusum.check_outcome(outcome)
-        reference = cusum.check_parameter(k, "k", positive=False)
-        threshold = cusum.check_parameter(h, "h", positive=True)
-        if not isinstance(auto_slash, bool):
-            raise InvalidInput("auto_slash must be true or false", field="auto_slash")
-        seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
-        view = View(self.scope, statuses=STATUSES)
-        return cusum.monitor(self._store, view, seqs, good, reference, threshold, auto_slash)
-
-    def cases(self) -> list[Case]:
-        """The open cases `monitor` raised against sources, oldest first."""
-        return cusum.cases(self._store, View(self.scope))
-
-    @checked_arguments()
-    def convergence_report(self, id: str) -> ConvergenceReport:
-        """Whether a claim is convergence-backed (independent origins agree, which is
-        not truth) or adjudicated (a reproduction or audit by another identity), with
-        ``low_source_diversity`` and a lineage grade capped at its weakest ancestor."""
-        (record,) = self.get([id])
-        return convergence.report(self._store, View(self.scope, statuses=STATUSES), record)
-
-    # -- end trust: attribution --------------------------------------------------
 
 
 def checked_scope(
@@ -1178,22 +708,6 @@ def checked_scope(
     return Scope(
         agent_id, project_id, channel, requests.check_role(role) if role is not None else None
     )
-
-
-def _resolved_roots(roots: Sequence[str] | None) -> tuple[Path, ...] | None:
-    if roots is None:
-        return None
-    if isinstance(roots, str):
-        raise InvalidInput("vault_roots must be a list of folders", field="vault_roots")
-    return tuple(Path(r).expanduser().resolve() for r in roots)
-
-
-def _checked_strict(strict: Any) -> bool:
-    if not isinstance(strict, bool):
-        raise InvalidInput(
-            "strict_corroboration must be true or false", field="strict_corroboration"
-        )
-    return strict
 
 
 def _checked_reinforce(reinforce: Any) -> bool:

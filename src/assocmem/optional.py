@@ -17,7 +17,7 @@ def require_numpy() -> Any:
 
 
 def require_ed25519() -> Any:
-    """cryptography's Ed25519 module (attestations, i19), or a `DependencyMissing`."""
+    """cryptography's Ed25519 module (attestations), or a `DependencyMissing`."""
     try:
         from cryptography.hazmat.primitives.asymmetric import ed25519
     except ImportError as exc:

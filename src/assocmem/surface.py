@@ -65,13 +65,13 @@ DECLARED: dict[str, Declaration] = {
     "idea_methods": Declaration(False),
     "maintenance_report": Declaration(False),
     "apply_links": Declaration(True, ("notes",)),
-    # i19: standing (the trust room)
+    # standing (the trust room)
     "credit": Declaration(True, ("ids", "outcome")),
     "standing": Declaration(False, ("ids",)),
     "influence_gate_report": Declaration(False),
     "slash": Declaration(True, ("ids",)),
     "stale_derived": Declaration(False),
-    # -- trust: attribution (issue 19 part 2)
+    # -- trust: attribution
     "verify_attribution": Declaration(False),
     "ratify": Declaration(True, ("id", "kind", "by_key")),
     "grade": Declaration(False, ("id",)),
@@ -80,11 +80,11 @@ DECLARED: dict[str, Declaration] = {
     "cases": Declaration(False),
     "convergence_report": Declaration(False, ("id",)),
     # -- end trust: attribution
-    # issue 18: consolidation
+    # consolidation
     "consolidate": Declaration(True),
     "consolidate_clusters": Declaration(True),
     "value_by_cohort": Declaration(False),
-    # i18: procedures and graduation (the procedures room)
+    # procedures and graduation (the procedures room)
     "propose_procedure": Declaration(True, ("episodes",)),
     "promote_procedure": Declaration(True, ("id",)),
     "revise_procedure": Declaration(True, ("id",)),
@@ -160,7 +160,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("relevant_notes", "k"): "how many notes to return (1-100)",
     ("coverage_gap", "k"): "how many notes to return (1-100)",
     ("bridge_candidates", "k"): "how many bridges to return (1-100)",
-    # -- trust: attribution (issue 19 part 2)
+    # -- trust: attribution
     "public_key": "hex Ed25519 public key every receipt must be signed by",
     "id": "a memory id",
     "by_key": "the identity ratifying (never the claim's author)",
@@ -175,7 +175,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "with_status": "attach each item's convergence status",
     # -- end trust: attribution
     ("protect", "protected"): "true to shield, false to lift the shield",
-    # i19: standing
+    # standing
     "attestation": "(public_key_hex, signature_hex): the source's Ed25519 signature of the claim",
     "influence_only": "return only memories that earned standing (credited or corroborated)",
     (
@@ -188,7 +188,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ): "memory (these only) or source (default: all sharing their source or taint)",
     ("restore", "scope"): "none: unarchive; memory or source: lift a slash, restoring standing",
     ("read", "concepts"): "concepts to start from (default: keywords of the query)",
-    # i18: procedures
+    # procedures
     "episodes": "ids of the episodic memories the procedure rests on",
     "steps": 'actions, and guards {"when": condition, "do": action} answered first',
     "preconditions": "the cases it repairs: field -> value, list or {$ne|$in|$nin|$exists}",
@@ -200,7 +200,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "retired": "true to retire, false to bring it back",
     ("revise_procedure", "episodes"): "more episode ids to add to its references",
     ("graph", "concepts"): "concepts to look around",
-    # issue 18: consolidation
+    # consolidation
     "keep": "how many active memories to keep (default: no budget)",
     "by": "the cohorts: tag (default), month or week",
     ("consolidate_clusters", "threshold"): "the size a topic needs to be consolidated",
@@ -307,8 +307,13 @@ def operations() -> Mapping[str, Operation]:
 
 def public_methods() -> list[str]:
     """`Memory`'s public operations as the class defines them (what `DECLARED` must name)."""
+    # `Memory` composes groups of operations (`operations/`): walk every class it is made of.
     return sorted(
-        name
-        for name, value in vars(Memory).items()
-        if not name.startswith("_") and inspect.isfunction(value) and name not in ("close",)
+        {
+            name
+            for cls in Memory.__mro__
+            if cls.__module__.startswith("assocmem.")
+            for name, value in vars(cls).items()
+            if not name.startswith("_") and inspect.isfunction(value) and name not in ("close",)
+        }
     )

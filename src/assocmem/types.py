@@ -557,7 +557,7 @@ class AppliedLinks(_Plain):
     index: IndexReport | None = None
 
 
-# -- standing (i19: the trust room) ------------------------------------------------
+# -- standing (the trust room) ------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -608,7 +608,7 @@ class StaleDerived(_Plain):
     reasons: tuple[str, ...]
 
 
-# -- trust: attribution (issue 19 part 2) -------------------------------------
+# -- trust: attribution -------------------------------------
 
 
 @dataclass(frozen=True)

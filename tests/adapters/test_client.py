@@ -59,13 +59,13 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["protect"] = m.protect([first.id])
     out["archive"] = m.archive(where={"kind": "episodic"})
     out["restore"] = m.restore([r.id for r in out["write_many"] if r.id])
-    # i19: standing
+    # standing
     out["credit"] = m.credit([first.id], "good")
     out["standing"] = m.standing([first.id])
     out["influence_gate_report"] = m.influence_gate_report()
     out["slash"] = m.slash([first.id], scope="memory")
     out["stale_derived"] = m.stale_derived()
-    # i19 part 2: attribution
+    # attribution
     out["verify_attribution"] = m.verify_attribution()
     out["ratify"] = m.ratify(first.id, "audit", "peer", lens="review")
     out["grade"] = m.grade(first.id)
@@ -73,7 +73,7 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["monitor"] = m.monitor([first.id], "bad", h=0.5)
     out["cases"] = m.cases()
     out["spend_irreversible"] = m.spend_irreversible([first.id], 1, budget=2)
-    # i18: procedures and graduation
+    # procedures and graduation
     runs = [
         m.write(
             f"Wrapped the id, run {n}: it worked.",
@@ -95,7 +95,7 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["ungraduate"] = m.ungraduate([runs[0]])
     out["end_task"] = m.end_task("none")
     out["delete_entity"] = m.delete_entity("Cluster A")
-    # issue 18: consolidation (its clock reading differs by target, so it is zeroed)
+    # consolidation (its clock reading differs by target, so it is zeroed)
     out["consolidate"] = dataclasses.replace(m.consolidate(keep=10), seconds=0.0)
     clusters = m.consolidate_clusters(threshold=2)
     out["consolidate_clusters"] = dataclasses.replace(clusters, seconds=0.0)

@@ -190,7 +190,7 @@ def _agent_a_world(url: str, key: str, vault: str) -> dict[str, str]:
         ids[label] = result["id"]
     post(url, "feedback", {"ids": [ids["note"]], "outcome": 1, "query_concepts": ["gateway"]}, key)
     post(url, "vault_index", {"path": vault}, key)
-    # i18: a candidate procedure of A's, resting on two of A's episodes
+    # a candidate procedure of A's, resting on two of A's episodes
     runs = [
         post(
             url,
@@ -243,13 +243,13 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "idea_methods": {},
         "maintenance_report": {},
         "apply_links": {"dry_run": False},
-        # i19: standing
+        # standing
         "credit": {"ids": [note], "outcome": "good"},
         "standing": {"ids": [note]},
         "influence_gate_report": {},
         "slash": {"ids": [note]},
         "stale_derived": {},
-        # i19 part 2: attribution
+        # attribution
         "verify_attribution": {},
         "ratify": {"id": note, "kind": "audit", "by_key": "bob"},
         "grade": {"id": note},
@@ -257,11 +257,11 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "monitor": {"ids": [note], "outcome": "bad"},
         "cases": {},
         "convergence_report": {"id": note},
-        # issue 18: consolidation
+        # consolidation
         "consolidate": {"keep": 0},
         "consolidate_clusters": {"threshold": 2},
         "value_by_cohort": {"by": "tag"},
-        # i18: procedures and graduation
+        # procedures and graduation
         "propose_procedure": {"episodes": [note], "steps": ["restart"]},
         "promote_procedure": {"id": ids["procedure"]},
         "revise_procedure": {"id": ids["procedure"], "steps": ["restart twice"]},

@@ -1,5 +1,5 @@
-"""The dream pass, cluster-triggered consolidation and value by cohort (issue 18;
-seed 003's five rules), on both backends."""
+"""The dream pass, cluster-triggered consolidation and value by cohort (seed 003's five
+rules), on both backends."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ def test_working_memory_belongs_to_its_task(store_target: Target) -> None:
 @pytest.mark.parametrize(
     ("source", "canonical"),
     [
-        # i19: a domain is its registrable domain by the Public Suffix List; a name
+        # a domain is its registrable domain by the Public Suffix List; a name
         # meets it in `distinct_origins` (tests/trust/test_sources.py).
         ("https://en.wikipedia.org/wiki/Python", "wikipedia.org"),
         ("wikipedia.org", "wikipedia.org"),

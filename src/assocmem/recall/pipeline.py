@@ -98,7 +98,7 @@ class ReadRequest:
     extra_terms: tuple[str, ...] = ()
     mode: str = "recall"
     profile: Profile = GENERAL
-    # i19: only memories that earned standing (trust/standing.py), and how origins count.
+    # only memories that earned standing (trust/standing.py), and how origins count.
     influence_only: bool = False
     strict: bool = False
 
@@ -160,7 +160,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         candidates = fused[:depth]
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
-        if request.influence_only:  # i19: gated before the cut, so k fills from the rest
+        if request.influence_only:  # gated before the cut, so k fills from the rest
             earned = standings.earned(store, _standing_view(view), [e.key for e in scored],
                                       request.strict)  # fmt: skip
             scored = [entry for entry in scored if entry.key in earned]

@@ -46,10 +46,10 @@ class SQLStore(
     GraphQueries,
     ForgetQueries,
     VaultQueries,
-    TrustQueries,  # i19: standing
-    AttributionQueries,  # trust: attribution (issue 19 part 2)
-    ConsolidationQueries,  # issue 18: the dream pass's derived layer
-    ProcedureQueries,  # i18: procedures, graduation, earned reinforcement
+    TrustQueries,  # standing
+    AttributionQueries,  # trust: attribution
+    ConsolidationQueries,  # the dream pass's derived layer
+    ProcedureQueries,  # procedures, graduation, earned reinforcement
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

@@ -33,9 +33,9 @@ class ForgetQueries(SQLConnection):
     """Deletion of memories from the SQL store (mixed into `SQLStore`)."""
 
     _fold_links: Callable[[], None]
-    _forget_standing: Callable[[int], None]  # i19: trust.py
-    _forget_attribution: Callable[[int], None]  # i19 part 2: trust_attribution.py
-    _forget_procedures: Callable[[int], None]  # i18: procedures.py
+    _forget_standing: Callable[[int], None]  # trust.py
+    _forget_attribution: Callable[[int], None]  # trust_attribution.py
+    _forget_procedures: Callable[[int], None]  # procedures.py
 
     @translated
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
@@ -76,9 +76,9 @@ class ForgetQueries(SQLConnection):
                 self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
                 # What outcomes taught about this memory points at nothing once it is gone.
                 self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
-                self._forget_standing(seq)  # i19: its credits, taint, slash, attestation
-                self._forget_attribution(seq)  # i19 part 2: its ratifications
-                self._forget_procedures(seq)  # i18: its graduation record
+                self._forget_standing(seq)  # its credits, taint, slash, attestation
+                self._forget_attribution(seq)  # its ratifications
+                self._forget_procedures(seq)  # its graduation record
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
                 if key:
                     self._reactivate(key[0])

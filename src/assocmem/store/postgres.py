@@ -194,13 +194,13 @@ class PostgresStore(SQLStore):
 
     def _refold(self) -> None:
         """Concept names to this assocmem's folding (refold.py), under the migration lock."""
-        if is_current(self) and self._canon_current():  # i19: and the sources' rule
+        if is_current(self) and self._canon_current():  # and the sources' rule
             return  # the one lookup of an open with nothing to do, and no lock taken
         raw = self._conn.raw
         raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
         try:
             refold_once(self)
-            self._recanonicalise_once()  # i19: sources by the Public Suffix List
+            self._recanonicalise_once()  # sources by the Public Suffix List
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
 

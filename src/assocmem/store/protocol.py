@@ -424,7 +424,7 @@ class Store(abc.ABC):
         notes with their links, and make ``links[source]`` the whole set of each
         source's links."""
 
-    # -- standing (i19: the trust room; SQL in store/trust.py) -------------------
+    # -- standing (the trust room; SQL in store/trust.py) -------------------
 
     @abc.abstractmethod
     def add_credits(self, agent_id: str, seqs: Sequence[int], good: bool, when: str) -> int:
@@ -470,7 +470,7 @@ class Store(abc.ABC):
     def unslash_memories(self, seqs: Sequence[int]) -> int:
         """Lift the slash of these memories; how many were slashed."""
 
-    # -- trust: attribution (issue 19 part 2; store/trust_attribution.py) ---------
+    # -- trust: attribution (store/trust_attribution.py) ---------
 
     @abc.abstractmethod
     def receipt_head(self) -> tuple[int, str] | None:
@@ -523,7 +523,7 @@ class Store(abc.ABC):
         """Add ``amount`` to each source's spent irreversible budget, for good."""
 
     # -- end trust: attribution --------------------------------------------------
-    # -- consolidation (issue 18: the dream pass's derived layer) -------------------
+    # -- consolidation (the dream pass's derived layer) -------------------
 
     @abc.abstractmethod
     def flag_hubs(self, shares: Sequence[tuple[int, float]]) -> list[int]:
@@ -548,7 +548,7 @@ class Store(abc.ABC):
         """The feedback outcomes each memory was rated with."""
 
     # -- end consolidation -----------------------------------------------------------
-    # -- i18 procedures: procedure versions, graduation, earned reinforcement ----
+    # -- procedures: procedure versions, graduation, earned reinforcement ----
 
     @abc.abstractmethod
     def add_procedure(self, scope: Scope, fields: dict[str, Any], when: str) -> str:
@@ -596,7 +596,7 @@ class Store(abc.ABC):
     def reinforce(self, gains: Sequence[tuple[int, float]], cap: float) -> None:
         """Move each ``(seq, fraction)`` memory's value that fraction toward ``cap``."""
 
-    # -- end i18 procedures -------------------------------------------------------
+    # -- end procedures -------------------------------------------------------
 
     @abc.abstractmethod
     def close(self) -> None:

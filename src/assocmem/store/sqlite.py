@@ -107,7 +107,7 @@ class SQLiteStore(SQLStore):
             else:
                 self._migrate()
                 refold_once(self)  # BEGIN IMMEDIATE serialises it, as it does migrations
-                self._recanonicalise_once()  # i19: sources by the Public Suffix List
+                self._recanonicalise_once()  # sources by the Public Suffix List
         except sqlite3.Error as exc:
             self._conn.close()
             raise _open_error(path, exc) from exc

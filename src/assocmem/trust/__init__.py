@@ -1,1 +1,1 @@
-"""The trust room: standing earned from outcomes and independent sources (issue 19)."""
+"""The trust room: standing earned from outcomes and independent sources."""

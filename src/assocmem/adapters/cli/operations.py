@@ -99,7 +99,7 @@ def _is_sequence_of_tuples(options: list[Any]) -> bool:
 def flag(parameter: Parameter) -> str:
     """The main flag of a non-positional parameter: ``-k`` or ``--max-hops``."""
     name = parameter.name.replace("_", "-")
-    # ``-h`` is help (monitor's CUSUM threshold ``h`` is ``--h``; issue 19 part 2).
+    # ``-h`` is help (monitor's CUSUM threshold ``h`` is ``--h``).
     return f"-{name}" if len(name) == 1 and name != "h" else f"--{name}"
 
 

@@ -1,4 +1,4 @@
--- Procedures and graduation (issue 18): candidate procedures and their versions, and
+-- Procedures and graduation: candidate procedures and their versions, and
 -- the record of each episodic memory that graduated to semantic (with the evidence,
 -- so it can be explained and reverted). Empty tables change no read.
 

@@ -1,4 +1,4 @@
--- Attribution (issue 19, part 2): write receipts, ratifications, the per-source
+-- Attribution: write receipts, ratifications, the per-source
 -- CUSUM monitor and its cases, and the per-source irreversible budget.
 
 -- One hash chain per store. `position` is 1, 2, ... in commit order: the head is

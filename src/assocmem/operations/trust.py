@@ -1,0 +1,228 @@
+"""What the trust layer adds to `Memory`: standing earned from outcomes and independent
+sources, and the attribution that keeps it honest (the trust/ room).
+
+Invariant: all of it is opt-in; a memory that uses none of it reads exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from assocmem.errors import InvalidInput
+from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.schema import NewMemory
+from assocmem.store import View
+from assocmem.text import times
+from assocmem.trust import attest as attestations
+from assocmem.trust import attributed, convergence, stale, taint
+from assocmem.trust import budget as irreversible
+from assocmem.trust import credit as credits
+from assocmem.trust import grades as evidence_grades
+from assocmem.trust import monitor as cusum
+from assocmem.trust import receipts as receipt_chain
+from assocmem.trust import slash as slashing
+from assocmem.trust import standing as standings
+from assocmem.types import (
+    KINDS,
+    STATUSES,
+    AttributionReport,
+    Case,
+    ConvergenceReport,
+    GateReport,
+    Grade,
+    Lifecycle,
+    MonitorResult,
+    Ratified,
+    SpendResult,
+    StaleDerived,
+    Standing,
+    WriteResult,
+)
+from assocmem.write import validate as records
+
+
+class TrustOperations(MemoryBase):
+    @checked_arguments()
+    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
+        """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
+
+        The log is append-only and is what standing is earned from: give outcomes from
+        the application, on real resolved work, never from recalled content grading
+        itself. An outcome given while a memory is slashed is logged, not banked.
+        Returns how many outcomes were logged.
+        """
+        good = credits.check_outcome(outcome)
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return credits.record(self._store, self.scope, seqs, good)
+
+    @checked_arguments()
+    def standing(self, ids: Sequence[str]) -> list[Standing]:
+        """The standing of these memories: outcomes, sources, taint, slash and whether
+        each passes the influence gate (``earned``), in order."""
+        seqs = self._select(ids, None, statuses=STATUSES)
+        found = standings.standing_by_seq(self._store, self._standing_view(), seqs, self._strict)
+        return [found[seq] for seq in seqs]
+
+    def influence_gate_report(self) -> GateReport:
+        """What ``read(..., influence_only=True)`` would cost here: the fraction of
+        active memories it would block, the breakdown of why, and advice."""
+        return standings.gate_report(self._store, View(self.scope), self._strict)
+
+    @checked_arguments()
+    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
+        """Forfeit standing: of these memories (``scope="memory"``) or of every memory
+        sharing their canonical source or carrying it as taint (``"source"``). They
+        fail the influence gate and are marked ``slashed``, stay readable, and
+        ``restore(ids, scope=...)`` brings back their exact pre-slash standing."""
+        chosen = slashing.check_scope(scope)
+        seqs = self._select(ids, None, statuses=STATUSES)
+        return slashing.slash(self._store, self._standing_view(), seqs, chosen)
+
+    def stale_derived(self) -> list[StaleDerived]:
+        """Memories whose derived_from ancestry holds one since contradicted,
+        superseded or slashed. Flagged only; nothing is changed."""
+        return stale.stale_derived(self._store, View(self.scope))
+
+    def _standing_view(self) -> View:
+        return View(self.scope, statuses=STATUSES, kinds=KINDS)
+
+    def _attested(
+        self, memories: Sequence[NewMemory], attestations_: Sequence[Any]
+    ) -> list[tuple[str, str] | None]:
+        return [
+            None if a is None else attestations.verify(m.text, m.source, a)
+            for m, a in zip(memories, attestations_, strict=True)
+        ]
+
+    def _standing_on_write(
+        self,
+        memories: Sequence[NewMemory],
+        results: Sequence[WriteResult],
+        signed: Sequence[tuple[str, str] | None],
+    ) -> None:
+        """Inside the write: record derived memories' taint and verified attestations."""
+        wanted = [
+            (m, r, signed[i] if i < len(signed) else None)
+            for i, (m, r) in enumerate(zip(memories, results, strict=True))
+            if r.stored and r.id is not None
+        ]
+        wanted = [(m, r, a) for m, r, a in wanted if m.derived_from or a is not None]
+        if not wanted:
+            return
+        names = [r.id for _, r, _ in wanted if r.id] + [
+            p for m, _, _ in wanted for p in m.derived_from
+        ]
+        seqs = self._store.visible_seqs(self.scope, names, statuses=STATUSES)
+        taint.inherit(
+            self._store,
+            [(seqs[r.id], [seqs[p] for p in m.derived_from if p in seqs])
+             for m, r, _ in wanted if m.derived_from and r.id],
+        )  # fmt: skip
+        for _, r, a in wanted:
+            if a is not None and r.id:
+                self._store.add_attestation(seqs[r.id], *a)
+
+    @checked_arguments()
+    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
+        """Check the write-receipt chain and every active memory's sources against it.
+
+        The chain is intact unless a receipt was edited, dropped or re-linked
+        (``broken_at`` names the first). A mismatch is an active memory whose current
+        canonical sources (own source and inherited taint) differ from what its
+        receipt committed: a relabel or a stripped taint. ``public_key`` (hex; default:
+        this memory's ``receipt_key``'s) makes every receipt need a valid signature by
+        it. Unsigned, the chain proves nothing against whoever can rewrite the store
+        (they can recompute it); signed or not, it never proves a source was right.
+        """
+        expected = public_key
+        if expected is None and self._receipt_key is not None:
+            expected = receipt_chain.public_hex(self._receipt_key)
+        if expected is not None and not isinstance(expected, str):
+            raise InvalidInput("public_key must be a hex string", field="public_key")
+        return receipt_chain.verify(self._store, self.scope, expected)
+
+    @checked_arguments()
+    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
+        """Record an external event on a claim: independent_witness, reproduction,
+        prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
+
+        The claim's author cannot ratify it (`SelfRatification`); a repeated
+        (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
+        """
+        kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
+        (record,) = self.get([id])
+        view = View(self.scope, statuses=STATUSES)
+        evidence_grades.refuse_author(by_key, convergence.claim_authors(self._store, view, record))
+        stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
+        return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
+
+    @checked_arguments()
+    def grade(self, id: str) -> Grade:
+        """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
+
+        A pure function of its ratifications and corroboration: it moves only on
+        events from parties other than the author, never on anything written.
+        """
+        (record,) = self.get([id])
+        return convergence.grade(self._store, View(self.scope, statuses=STATUSES), record)
+
+    @checked_arguments()
+    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
+        """Charge an irreversible action that used these memories to the lifetime
+        budget of every source they carry (own and inherited); denied, charging
+        nothing, if any source would pass ``budget``. Never refunded by `restore`."""
+        wanted = records.check_ids(ids)
+        cost = irreversible.check_amount(amount, "amount", positive=True)
+        cap = irreversible.check_amount(budget, "budget", positive=False)
+        seqs = self._select(wanted, None, statuses=STATUSES)
+        sources = [s for found in attributed.charged(self._store, seqs).values() for s in found]
+        return irreversible.spend(self._store, self.scope, sources, cost, cap)
+
+    @checked_arguments()
+    def monitor(
+        self,
+        ids: Sequence[str],
+        outcome: str | int,
+        k: float = 0.1,
+        h: float = 4.0,
+        auto_slash: bool = False,
+    ) -> MonitorResult:
+        """Credit an outcome (as `credit` does) and run a one-sided CUSUM per source.
+
+        Every source the memories are attributed to (own and inherited) moves
+        ``S = max(0, S + x - k)``, x = 1 for bad and 0 for good; at ``S >= h`` a case
+        is raised for it (see `cases`). The statistic is kept in the store, so no
+        session resets it. A source holding its bad rate at or below ``k`` is never
+        caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
+        slashes a source on its case; keep it for an oracle nobody can feed.
+        """
+        wanted = records.check_ids(ids)
+        good = cusum.check_outcome(outcome)
+        reference = cusum.check_parameter(k, "k", positive=False)
+        threshold = cusum.check_parameter(h, "h", positive=True)
+        if not isinstance(auto_slash, bool):
+            raise InvalidInput("auto_slash must be true or false", field="auto_slash")
+        seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
+        view = View(self.scope, statuses=STATUSES)
+        return cusum.monitor(self._store, view, seqs, good, reference, threshold, auto_slash)
+
+    def cases(self) -> list[Case]:
+        """The open cases `monitor` raised against sources, oldest first."""
+        return cusum.cases(self._store, View(self.scope))
+
+    @checked_arguments()
+    def convergence_report(self, id: str) -> ConvergenceReport:
+        """Whether a claim is convergence-backed (independent origins agree, which is
+        not truth) or adjudicated (a reproduction or audit by another identity), with
+        ``low_source_diversity`` and a lineage grade capped at its weakest ancestor."""
+        (record,) = self.get([id])
+        return convergence.report(self._store, View(self.scope, statuses=STATUSES), record)
+
+
+def checked_strict(strict: Any) -> bool:
+    if not isinstance(strict, bool):
+        raise InvalidInput(
+            "strict_corroboration must be true or false", field="strict_corroboration"
+        )
+    return strict
