@@ -25,3 +25,14 @@ def require_ed25519() -> Any:
             "attestations need cryptography: install `assocmem[attest]`"
         ) from exc
     return ed25519
+
+
+def require_frontmatter() -> Any:
+    """python-frontmatter (a vault note's YAML header), or a `DependencyMissing`."""
+    try:
+        import frontmatter
+    except ImportError as exc:
+        raise DependencyMissing(
+            "a vault needs python-frontmatter: install `assocmem[vault]`"
+        ) from exc
+    return frontmatter

@@ -18,7 +18,7 @@ from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import frontmatter
+from assocmem.optional import require_frontmatter
 
 # Notes larger than this are skipped: a 2 MiB Markdown file is a dump, not a note,
 # and reading it would stall every re-index.
@@ -146,6 +146,7 @@ def content_hash(data: bytes) -> str:
 def parse(path: str, data: bytes) -> Note:
     """A note from its bytes (UTF-8; undecodable bytes replaced) and relative path."""
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    frontmatter = require_frontmatter()
     try:
         post = frontmatter.loads(text)
         metadata, body = dict(post.metadata), post.content
