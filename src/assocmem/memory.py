@@ -562,7 +562,8 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
 
     @checked_arguments()
     def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
-        """Bring archived memories back into reads, unchanged.
+        """Bring archived memories back into reads, unchanged (and statements the dream
+        pass's toggle guard superseded; a later pass leaves them).
 
         With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
         these memories or of everything sharing their source, bringing back the exact
@@ -571,7 +572,9 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
             chosen = slashing.check_scope(scope)
             seqs = self._select(ids, None, statuses=STATUSES)
             return slashing.lift(self._store, self._standing_view(), seqs, chosen)
-        return status.restore(self._store, self._select(ids, None, statuses=("archived",)))
+        return status.restore(
+            self._store, self._select(ids, None, statuses=("archived", "superseded"))
+        )
 
     @checked_arguments()
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:

@@ -68,6 +68,21 @@ def test_toggle_guard_needs_one_subject_and_spares_the_protected(store_target: T
         assert statuses(target, [lamp, newer]) == ["superseded", "active"]
 
 
+def test_restore_undoes_a_toggle_and_a_later_pass_leaves_it(store_target: Target) -> None:
+    target = store_target("toggle-undo")
+    with Memory(target, agent_id="a") as mem:
+        lamp = mem.write("the lamp is on", observed_at=ago(3)).id or ""
+        newer = mem.write("the lamp is not on", observed_at=ago(1)).id or ""
+        keyed = mem.write("the gate is open", key=("gate", "state"), observed_at=ago(3)).id or ""
+        mem.write("the gate is shut", key=("gate", "state"), observed_at=ago(1))
+        assert mem.consolidate().superseded == (lamp,)
+        undone = mem.restore([lamp, keyed])
+        assert undone.changed == (lamp,) and undone.skipped == {keyed: "superseded"}
+        assert statuses(target, [lamp, newer, keyed]) == ["active", "active", "superseded"]
+        assert mem.consolidate().superseded == ()
+        assert statuses(target, [lamp]) == ["active"]
+
+
 def test_keep_budget_keeps_the_cold_load_bearing_fact(store_target: Target) -> None:
     target = store_target("budget")
     with Memory(target, agent_id="a") as mem:

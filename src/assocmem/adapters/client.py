@@ -393,7 +393,8 @@ class Client:
         return cast("Lifecycle", self._send("archive", locals()))
 
     def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
-        """Bring archived memories back into reads, unchanged.
+        """Bring archived memories back into reads, unchanged (and statements the dream
+        pass's toggle guard superseded; a later pass leaves them).
 
         With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
         these memories or of everything sharing their source, bringing back the exact
@@ -591,10 +592,10 @@ class Client:
         It only adds a derived layer and never rewrites raw text: memories matching
         nearly every query are flagged as hubs; near-duplicates are linked, never
         merged; of two opposite statements of one subject's state ("the flag is on" /
-        "the flag is off") the newer supersedes the older. With ``keep``, at most that
-        many memories stay active: the unprotected surplus with the lowest value ×
-        per-kind half-life decay is archived (reversibly: `restore`). A second pass
-        over an unchanged store adds nothing.
+        "the flag is off") the newer supersedes the older (`restore` brings it back).
+        With ``keep``, at most that many memories stay active: the unprotected surplus
+        with the lowest value × per-kind half-life decay is archived (reversibly:
+        `restore`). A second pass over an unchanged store adds nothing.
         """
         return cast("Consolidation", self._send("consolidate", locals()))
 

@@ -23,12 +23,15 @@ def archive(store: Store, seqs: Sequence[int]) -> Lifecycle:
 
 
 def restore(store: Store, seqs: Sequence[int]) -> Lifecycle:
-    """Bring archived memories back, unchanged."""
+    """Bring archived memories back, unchanged, and statements the dream pass's toggle
+    guard superseded (a value a newer one of its key retired stays retired)."""
     records = store.records_by_seq(list(seqs))
     chosen = [s for s, r in records.items() if r.status == "archived"]
-    skipped = {r.id: r.status for r in records.values() if r.status != "archived"}
     store.set_lifecycle(chosen, status="active")
-    return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
+    toggled = store.revert_toggles([s for s, r in records.items() if r.status == "superseded"])
+    back = set(chosen) | set(toggled)
+    skipped = {r.id: r.status for s, r in records.items() if s not in back}
+    return Lifecycle(changed=tuple(records[s].id for s in records if s in back), skipped=skipped)
 
 
 def protect(store: Store, seqs: Sequence[int], protected: bool) -> Lifecycle:

@@ -26,10 +26,10 @@ class ConsolidationOperations(MemoryBase):
         It only adds a derived layer and never rewrites raw text: memories matching
         nearly every query are flagged as hubs; near-duplicates are linked, never
         merged; of two opposite statements of one subject's state ("the flag is on" /
-        "the flag is off") the newer supersedes the older. With ``keep``, at most that
-        many memories stay active: the unprotected surplus with the lowest value ×
-        per-kind half-life decay is archived (reversibly: `restore`). A second pass
-        over an unchanged store adds nothing.
+        "the flag is off") the newer supersedes the older (`restore` brings it back).
+        With ``keep``, at most that many memories stay active: the unprotected surplus
+        with the lowest value × per-kind half-life decay is archived (reversibly:
+        `restore`). A second pass over an unchanged store adds nothing.
         """
         if keep is not None:
             requests.check_int(keep, "keep", 0, 2**62)

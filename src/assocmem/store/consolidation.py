@@ -65,6 +65,12 @@ class ConsolidationQueries(SQLConnection):
         at, retired = times.now(), []
         with self.transaction():
             for older, newer in pairs:
+                if self._query(
+                    "SELECT 1 FROM state_toggles WHERE older = ? AND newer = ?"
+                    " AND reverted_at IS NOT NULL",
+                    [older, newer],
+                ):
+                    continue  # a restore undid this pair: the caller's word stands
                 changed = self._execute_in(
                     "UPDATE memories SET status = 'superseded', superseded_by = ?"
                     " WHERE status = 'active' AND seq IN (?*)",
@@ -80,6 +86,31 @@ class ConsolidationQueries(SQLConnection):
                 )
                 retired.append(older)
         return retired
+
+    @translated
+    def revert_toggles(self, seqs: Sequence[int]) -> list[int]:
+        """Bring back each of ``seqs`` the toggle guard superseded (and nothing newer
+        has superseded since), marking its pair reverted; returns the seqs restored."""
+        at, restored = times.now(), []
+        with self.transaction():
+            for seq in seqs:
+                pair = self._query(
+                    "SELECT t.newer FROM state_toggles t JOIN memories m ON m.seq = t.older"
+                    " WHERE t.older = ? AND t.reverted_at IS NULL AND m.status = 'superseded'"
+                    " AND m.superseded_by = t.newer AND m.key_subject IS NULL",
+                    [seq],
+                )
+                if not pair:
+                    continue
+                self._query_or_execute(
+                    "UPDATE memories SET status = 'active', superseded_by = NULL WHERE seq = ?",
+                    [seq],
+                )
+                self._query_or_execute(
+                    "UPDATE state_toggles SET reverted_at = ? WHERE older = ?", [at, seq]
+                )
+                restored.append(seq)
+        return restored
 
     @translated
     def derived_layer(self, scope: Scope) -> dict[str, int]:

@@ -535,6 +535,11 @@ class Store(abc.ABC):
         """Link near-duplicate pairs ``(a, b, similarity)``; returns how many were new."""
 
     @abc.abstractmethod
+    def revert_toggles(self, seqs: Sequence[int]) -> list[int]:
+        """Bring back those of ``seqs`` the toggle guard superseded, marking each pair
+        reverted so a later pass leaves it; returns the seqs restored."""
+
+    @abc.abstractmethod
     def supersede_toggles(self, pairs: Sequence[tuple[int, int]]) -> list[int]:
         """Retire each active ``older`` memory in favour of ``newer`` (status and
         ``superseded_by`` only), recording the pair; returns the seqs retired."""

@@ -21,6 +21,7 @@ CREATE INDEX near_duplicates_by_b ON near_duplicates (b);
 CREATE TABLE state_toggles (
     older         BIGINT PRIMARY KEY REFERENCES memories (seq) ON DELETE CASCADE,
     newer         BIGINT NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
-    superseded_at TEXT NOT NULL
+    superseded_at TEXT NOT NULL,
+    reverted_at   TEXT
 );
 CREATE INDEX state_toggles_by_newer ON state_toggles (newer);

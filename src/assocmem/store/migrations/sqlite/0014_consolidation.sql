@@ -20,11 +20,14 @@ CREATE TABLE near_duplicates (
 ) WITHOUT ROWID;
 CREATE INDEX near_duplicates_by_b ON near_duplicates (b);
 
--- A state statement the toggle guard retired (`older`) and the newer one that did.
+-- A state statement the toggle guard retired (`older`) and the newer one that did;
+-- `reverted_at` is set when `restore` brought the older one back, and a later pass
+-- leaves that pair alone.
 CREATE TABLE state_toggles (
     older         INTEGER PRIMARY KEY,
     newer         INTEGER NOT NULL,
-    superseded_at TEXT NOT NULL
+    superseded_at TEXT NOT NULL,
+    reverted_at   TEXT
 );
 CREATE INDEX state_toggles_by_newer ON state_toggles (newer);
 
