@@ -173,8 +173,8 @@ class TrustOperations(MemoryBase):
         budget of every source they carry (own and inherited); denied, charging
         nothing, if any source would pass ``budget``. Never refunded by `restore`."""
         wanted = records.check_ids(ids)
-        cost = irreversible.check_amount(amount, "amount", positive=True)
-        cap = irreversible.check_amount(budget, "budget", positive=False)
+        cost = records.check_number(amount, "amount", positive=True)
+        cap = records.check_number(budget, "budget", positive=False)
         seqs = self._select(wanted, None, statuses=STATUSES)
         sources = [s for found in attributed.charged(self._store, seqs).values() for s in found]
         return irreversible.spend(self._store, self.scope, sources, cost, cap)
@@ -199,8 +199,8 @@ class TrustOperations(MemoryBase):
         """
         wanted = records.check_ids(ids)
         good = cusum.check_outcome(outcome)
-        reference = cusum.check_parameter(k, "k", positive=False)
-        threshold = cusum.check_parameter(h, "h", positive=True)
+        reference = records.check_number(k, "k", positive=False)
+        threshold = records.check_number(h, "h", positive=True)
         if not isinstance(auto_slash, bool):
             raise InvalidInput("auto_slash must be true or false", field="auto_slash")
         seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))

@@ -15,22 +15,11 @@ records tainted into bad spends.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Any
 
-from assocmem.errors import InvalidInput
 from assocmem.store import Store
 from assocmem.trust.attributed import UNATTRIBUTED
 from assocmem.types import Scope, SourceBudget, SpendResult
-
-
-def check_amount(value: Any, field: str, positive: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(f"{field} must be a finite number", field=field)
-    if value < 0 or (positive and value == 0):
-        raise InvalidInput(f"{field} must be {'positive' if positive else '>= 0'}", field=field)
-    return float(value)
 
 
 def spend(

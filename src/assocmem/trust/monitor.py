@@ -18,11 +18,9 @@ can feed bad outcomes against a rival into a framing weapon, hence off by defaul
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from assocmem.errors import InvalidInput
 from assocmem.store import Store, View
 from assocmem.store.attribution_rows import MonitorRow
 from assocmem.text import times
@@ -37,14 +35,6 @@ MAX_EVIDENCE = 50
 def check_outcome(outcome: Any) -> bool:
     """The outcome as `credit` reads it: True for good."""
     return bool(credit.check_outcome(outcome))
-
-
-def check_parameter(value: Any, field: str, positive: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(f"{field} must be a finite number", field=field)
-    if value < 0 or (positive and value == 0):
-        raise InvalidInput(f"{field} must be {'positive' if positive else '>= 0'}", field=field)
-    return float(value)
 
 
 def step(state: MonitorRow, bad: bool, k: float, evidence: Sequence[str]) -> MonitorRow:

@@ -160,6 +160,15 @@ def check_outcome(outcome: Any) -> float:
     return float(outcome)
 
 
+def check_number(value: Any, field: str, positive: bool) -> float:
+    """A finite number, at least 0 (above 0 when ``positive``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput(f"{field} must be a finite number", field=field)
+    if value < 0 or (positive and value == 0):
+        raise InvalidInput(f"{field} must be {'positive' if positive else '>= 0'}", field=field)
+    return float(value)
+
+
 def check_ids(ids: Any, *, field: str = "ids") -> list[str]:
     """A non-empty list of memory id strings, order kept, repeats dropped."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
