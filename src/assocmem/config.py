@@ -37,6 +37,9 @@ ENVIRONMENT: dict[str, str] = {
     "keys": "ASSOCMEM_KEYS",
     "log_level": "ASSOCMEM_LOG_LEVEL",
     "vault_roots": "ASSOCMEM_VAULT_ROOTS",  # folders joined by os.pathsep
+    "strict_corroboration": "ASSOCMEM_STRICT_CORROBORATION",  # 1 / true / yes
+    "receipts": "ASSOCMEM_RECEIPTS",
+    "receipt_key_file": "ASSOCMEM_RECEIPT_KEY_FILE",
 }
 # The registered names of embedders that take the HTTP settings (vectors/http.py).
 HTTP_EMBEDDERS = frozenset({"openai"})
@@ -64,6 +67,9 @@ class Config:
     - ``keys``: the server's API key file.
     - ``log_level``: the server's log level.
     - ``vault_roots``: the folders a served vault may be indexed from (none: refused).
+    - ``strict_corroboration``, ``receipts``: the served memory's trust settings.
+    - ``receipt_key_file``: a file holding the hex Ed25519 key that signs receipts (the key
+      itself never sits in a flag or a process listing).
     """
 
     db: str
@@ -78,6 +84,9 @@ class Config:
     keys: str | None = None
     log_level: str = "warning"
     vault_roots: tuple[str, ...] = ()
+    strict_corroboration: bool = False
+    receipts: bool = False
+    receipt_key_file: str | None = None
 
     @classmethod
     def load(
@@ -101,9 +110,24 @@ class Config:
             values["vault_roots"] = values["vault_roots"].split(os.pathsep)
         if "vault_roots" in values:
             values["vault_roots"] = tuple(str(r) for r in values["vault_roots"] if r)
+        for name in ("strict_corroboration", "receipts"):
+            if name in values:
+                values[name] = _flag(values[name], name)
         if "embedder_dims" in values:
             values["embedder_dims"] = _positive_int(values["embedder_dims"], "embedder_dims")
         return cls(**values)
+
+    def read_receipt_key(self) -> str | None:
+        """The hex signing key in ``receipt_key_file``, or None when no file is set."""
+        if not self.receipt_key_file:
+            return None
+        try:
+            return Path(self.receipt_key_file).expanduser().read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInput(
+                f"cannot read the receipt key file {self.receipt_key_file!r}: {exc}",
+                field="receipt_key_file",
+            ) from exc
 
     def build_embedder(self, environ: Mapping[str, str] | None = None) -> Embedder | None:
         """The configured embedder, built (no model is contacted yet for HTTP), or None."""
@@ -170,3 +194,14 @@ def build_embedder_form(name: str, model_dir: str | None = None) -> Path:
         raise InvalidInput(f"only {', '.join(BUILDS)} need building", field="name")
     folder = Path(model_dir) if model_dir else local.default_models_dir() / name
     return BUILDS[name](folder)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise InvalidInput(f"{name} must be true or false, got {value!r}", field=name)

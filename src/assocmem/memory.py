@@ -123,11 +123,7 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         check_clean(str(target), "target")
         self._vault_roots = resolved_roots(vault_roots)
         self._strict = checked_strict(strict_corroboration)
-        # trust: attribution -- receipts are off unless asked for.
-        if not isinstance(receipts, bool):
-            raise InvalidInput("receipts must be true or false", field="receipts")
-        self._receipt_key = receipt_chain.load_key(receipt_key) if receipt_key is not None else None
-        self._receipts = receipts or self._receipt_key is not None
+        self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
         self._reinforce = _checked_reinforce(reinforce)
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
@@ -157,10 +153,13 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         profile: str = GENERAL.name,
         vault_roots: Sequence[str] | None = None,
         strict_corroboration: bool = False,
+        receipts: bool = False,
+        receipt_key: Any = None,
     ) -> Memory:
         """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
         serves many callers over one store) and, when given, a `VectorSpace` over its
-        database; ``vault_roots`` as for the constructor. Closing it leaves the store open."""
+        database; ``vault_roots``, ``strict_corroboration``, ``receipts`` and
+        ``receipt_key`` as for the constructor. Closing it leaves the store open."""
         memory = cls.__new__(cls)
         memory._vault_roots = resolved_roots(vault_roots)
         memory._profile = profiles.named(profile)
@@ -168,7 +167,7 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
         memory._strict = checked_strict(strict_corroboration)
-        memory._receipts, memory._receipt_key = False, None
+        memory._receipts, memory._receipt_key = receipt_chain.settings(receipts, receipt_key)
         memory._reinforce = False  # a shared store's reads never drift
         return memory
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import queue
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from assocmem.memory import Memory, checked_scope
 from assocmem.store import Store, open_store
+from assocmem.trust import receipts as receipt_chain
 from assocmem.types import Scope
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
@@ -27,8 +29,9 @@ class MemoryPool:
     ``embedder`` (an `Embedder` or a registered name) attaches one vector space that
     every caller shares. ``vault_roots`` bounds the folders every handed-out `Memory`
     may index as a vault (None: any; a server passes the operator's roots, maybe none).
-    ``strict_corroboration`` is every handed-out `Memory`'s (an origin counts only as a
-    verified attestation key).
+    ``strict_corroboration``, ``receipts`` and ``receipt_key`` are every handed-out
+    `Memory`'s, as for its constructor: the writer appends each write's receipt to the
+    store's one chain.
     """
 
     def __init__(
@@ -39,9 +42,12 @@ class MemoryPool:
         embedder: Embedder | str | None = None,
         vault_roots: Sequence[str] | None = None,
         strict_corroboration: bool = False,
+        receipts: bool = False,
+        receipt_key: Any = None,
     ) -> None:
         self._vault_roots = None if vault_roots is None else tuple(vault_roots)
         self._strict = strict_corroboration
+        self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
         self._writer = open_store(target)
         self._readers: queue.Queue[Store] = queue.Queue()
         try:
@@ -71,6 +77,8 @@ class MemoryPool:
             self._space,
             vault_roots=self._vault_roots,
             strict_corroboration=self._strict,
+            receipts=self._receipts,
+            receipt_key=self._receipt_key,
         )
 
     @contextmanager
@@ -84,6 +92,8 @@ class MemoryPool:
                 self._space,
                 vault_roots=self._vault_roots,
                 strict_corroboration=self._strict,
+                receipts=self._receipts,
+                receipt_key=self._receipt_key,
             )
         finally:
             self._readers.put(store)

@@ -185,3 +185,48 @@ def test_a_tenant_sees_only_its_own_receipts(store_target: Target) -> None:
         bob.write("bob's own note", source="bob.example")
         report = bob.verify_attribution()
     assert report.ok and (report.receipts, report.unreceipted) == (1, 0)
+
+
+def test_a_server_writes_signed_receipts_and_counts_verified_keys(tmp_path: Any) -> None:
+    from assocmem import Client
+    from tests.adapters.server_kit import running_server
+
+    key_file = tmp_path / "receipt.key"
+    key_file.write_text(KEY.hex(), encoding="ascii")
+    db = str(tmp_path / "served.db")
+    flags = ("--receipts", "--strict-corroboration", "--receipt-key-file", str(key_file))
+    with running_server(db, *flags) as url:
+        client = Client(url)
+        first = client.write("the cache holds ten entries", source="docs.example.com").id
+        client.write_many([{"text": "retries back off twice", "source": "forum.example.net"}])
+        public = receipts.public_hex(Ed25519PrivateKey.from_private_bytes(KEY))
+        report = client.verify_attribution(public_key=public)
+        assert report.chain_intact and report.receipts == 2 and report.signed_by == public
+        assert client.influence_gate_report().strict
+    with running_server(db) as url:  # served plainly, the same store
+        client = Client(url)
+        client.write("the deploy runs at noon", source="Wikipedia")
+        report = client.verify_attribution(public_key=public)
+        assert report.chain_intact and report.receipts == 2 and report.unreceipted == 1
+        assert not client.influence_gate_report().strict
+    with Memory(db) as mem:
+        assert mem.get([first or ""])[0].text == "the cache holds ten entries"
+
+
+def test_config_reads_trust_flags_from_the_environment(tmp_path: Any) -> None:
+    from assocmem.config import Config
+
+    key_file = tmp_path / "k"
+    key_file.write_text(KEY.hex() + "\n", encoding="ascii")
+    environ = {"ASSOCMEM_RECEIPTS": "yes", "ASSOCMEM_STRICT_CORROBORATION": "0",
+               "ASSOCMEM_RECEIPT_KEY_FILE": str(key_file)}  # fmt: skip
+    config = Config.load(None, environ)
+    assert config.receipts and not config.strict_corroboration
+    assert config.read_receipt_key() == KEY.hex()
+    with pytest.raises(InvalidInput) as caught:
+        Config.load(None, {"ASSOCMEM_RECEIPTS": "maybe"})
+    assert caught.value.field == "receipts"
+    missing = Config.load(None, {"ASSOCMEM_RECEIPT_KEY_FILE": str(tmp_path / "missing")})
+    with pytest.raises(InvalidInput) as caught:
+        missing.read_receipt_key()
+    assert caught.value.field == "receipt_key_file"

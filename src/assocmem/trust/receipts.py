@@ -50,6 +50,15 @@ def _ed25519() -> Any:
     return ed25519
 
 
+def settings(receipts: Any, key: Any) -> tuple[bool, Any]:
+    """Whether writes append receipts, and the loaded signing key (None: unsigned).
+    Off unless asked for; giving a key turns them on."""
+    if not isinstance(receipts, bool):
+        raise InvalidInput("receipts must be true or false", field="receipts")
+    loaded = load_key(key) if key is not None else None
+    return receipts or loaded is not None, loaded
+
+
 def load_key(key: Any) -> Any:
     """An Ed25519 private key from a key object, 32 raw bytes or their hex."""
     ed25519 = _ed25519()

@@ -47,7 +47,9 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     # A built Embedder, so the HTTP embedder arrives with its URL, model and key.
     embedder: Any = config.build_embedder()
     app = create_app(store_target(config.db), keys=ring, default_agent=config.agent,
-                     embedder=embedder, vault_roots=config.vault_roots)  # fmt: skip
+                     embedder=embedder, vault_roots=config.vault_roots,
+                     strict_corroboration=config.strict_corroboration,
+                     receipts=config.receipts, receipt_key=config.read_receipt_key())  # fmt: skip
     uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level)
     return 0
 
@@ -214,6 +216,18 @@ def add_services(subparsers: Subparsers) -> None:
     p.add_argument("--vault-root", dest="vault_roots", action="append", default=argparse.SUPPRESS,
                    help="a folder clients may index as a vault (repeat; default: "
                    "$ASSOCMEM_VAULT_ROOTS, else none)")  # fmt: skip
+    p.add_argument("--strict-corroboration", action="store_true", default=argparse.SUPPRESS,
+                   help="count an origin only as a verified attestation key "
+                   "(default: $ASSOCMEM_STRICT_CORROBORATION)")  # fmt: skip
+    p.add_argument(
+        "--receipts",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="append a write receipt for every write (default: $ASSOCMEM_RECEIPTS)",
+    )
+    p.add_argument("--receipt-key-file", default=argparse.SUPPRESS,
+                   help="a file holding the hex Ed25519 key that signs receipts (turns them "
+                   "on; default: $ASSOCMEM_RECEIPT_KEY_FILE)")  # fmt: skip
     p.add_argument(
         "--log-level", default=argparse.SUPPRESS,
         help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)",

@@ -78,6 +78,9 @@ def create_app(
     embedder: Embedder | str | None = None,
     readers: int = READERS,
     vault_roots: Sequence[str] = (),
+    strict_corroboration: bool = False,
+    receipts: bool = False,
+    receipt_key: str | None = None,
 ) -> FastAPI:
     """The application serving the store ``db``.
 
@@ -90,12 +93,22 @@ def create_app(
         readers: reader connections in the pool.
         vault_roots: the only folders a client may index as a vault (none: vault_index
             is refused), so no client reads or writes other server folders.
+        strict_corroboration, receipts, receipt_key: as for `Memory` (the key as hex):
+            every caller's origins count as verified keys; every write appends a receipt.
     """
     state: dict[str, MemoryPool] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        pool = MemoryPool(db, readers=readers, embedder=embedder, vault_roots=vault_roots)
+        pool = MemoryPool(
+            db,
+            readers=readers,
+            embedder=embedder,
+            vault_roots=vault_roots,
+            strict_corroboration=strict_corroboration,
+            receipts=receipts,
+            receipt_key=receipt_key,
+        )
         state["pool"] = app.state.pool = pool
         yield
         pool.close()
