@@ -4,6 +4,7 @@ revision, retirement and `retain`'s proposals."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -180,3 +181,22 @@ def test_retain_proposes_through_the_real_path(store_target: Target) -> None:
         assert refused.status == "rejected"
         assert refused.counterexamples == tuple(proposal["counterexamples"])
         assert refused.steps == ("wrap the id", "retry")
+
+
+def test_forget_takes_a_procedure_with_its_record_and_an_episode_with_it(
+    store_target: Target,
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="a") as mem:
+        wins = _episodes(mem)[:2]
+        steps = [*REPAIR, {"when": {"access": "denied"}, "do": DENIED}]
+        promoted = mem.promote_procedure(mem.propose_procedure(wins, steps, SCOPED, CHECKS).id)
+        other = mem.propose_procedure(wins, ["wrap every argument"], name="broad")
+        assert mem.forget([promoted.record_id or ""]) == 1
+        rows = raw_query(target, "SELECT id, episodes FROM procedures")
+        assert [r[0] for r in rows] == [other.id] and promoted.id not in str(rows)
+        everything = str(raw_query(target, "SELECT * FROM procedures"))
+        assert "wrap the scalar id argument" not in everything
+        mem.forget([wins[0]])
+        ((episodes,),) = raw_query(target, "SELECT episodes FROM procedures")
+        assert json.loads(episodes) == [wins[1]]

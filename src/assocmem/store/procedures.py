@@ -170,8 +170,23 @@ class ProcedureQueries(SQLConnection):
                 )
 
     def _forget_procedures(self, seq: int) -> None:
-        """Delete a forgotten memory's graduation rows (called inside its deletion)."""
+        """Called inside a memory's deletion: its graduation rows go, a procedure version
+        it recorded goes (its steps are the record's text), and its id leaves every
+        procedure's episodes (a procedure that rested on it rests on fewer)."""
         self._conn.execute("DELETE FROM graduations WHERE memory_seq = ?", [seq])
+        self._conn.execute("DELETE FROM procedures WHERE memory_seq = ?", [seq])
+        found = self._query("SELECT id FROM memories WHERE seq = ?", [seq])
+        if not found:
+            return
+        gone = str(found[0][0])
+        # Episodes hold public ids (ULIDs: no LIKE wildcards in them), stored as JSON.
+        for version, episodes in self._query(
+            "SELECT seq, episodes FROM procedures WHERE episodes LIKE ?", [f'%"{gone}"%']
+        ):
+            kept = [e for e in json.loads(episodes) if e != gone]
+            self._conn.execute(
+                "UPDATE procedures SET episodes = ? WHERE seq = ?", [json.dumps(kept), version]
+            )
 
     # -- earned reinforcement ---------------------------------------------------
 
