@@ -106,7 +106,8 @@ def _steps(store: Store, records: Mapping[int, Record], keep: int | None, now: d
     superseded = store.supersede_toggles(toggles(records))
     archived: list[int] = []
     if keep is not None:
-        left = {s: r for s, r in records.items() if s not in set(superseded)}
+        retired = set(superseded)
+        left = {s: r for s, r in records.items() if s not in retired}
         archived = surplus(left, keep, now)
         store.set_lifecycle(archived, status="archived")
     return Steps(linked, superseded, archived)
