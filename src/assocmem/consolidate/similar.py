@@ -12,8 +12,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assocmem.lifecycle.contradictions import NEGATIONS
-from assocmem.text.concepts import STOP_WORDS, fold_word, tokenize
+from assocmem.lifecycle.contradictions import NEGATIONS, content_words
+from assocmem.text.concepts import tokenize
 
 # Jaccard of content words two memories need to be linked as near-duplicates: high,
 # so two memories about one topic that say different things stay apart.
@@ -38,11 +38,9 @@ MAX_SUBJECT_WORDS = 6
 
 def words(text: str) -> frozenset[str]:
     """The folded content words of a text, with negations and state words kept."""
-    return frozenset(
-        t if t in NEGATIONS or t in STATES else fold_word(t)
-        for t in tokenize(text)
-        if t in NEGATIONS or t in STATES or (t not in STOP_WORDS and len(t) > 1)
-    )
+    tokens = tokenize(text)
+    kept = [t for t in tokens if t in NEGATIONS or t in STATES]
+    return frozenset(kept + content_words(t for t in tokens if t not in STATES))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -102,11 +100,7 @@ def state_claim(text: str) -> StateClaim | None:
     if len(stated) != 1 or len(named) != 1:
         return None
     negated = sum(t in NEGATIONS for t in tokens) % 2 == 1
-    subject = frozenset(
-        fold_word(t)
-        for t in tokens
-        if t not in STOP_WORDS and t not in STATES and t not in NEGATIONS and len(t) > 1
-    )
+    subject = frozenset(content_words(t for t in tokens if t not in STATES))
     if not subject or len(subject) > MAX_SUBJECT_WORDS:
         return None
     return StateClaim(subject, stated.pop() != negated)

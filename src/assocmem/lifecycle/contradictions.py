@@ -6,7 +6,7 @@ Invariant: contradictions are flagged, never resolved; nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from assocmem.store import Store, View
@@ -99,7 +99,7 @@ def _slot_clashes(
         tokens = tokenize(record.text)
         if record.status != "active" or not COPULAS & set(tokens) or NEGATIONS & set(tokens):
             continue
-        words = tuple(fold_word(t) for t in tokens if t not in STOP_WORDS and len(t) > 1)
+        words = tuple(content_words(tokens))
         if not MIN_SLOT_WORDS <= len(words) <= MAX_SLOT_WORDS:
             continue
         for i, word in enumerate(words):
@@ -120,6 +120,12 @@ def _slot_clashes(
                     f"with a different value: {first!r} vs {second!r}",
                 ))  # fmt: skip
     return flags
+
+
+def content_words(tokens: Iterable[str]) -> list[str]:
+    """The folded content words of a token stream, in order: no stop words (negations
+    are stop words too), no single letters."""
+    return [fold_word(t) for t in tokens if t not in STOP_WORDS and len(t) > 1]
 
 
 def _claim(text: str) -> set[str]:
