@@ -97,23 +97,20 @@ def evaluate(store: Store, view: View, row_: ProcedureRow) -> dict[str, Any]:
     """The gate's findings: supporting episodes, counterexamples, check results, and
     the first reason it refuses (None: it passes)."""
     given = _episodes(store, view, row_.episodes)
-    scanned = _episodes_in_view(store, view)
-    outcomes = _outcomes(store, {**scanned, **given})
+    every = {**_episodes_in_view(store, view), **given}
+    outcomes = _outcomes(store, every)
     applies = {
         seq: matcher.respond(row_.steps, row_.preconditions, record.meta) == matcher.APPLY
-        for seq, record in {**scanned, **given}.items()
+        for seq, record in every.items()
     }
     supporting = [r.id for s, r in given.items() if applies[s] and outcomes[s] == "success"]
-    counter = sorted(
-        (s for s, r in {**scanned, **given}.items() if applies[s] and outcomes[s] == "failure")
-    )
+    counter = sorted(s for s in every if applies[s] and outcomes[s] == "failure")
     results = [
         {**c, "got": matcher.respond(row_.steps, row_.preconditions, c["case"])}
         for c in row_.checks
     ]
     for result in results:
         result["passed"] = result["got"] == result["expect"]
-    every = {**scanned, **given}
     return {
         "supporting": supporting,
         "counterexamples": [every[s].id for s in counter],
@@ -170,7 +167,7 @@ def _facts(facts: Mapping[str, Any]) -> str:
 
 
 def _outcomes(store: Store, records: Mapping[int, Record]) -> dict[int, str | None]:
-    sums = store.feedback_sums(list(records))
+    sums = feedback_sums(store, list(records))
     result: dict[int, str | None] = {}
     for seq, record in records.items():
         said = record.meta.get("outcome")
@@ -185,6 +182,11 @@ def _outcomes(store: Store, records: Mapping[int, Record]) -> dict[int, str | No
     return result
 
 
+def feedback_sums(store: Store, seqs: Sequence[int]) -> dict[int, float]:
+    """The summed feedback outcome of each rated memory among ``seqs``."""
+    return {seq: sum(rated) for seq, rated in store.outcomes_of(seqs).items()}
+
+
 def _episodes(store: Store, view: View, ids: Sequence[str]) -> dict[int, Record]:
     seqs = store.visible_seqs(view.scope, list(ids), statuses=("active",))
     found = store.records_by_seq([seqs[i] for i in ids if i in seqs])
@@ -197,9 +199,12 @@ def _episodes_in_view(store: Store, view: View) -> dict[int, Record]:
 
 
 def _episode_ids(store: Store, view: View, episodes: Any) -> list[str]:
-    if isinstance(episodes, str) or not isinstance(episodes, Sequence) or not episodes:
-        raise InvalidInput("episodes is a non-empty list of memory ids", field="episodes")
-    if not all(isinstance(e, str) for e in episodes):
+    if (
+        isinstance(episodes, str)
+        or not isinstance(episodes, Sequence)
+        or not episodes
+        or not all(isinstance(e, str) for e in episodes)
+    ):
         raise InvalidInput("episodes is a non-empty list of memory ids", field="episodes")
     wanted = list(dict.fromkeys(episodes))
     seqs = store.visible_seqs(view.scope, wanted, statuses=("active",))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from assocmem.procedures import gate
 from assocmem.store import Store, View
 from assocmem.text import times
 from assocmem.trust import corroboration
@@ -30,7 +31,7 @@ def graduate(store: Store, view: View, strict: bool = False) -> GraduationReport
     episodes = replace(view, kinds=(FROM_KIND,), statuses=("active",))
     seqs = store.select(episodes, MAX_SCAN)
     found = standings.standing_by_seq(store, replace(view, statuses=("active",)), seqs, strict)
-    rated = store.feedback_sums(seqs)
+    rated = gate.feedback_sums(store, seqs)
     moved: list[tuple[int, Graduated]] = []
     for seq in seqs:
         s = found.get(seq)

@@ -121,17 +121,6 @@ class ProcedureQueries(SQLConnection):
     # -- graduation -------------------------------------------------------------
 
     @translated
-    def feedback_sums(self, seqs: Sequence[int]) -> dict[int, float]:
-        """The sum of feedback outcomes each of ``seqs`` was rated with (rated ones only)."""
-        rows = self._query_in(
-            "SELECT fi.memory_seq, SUM(f.outcome) FROM feedback_items fi"
-            " JOIN feedback f ON f.id = fi.feedback_id WHERE fi.memory_seq IN (?*)"
-            " GROUP BY fi.memory_seq",
-            list(seqs),
-        )
-        return {int(seq): float(total) for seq, total in rows}
-
-    @translated
     def graduate_memories(
         self, rows: Sequence[tuple[int, str, str, dict[str, Any]]], when: str
     ) -> None:

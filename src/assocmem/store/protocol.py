@@ -580,10 +580,6 @@ class Store(abc.ABC):
         """Set a procedure version's status (with its gate report, reason and record)."""
 
     @abc.abstractmethod
-    def feedback_sums(self, seqs: Sequence[int]) -> dict[int, float]:
-        """The summed feedback outcome of each rated memory among ``seqs``."""
-
-    @abc.abstractmethod
     def graduate_memories(
         self, rows: Sequence[tuple[int, str, str, dict[str, Any]]], when: str
     ) -> None:
