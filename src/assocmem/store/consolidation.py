@@ -36,7 +36,7 @@ class ConsolidationQueries(SQLConnection):
             }
             fresh = [(seq, share) for seq, share in shares if seq not in known]
             for seq, share in fresh:
-                self._query_or_execute(
+                self._conn.execute(
                     "INSERT INTO consolidation_hubs (memory_seq, share, flagged_at) VALUES (?,?,?)",
                     [seq, share, at],
                 )
@@ -51,7 +51,7 @@ class ConsolidationQueries(SQLConnection):
                 low, high = min(a, b), max(a, b)
                 if self._query("SELECT 1 FROM near_duplicates WHERE a = ? AND b = ?", [low, high]):
                     continue
-                self._query_or_execute(
+                self._conn.execute(
                     "INSERT INTO near_duplicates (a, b, similarity, linked_at) VALUES (?,?,?,?)",
                     [low, high, similarity, at],
                 )
@@ -80,7 +80,7 @@ class ConsolidationQueries(SQLConnection):
                 if not changed:
                     continue
                 self._execute_in("DELETE FROM state_toggles WHERE older IN (?*)", [older])
-                self._query_or_execute(
+                self._conn.execute(
                     "INSERT INTO state_toggles (older, newer, superseded_at) VALUES (?,?,?)",
                     [older, newer, at],
                 )
@@ -102,11 +102,11 @@ class ConsolidationQueries(SQLConnection):
                 )
                 if not pair:
                     continue
-                self._query_or_execute(
+                self._conn.execute(
                     "UPDATE memories SET status = 'active', superseded_by = NULL WHERE seq = ?",
                     [seq],
                 )
-                self._query_or_execute(
+                self._conn.execute(
                     "UPDATE state_toggles SET reverted_at = ? WHERE older = ?", [at, seq]
                 )
                 restored.append(seq)
@@ -141,7 +141,3 @@ class ConsolidationQueries(SQLConnection):
         for seq, outcome in rows:
             found.setdefault(seq, []).append(float(outcome))
         return found
-
-    def _query_or_execute(self, sql: str, params: Sequence[object]) -> None:
-        with self._lock:
-            self._conn.execute(sql, params)
