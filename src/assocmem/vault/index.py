@@ -71,7 +71,9 @@ class Resolver:
 
     def resolve(self, source: str, link: parsing.Link | NoteLink) -> str | None:
         target = unquote(link.target).strip()
-        if getattr(link, "markdown", False) or target.lower().endswith(".md"):
+        # A target ending in .md (every Markdown link's does) is tried relative to its
+        # note first; the stored NoteLink then resolves exactly as the parsed Link did.
+        if target.lower().endswith(".md"):
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
             found = self.names.get(entity_name(joined).casefold())
             if found is not None:
