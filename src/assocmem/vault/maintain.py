@@ -62,17 +62,12 @@ _BLOCK = re.compile(
 _BLOCK_LINK = re.compile(r"^- \[\[([^\]]+)\]\]$", re.MULTILINE)
 
 
-def check_stale_days(value: object) -> int:
-    requests.check_int(value, "stale_days", 0, MAX_STALE_DAYS)
-    return value if isinstance(value, int) else 0
-
-
 def report(
     store: Store, scope: Scope, space: VectorSpace | None, stale_days: int, today: date
 ) -> MaintenanceReport:
     """Dead links, orphans with a suggestion each, stale notes, near-duplicate clusters,
     the giant component's share of notes, and archive candidates (stale and isolated)."""
-    stale_days = check_stale_days(stale_days)
+    requests.check_int(stale_days, "stale_days", 0, MAX_STALE_DAYS)
     vault = Vault.load(store, scope)
     near = vault.neighbours()
     orphans = [p for p, n in sorted(near.items()) if not n]
@@ -235,7 +230,7 @@ def plan_links(
         except (OSError, UnicodeDecodeError):
             continue  # a note we could not read back exactly is never rewritten
         held = _BLOCK.search(text)
-        kept = [t for t in _BLOCK_LINK.findall(held.group(1))] if held else []
+        kept = _BLOCK_LINK.findall(held.group(1)) if held else []
         if kept and all(resolver.names.get(t.casefold()) for t in kept):
             links = kept
         else:
