@@ -159,11 +159,15 @@ def _orphan(
 
 
 def _duplicates(store: Store, scope: Scope, vault: Vault) -> tuple[tuple[str, ...], ...]:
+    # Every chunk in one read, not one read per note.
+    chunks = {
+        r.id: r
+        for r in store.records(scope, [i for n in vault.notes.values() for i in n.memory_ids])
+    }
     sets: dict[str, frozenset[str]] = {}
     for row in vault.notes.values():
-        text = "\n".join(
-            r.text for r in store.records(scope, list(row.memory_ids)) if not _is_block(r)
-        )
+        own = (chunks[i] for i in row.memory_ids if i in chunks)
+        text = "\n".join(r.text for r in own if not _is_block(r))
         concepts = frozenset(c for c, _ in extract_concepts(text, 100_000))
         if len(concepts) >= DUPLICATE_MIN_CONCEPTS:
             sets[row.path] = concepts
