@@ -11,7 +11,6 @@ Progress goes to stderr, the figures to ``out`` as JSON.
 from __future__ import annotations
 
 import json
-import platform
 import random
 import statistics
 import sys
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+
+from .core import environment, percentile
 
 NOTES_PER_FOLDER = 200
 VOCABULARY = 4000
@@ -99,10 +100,9 @@ def run(out: str, notes: int = 10_000, queries: int = 200, seed: int = 0) -> dic
             for query in asked:
                 _, seconds = _timed(lambda q=query: memory.relevant_notes(q, k=5))
                 latencies.append(seconds * 1000)
-    latencies.sort()
     report = {
         "benchmark": "vault",
-        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "machine": environment(),
         "notes": notes,
         "chunks": full.chunks,
         "full_index_s": full_s,
@@ -115,7 +115,7 @@ def run(out: str, notes: int = 10_000, queries: int = 200, seed: int = 0) -> dic
         "relevant_notes_ms": {
             "queries": queries,
             "p50": round(statistics.median(latencies), 2),
-            "p95": round(latencies[max(0, int(len(latencies) * 0.95) - 1)], 2),
+            "p95": round(percentile(latencies, 0.95), 2),
         },
     }
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -71,7 +71,9 @@ class Resolver:
 
     def resolve(self, source: str, link: parsing.Link | NoteLink) -> str | None:
         target = unquote(link.target).strip()
-        if getattr(link, "markdown", False) or target.lower().endswith(".md"):
+        # A target ending in .md (every Markdown link's does) is tried relative to its
+        # note first; the stored NoteLink then resolves exactly as the parsed Link did.
+        if target.lower().endswith(".md"):
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
             found = self.names.get(entity_name(joined).casefold())
             if found is not None:
@@ -113,7 +115,7 @@ def index(
     present = {f.path for f in walked.found if f.path not in walked.skipped}
     removed = sorted(p for p in known if known_root_changed or p not in present)
     removed_set = set(removed)
-    rewritten = _paths(changed)
+    rewritten = {f.path for f, _, _ in changed}
     resolver = Resolver.of(
         [(r.path, r.title, r.aliases) for p, r in known.items()
          if p not in removed_set and p not in rewritten]
@@ -142,10 +144,6 @@ def index(
         skipped=dict(sorted(walked.skipped.items())),
         seconds=round(time.perf_counter() - started, 4),
     )
-
-
-def _paths(changed: Sequence[tuple[parsing.Found, str, Note]]) -> set[str]:
-    return {f.path for f, _, _ in changed}
 
 
 def _seqs(store: Store, scope: Scope, ids: Sequence[str]) -> list[int]:
@@ -189,11 +187,16 @@ def _write(
             store.delete_memories(scope, _seqs(store, scope, old))
             results = store.write(scope, flat, vectors) if flat else []
             ids = iter(r.id for r in results)
+            per_note = [
+                tuple(i for i in (next(ids) for _ in ms) if i is not None) for _, ms in memories
+            ]
+            # Each note's first chunk anchors its relations: one lookup for the batch.
+            anchors = store.visible_seqs(scope, [n[0] for n in per_note if n], statuses=STATUSES)
             rows, links = [], {}
-            for (found, digest, note), (_, ms) in zip(batch, memories, strict=True):
-                note_ids = tuple(i for i in (next(ids) for _ in ms) if i is not None)
+            for (found, digest, note), note_ids in zip(batch, per_note, strict=True):
                 note_links = _links(note, resolver)
-                _declare(store, scope, note, note_ids, note_links)
+                anchor = anchors.get(note_ids[0]) if note_ids else None
+                _declare(store, scope, note, anchor, note_links)
                 rows.append(_row(found, digest, note, note_ids))
                 links[note.path] = note_links
             store.save_vault(scope, root, rows, links, [])
@@ -240,11 +243,11 @@ def _row(found: parsing.Found, digest: str, note: Note, ids: tuple[str, ...]) ->
 
 
 def _declare(
-    store: Store, scope: Scope, note: Note, ids: Sequence[str], links: Sequence[NoteLink]
+    store: Store, scope: Scope, note: Note, anchor: int | None, links: Sequence[NoteLink]
 ) -> None:
     """The note as an entity (its title and aliases as aliases) and a ``links_to``
-    relation per resolved link, anchored by its first chunk so forgetting it retracts them."""
-    anchor = _seqs(store, scope, ids[:1])[0] if ids else None
+    relation per resolved link, anchored by its first chunk (``anchor``, its seq) so
+    forgetting it retracts them."""
     name = entity_name(note.path)
     aliases = [
         a for a in dict.fromkeys((note.title, *note.aliases)) if a.casefold() != name.casefold()

@@ -62,17 +62,12 @@ _BLOCK = re.compile(
 _BLOCK_LINK = re.compile(r"^- \[\[([^\]]+)\]\]$", re.MULTILINE)
 
 
-def check_stale_days(value: object) -> int:
-    requests.check_int(value, "stale_days", 0, MAX_STALE_DAYS)
-    return value if isinstance(value, int) else 0
-
-
 def report(
     store: Store, scope: Scope, space: VectorSpace | None, stale_days: int, today: date
 ) -> MaintenanceReport:
     """Dead links, orphans with a suggestion each, stale notes, near-duplicate clusters,
     the giant component's share of notes, and archive candidates (stale and isolated)."""
-    stale_days = check_stale_days(stale_days)
+    requests.check_int(stale_days, "stale_days", 0, MAX_STALE_DAYS)
     vault = Vault.load(store, scope)
     near = vault.neighbours()
     orphans = [p for p, n in sorted(near.items()) if not n]
@@ -164,11 +159,15 @@ def _orphan(
 
 
 def _duplicates(store: Store, scope: Scope, vault: Vault) -> tuple[tuple[str, ...], ...]:
+    # Every chunk in one read, not one read per note.
+    chunks = {
+        r.id: r
+        for r in store.records(scope, [i for n in vault.notes.values() for i in n.memory_ids])
+    }
     sets: dict[str, frozenset[str]] = {}
     for row in vault.notes.values():
-        text = "\n".join(
-            r.text for r in store.records(scope, list(row.memory_ids)) if not _is_block(r)
-        )
+        own = (chunks[i] for i in row.memory_ids if i in chunks)
+        text = "\n".join(r.text for r in own if not _is_block(r))
         concepts = frozenset(c for c, _ in extract_concepts(text, 100_000))
         if len(concepts) >= DUPLICATE_MIN_CONCEPTS:
             sets[row.path] = concepts
@@ -235,7 +234,7 @@ def plan_links(
         except (OSError, UnicodeDecodeError):
             continue  # a note we could not read back exactly is never rewritten
         held = _BLOCK.search(text)
-        kept = [t for t in _BLOCK_LINK.findall(held.group(1))] if held else []
+        kept = _BLOCK_LINK.findall(held.group(1)) if held else []
         if kept and all(resolver.names.get(t.casefold()) for t in kept):
             links = kept
         else:

@@ -50,7 +50,6 @@ class Link:
 
     target: str
     line: int
-    markdown: bool = False  # a ``[x](other.md)`` link: resolved relative to its note
 
 
 @dataclass(frozen=True)
@@ -255,4 +254,4 @@ def links(body: str, first_line: int = 1) -> Iterator[Link]:
         for match in _MDLINK.finditer(line):
             target = match.group(1)
             if "://" not in target:
-                yield Link(target, first_line + i, markdown=True)
+                yield Link(target, first_line + i)

@@ -29,7 +29,7 @@ from assocmem.types import (
     Record,
     Scope,
 )
-from assocmem.vault.index import MARK, Resolver
+from assocmem.vault.index import MARK, Resolver, entity_name
 from assocmem.vectors.space import VectorSpace
 
 MAX_K = 100
@@ -57,11 +57,6 @@ _CLAIM_MARKERS = re.compile(
     re.IGNORECASE,
 )
 _MARKUP = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]|[*_`>]+")
-
-
-def check_k(k: object) -> int:
-    requests.check_int(k, "k", 1, MAX_K)
-    return k if isinstance(k, int) else 0
 
 
 @dataclass(frozen=True)
@@ -103,8 +98,7 @@ class Vault:
 
 
 def _key(name: str) -> str:
-    name = name.strip()
-    return (name[:-3] if name.lower().endswith(".md") else name).casefold()
+    return entity_name(name.strip()).casefold()
 
 
 def index_status(store: Store, scope: Scope) -> IndexStatus:
@@ -125,7 +119,7 @@ def relevant_notes(
     store: Store, scope: Scope, space: VectorSpace | None, query: str, k: int = 5
 ) -> list[NoteHit]:
     """The ``k`` notes most relevant to ``query``: relevance × accrued value."""
-    k = check_k(k)
+    requests.check_int(k, "k", 1, MAX_K)
     request = requests.read_request(
         scope, query, k=min(1000, k * CHUNKS_PER_NOTE), where=MARK, explain=False
     )
@@ -208,7 +202,7 @@ def bridge_candidates(
     store: Store, scope: Scope, space: VectorSpace | None, name: str, k: int = 5
 ) -> list[Bridge]:
     """Notes in other folders, linked neither way to ``name``, that are close in meaning."""
-    k = check_k(k)
+    requests.check_int(k, "k", 1, MAX_K)
     vault = Vault.load(store, scope)
     source = vault.note(name)
     linked = vault.neighbours()[source.path]
@@ -220,6 +214,8 @@ def bridge_candidates(
     request = requests.read_request(scope, query, k=BRIDGE_POOL, where=MARK, explain=False)
     pool = recall.read(store, request, space).items
     rarity = Counter(c for item in pool for c in set(item.record.concepts))
+    # Rare in the candidate pool: a concept half the pool carries explains nothing.
+    common = max(2, int(max(rarity.values(), default=0) * RARE_SHARE))
     best: dict[str, tuple[float, Record]] = {}
     for item in pool:
         note = str(item.record.meta.get("note", ""))
@@ -230,7 +226,7 @@ def bridge_candidates(
             best[note] = (item.score, item.record)
     top = max((s for s, _ in best.values()), default=0.0) or 1.0
     bridges = [
-        _bridge(vault.notes[n], s / top, r, set(concepts), rarity, space is not None)
+        _bridge(vault.notes[n], s / top, r, set(concepts), rarity, common, space is not None)
         for n, (s, r) in best.items()
     ]
     bridges.sort(key=lambda b: (-b.score, b.note))
@@ -248,10 +244,9 @@ def _bridge(
     record: Record,
     concepts: set[str],
     rarity: Counter[str],
+    common: int,
     semantic: bool,
 ) -> Bridge:
-    # Rare in the candidate pool: a concept half the pool carries explains nothing.
-    common = max(2, int(sum(rarity.values()) and max(rarity.values()) * RARE_SHARE))
     forms = dict(zip(record.concepts, record.concept_forms, strict=False))
     shared = [
         forms.get(c, c).casefold()
