@@ -450,9 +450,7 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         missing = [i for i in wanted if i not in {r.id for r in found}]
         if missing:
             raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
-        seqs = self._store.visible_seqs(self.scope, [r.id for r in found], statuses=STATUSES)
-        marked = standings.marked(self._store, {seqs[r.id]: r for r in found})
-        return [marked[seqs[r.id]] for r in found]
+        return list(standings.marked(self._store, dict(enumerate(found))).values())
 
     def export(self) -> Iterator[Record]:
         """Every readable record in this scope, oldest first (read page by page)."""
