@@ -204,7 +204,7 @@ class TrustOperations(MemoryBase):
         slashes a source on its case; keep it for an oracle nobody can feed.
         """
         wanted = records.check_ids(ids)
-        good = cusum.check_outcome(outcome)
+        good = credits.check_outcome(outcome)
         reference = records.check_number(k, "k", positive=False)
         threshold = records.check_number(h, "h", positive=True)
         if not isinstance(auto_slash, bool):
