@@ -24,7 +24,6 @@ from assocmem.trust import receipts as receipt_chain
 from assocmem.trust import slash as slashing
 from assocmem.trust import standing as standings
 from assocmem.types import (
-    KINDS,
     STATUSES,
     AttributionReport,
     Case,
@@ -85,7 +84,7 @@ class TrustOperations(MemoryBase):
         return stale.stale_derived(self._store, View(self.scope))
 
     def _standing_view(self) -> View:
-        return View(self.scope, statuses=STATUSES, kinds=KINDS)
+        return standings.counted_among(self.scope)
 
     def _attested(
         self, memories: Sequence[NewMemory], attestations_: Sequence[Any]

@@ -15,11 +15,17 @@ from typing import TypeVar
 from assocmem.store import Store, View
 from assocmem.store.trust import TrustRow
 from assocmem.trust import corroboration
-from assocmem.types import GateReport, Record, Standing
+from assocmem.types import KINDS, STATUSES, GateReport, Record, Scope, Standing
 
 K = TypeVar("K")
 
 BASES = ("credited", "corroborated", "slashed", "neither")
+
+
+def counted_among(scope: Scope) -> View:
+    """What standing and slashes are counted among: every memory of ``scope``, any
+    status, any kind."""
+    return View(scope, statuses=STATUSES, kinds=KINDS)
 
 
 def basis(row: TrustRow, origins: Sequence[str]) -> str:
