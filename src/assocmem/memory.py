@@ -316,9 +316,9 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
         with self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
-            self._standing_on_write(memories, results, signed)  # taint, attestations
+            taints = self._standing_on_write(memories, results, signed)  # trust: taint, attests
             if self._receipts:  # trust: attribution
-                receipt_chain.append(self._store, self.scope, memories, results, self._receipt_key)
+                receipt_chain.append(self._store, memories, results, taints, self._receipt_key)
             return [
                 self._with_associations(result, declared)
                 for result, declared in zip(results, associations, strict=True)
@@ -450,9 +450,7 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         missing = [i for i in wanted if i not in {r.id for r in found}]
         if missing:
             raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
-        seqs = self._store.visible_seqs(self.scope, [r.id for r in found], statuses=STATUSES)
-        marked = standings.marked(self._store, {seqs[r.id]: r for r in found})
-        return [marked[seqs[r.id]] for r in found]
+        return list(standings.marked(self._store, dict(enumerate(found))).values())
 
     def export(self) -> Iterator[Record]:
         """Every readable record in this scope, oldest first (read page by page)."""

@@ -120,6 +120,21 @@ def test_with_status_is_opt_in_and_default_reads_are_unchanged(store_target: Tar
     assert status.items[0].to_dict()["status"]["status"] == "uncorroborated"
 
 
+def test_with_status_reports_each_item_as_its_own_report_would(store_target: Target) -> None:
+    # The statuses of one read are graded together; each must still be its own report.
+    with Memory(store_target()) as mem:
+        strong = mem.write("the cache holds ten entries", source="docs.example.com").id or ""
+        mem.write("The cache holds ten entries", source="forum.example.net")
+        weak = mem.write("the cache never evicts its entries").id or ""
+        summary = mem.write("the cache entries stay", derived_from=[strong, weak]).id or ""
+        mem.ratify(summary, "audit", "dave", lens="review")
+        read = mem.read("cache entries", k=10, with_status=True)
+        alone = {i.record.id: mem.convergence_report(i.record.id) for i in read.items}
+    assert {strong, weak, summary} <= set(alone)
+    assert {i.record.id: i.status for i in read.items} == alone
+    assert len({(r.status, r.grade, r.lineage_grade) for r in alone.values()}) >= 3
+
+
 def test_forget_takes_a_claims_ratifications_with_it(store_target: Target) -> None:
     db = store_target()
     with Memory(db) as mem:

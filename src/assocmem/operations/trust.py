@@ -24,7 +24,6 @@ from assocmem.trust import receipts as receipt_chain
 from assocmem.trust import slash as slashing
 from assocmem.trust import standing as standings
 from assocmem.types import (
-    KINDS,
     STATUSES,
     AttributionReport,
     Case,
@@ -85,7 +84,7 @@ class TrustOperations(MemoryBase):
         return stale.stale_derived(self._store, View(self.scope))
 
     def _standing_view(self) -> View:
-        return View(self.scope, statuses=STATUSES, kinds=KINDS)
+        return standings.counted_among(self.scope)
 
     def _attested(
         self, memories: Sequence[NewMemory], attestations_: Sequence[Any]
@@ -100,28 +99,34 @@ class TrustOperations(MemoryBase):
         memories: Sequence[NewMemory],
         results: Sequence[WriteResult],
         signed: Sequence[tuple[str, str] | None],
-    ) -> None:
-        """Inside the write: record derived memories' taint and verified attestations."""
+    ) -> list[frozenset[str]]:
+        """Inside the write: record derived memories' taint and verified attestations.
+        Returns each memory's taint, in order, so its receipt commits what was stored."""
+        taints = [frozenset[str]()] * len(memories)
         wanted = [
-            (m, r, signed[i] if i < len(signed) else None)
-            for i, (m, r) in enumerate(zip(memories, results, strict=True))
+            (i, r.id, signed[i] if i < len(signed) else None)
+            for i, r in enumerate(results)
             if r.stored and r.id is not None
         ]
-        wanted = [(m, r, a) for m, r, a in wanted if m.derived_from or a is not None]
+        wanted = [(i, id_, a) for i, id_, a in wanted if memories[i].derived_from or a is not None]
         if not wanted:
-            return
-        names = [r.id for _, r, _ in wanted if r.id] + [
-            p for m, _, _ in wanted for p in m.derived_from
+            return taints
+        names = [id_ for _, id_, _ in wanted] + [
+            p for i, _, _ in wanted for p in memories[i].derived_from
         ]
         seqs = self._store.visible_seqs(self.scope, names, statuses=STATUSES)
-        taint.inherit(
+        derived = [(i, id_) for i, id_, _ in wanted if memories[i].derived_from]
+        inherited = taint.inherit(
             self._store,
-            [(seqs[r.id], [seqs[p] for p in m.derived_from if p in seqs])
-             for m, r, _ in wanted if m.derived_from and r.id],
+            [(seqs[id_], [seqs[p] for p in memories[i].derived_from if p in seqs])
+             for i, id_ in derived],
         )  # fmt: skip
-        for _, r, a in wanted:
-            if a is not None and r.id:
-                self._store.add_attestation(seqs[r.id], *a)
+        for (i, _), found in zip(derived, inherited, strict=True):
+            taints[i] = found
+        for _, id_, a in wanted:
+            if a is not None:
+                self._store.add_attestation(seqs[id_], *a)
+        return taints
 
     @checked_arguments()
     def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
@@ -198,7 +203,7 @@ class TrustOperations(MemoryBase):
         slashes a source on its case; keep it for an oracle nobody can feed.
         """
         wanted = records.check_ids(ids)
-        good = cusum.check_outcome(outcome)
+        good = credits.check_outcome(outcome)
         reference = records.check_number(k, "k", positive=False)
         threshold = records.check_number(h, "h", positive=True)
         if not isinstance(auto_slash, bool):

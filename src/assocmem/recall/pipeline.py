@@ -45,7 +45,7 @@ from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.text import times
 from assocmem.trust import standing as standings
-from assocmem.types import KINDS, STATUSES, Item, ReadResult, Record
+from assocmem.types import Item, ReadResult, Record
 from assocmem.vectors.space import VectorSpace
 
 if TYPE_CHECKING:
@@ -161,8 +161,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
-            earned = standings.earned(store, _standing_view(view), [e.key for e in scored],
-                                      request.strict)  # fmt: skip
+            among = standings.counted_among(view.scope)
+            earned = standings.earned(store, among, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
         ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
@@ -455,11 +455,6 @@ def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[
         )
         for entry in best
     ]
-
-
-def _standing_view(view: View) -> View:
-    """What corroboration is counted among: every memory of the reader's scope."""
-    return View(view.scope, statuses=STATUSES, kinds=KINDS)
 
 
 def _age_days(row: RankFields | Record, as_of: datetime) -> float:

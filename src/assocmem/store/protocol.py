@@ -439,8 +439,8 @@ class Store(abc.ABC):
         """What the standing of each of these memories is computed from."""
 
     @abc.abstractmethod
-    def trust_marks(self, seqs: Sequence[int]) -> dict[int, tuple[bool, str | None]]:
-        """``(slashed, attested key)`` of those of ``seqs`` carrying either mark."""
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]:
+        """``(slashed, attested key)`` of those of ``ids`` carrying either mark, by id."""
 
     @abc.abstractmethod
     def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:

@@ -110,19 +110,20 @@ class TrustQueries(SQLConnection):
         }
 
     @translated
-    def trust_marks(self, seqs: Sequence[int]) -> dict[int, tuple[bool, str | None]]:
-        """``(slashed, attested key)`` of those of ``seqs`` that carry either mark (one
-        statement: a read pays one lookup for its marks)."""
-        if not seqs:
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]:
+        """``(slashed, attested key)`` of those of ``ids`` that carry either mark (one
+        statement, keyed by the records' own ids: a read or a get pays one lookup for
+        its marks and none to find their seqs)."""
+        if not ids:
             return {}
         rows = self._query_in(
-            "SELECT m.seq, CASE WHEN s.memory_seq IS NULL THEN 0 ELSE 1 END, a.public_key"
+            "SELECT m.id, CASE WHEN s.memory_seq IS NULL THEN 0 ELSE 1 END, a.public_key"
             " FROM memories m LEFT JOIN trust_slashes s ON s.memory_seq = m.seq"
             " LEFT JOIN trust_attestations a ON a.memory_seq = m.seq"
-            " WHERE m.seq IN (?*) AND (s.memory_seq IS NOT NULL OR a.memory_seq IS NOT NULL)",
-            seqs,
+            " WHERE m.id IN (?*) AND (s.memory_seq IS NOT NULL OR a.memory_seq IS NOT NULL)",
+            ids,
         )
-        return {seq: (bool(slashed), key) for seq, slashed, key in rows}
+        return {id_: (bool(slashed), key) for id_, slashed, key in rows}
 
     @translated
     def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]:

@@ -37,9 +37,8 @@ def _facts(
     seqs = store.visible_seqs(view.scope, [r.id for r in records], statuses=view.statuses)
     rows = store.trust_rows(list(seqs.values()))
     by_id = {rows[s].id: rows[s] for s in seqs.values() if s in rows}
-    origins = corroboration.origins(store, view, list(by_id.values()), strict=False)
-    active = replace(view, statuses=("active",))
-    stating = store.restating(active, [row.fingerprint for row in by_id.values()])
+    stating = corroboration.restating(store, view, list(by_id.values()))
+    origins = corroboration.among(store, list(by_id.values()), stating, strict=False)
     ratified = store.ratifications([r.id for r in records])
     found = {}
     for record in records:
@@ -74,8 +73,25 @@ def _lineage(store: Store, view: View, record: Record) -> list[Record]:
 
 def report(store: Store, view: View, record: Record) -> ConvergenceReport:
     """The convergence report of one readable record."""
-    ancestors = _lineage(store, view, record)
-    facts = _facts(store, view, [record, *ancestors])
+    return reports(store, view, [record])[record.id]
+
+
+def reports(store: Store, view: View, records: Sequence[Record]) -> dict[str, ConvergenceReport]:
+    """The convergence report of each readable record, by id: the facts of all of them
+    and their ancestors are read together (a record's facts do not depend on which
+    others are read with it)."""
+    lineages = {r.id: _lineage(store, view, r) for r in records}
+    everyone = {r.id: r for r in records}
+    everyone |= {a.id: a for ancestors in lineages.values() for a in ancestors}
+    facts = _facts(store, view, list(everyone.values()))
+    return {r.id: _report(r, lineages[r.id], facts) for r in records}
+
+
+def _report(
+    record: Record,
+    ancestors: Sequence[Record],
+    facts: dict[str, tuple[Grade, tuple[str, ...], int, tuple[str, ...]]],
+) -> ConvergenceReport:
     graded, agreeing, count, judges = facts[record.id]
     lineage = evidence.weakest([facts[r.id][0].grade for r in (record, *ancestors)])
     if judges:
@@ -98,7 +114,8 @@ def report(store: Store, view: View, record: Record) -> ConvergenceReport:
 
 def with_status(store: Store, view: View, result: ReadResult) -> ReadResult:
     """``result`` with each item's convergence report attached as its ``status``."""
-    items = tuple(replace(item, status=report(store, view, item.record)) for item in result.items)
+    found = reports(store, view, [item.record for item in result.items])
+    items = tuple(replace(item, status=found[item.record.id]) for item in result.items)
     return replace(result, items=items)
 
 

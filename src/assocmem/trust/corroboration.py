@@ -34,8 +34,18 @@ def origins(
     store: Store, view: View, rows: Sequence[TrustRow], strict: bool
 ) -> dict[int, tuple[str, ...]]:
     """The corroborating origins of each row's memory, among what ``view`` sees."""
-    active = replace(view, statuses=("active",))
-    restating = store.restating(active, [r.fingerprint for r in rows])
+    return among(store, rows, restating(store, view, rows), strict)
+
+
+def restating(store: Store, view: View, rows: Sequence[TrustRow]) -> dict[str, list[int]]:
+    """The active memories ``view`` sees stating each row's text, by fingerprint."""
+    return store.restating(replace(view, statuses=("active",)), [r.fingerprint for r in rows])
+
+
+def among(
+    store: Store, rows: Sequence[TrustRow], restating: dict[str, list[int]], strict: bool
+) -> dict[int, tuple[str, ...]]:
+    """`origins`, given the restating memories already read (`restating`)."""
     others = sorted({s for seqs in restating.values() for s in seqs} - {r.seq for r in rows})
     known = {**store.trust_rows(others), **{r.seq: r for r in rows}}
     return {

@@ -32,11 +32,6 @@ from assocmem.types import Case, MonitorResult, SourceStatistic
 MAX_EVIDENCE = 50
 
 
-def check_outcome(outcome: Any) -> bool:
-    """The outcome as `credit` reads it: True for good."""
-    return bool(credit.check_outcome(outcome))
-
-
 def step(state: MonitorRow, bad: bool, k: float, evidence: Sequence[str]) -> MonitorRow:
     """One CUSUM step of a source's state on one outcome."""
     kept = (*state.evidence, *evidence)[-MAX_EVIDENCE:] if bad else state.evidence

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from assocmem.errors import DependencyMissing, InvalidInput
@@ -29,7 +29,6 @@ from assocmem.store.attribution_rows import ReceiptRow
 from assocmem.text import times
 from assocmem.trust import attributed
 from assocmem.types import (
-    STATUSES,
     AttributionMismatch,
     AttributionReport,
     Scope,
@@ -103,32 +102,15 @@ def link_hash(
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def parent_taints(store: Store, scope: Scope, memories: Sequence[NewMemory]) -> list[set[str]]:
-    """What each new memory inherits through ``derived_from`` (the taint rule: each
-    parent's own canonical source and its taint), read from the stored parents."""
-    parents = sorted({p for m in memories for p in m.derived_from})
-    seqs = store.visible_seqs(scope, parents, statuses=STATUSES) if parents else {}
-    rows = store.trust_rows(list(seqs.values()))
-    taints = []
-    for memory in memories:
-        inherited: set[str] = set()
-        for parent in memory.derived_from:
-            row = rows.get(seqs.get(parent, -1))
-            if row is not None:
-                inherited |= set(row.taint) | ({row.source} if row.source else set())
-        taints.append(inherited)
-    return taints
-
-
 def append(
     store: Store,
-    scope: Scope,
     memories: Sequence[NewMemory],
     results: Sequence[WriteResult],
+    taints: Sequence[Iterable[str]],
     key: Any | None,
 ) -> None:
-    """Append a receipt for each stored memory (call inside the write transaction)."""
-    taints = parent_taints(store, scope, memories)
+    """Append a receipt for each stored memory, committing its source and the taint
+    the write stored for it (``taints[i]``; call inside the write transaction)."""
     public = public_hex(key) if key is not None else None
     head = store.receipt_head()
     position, prev = head if head is not None else (0, GENESIS)

@@ -52,13 +52,12 @@ def lift(store: Store, view: View, seqs: Sequence[int], scope: str) -> Lifecycle
     """Lift the slash of what ``seqs`` reach at ``scope``; unslashed ones are skipped."""
     with store.transaction():
         reached = reach(store, view, seqs, scope)
-        marks = store.trust_marks(reached)
-        lifted = [s for s in reached if marks.get(s, (False, None))[0]]
+        rows = store.trust_rows(reached)  # ids and slashes in one read
+        lifted = [s for s in reached if rows[s].slashed]
         store.unslash_memories(lifted)
-        ids = dict(zip(reached, _ids(store, reached), strict=True))
         return Lifecycle(
-            changed=tuple(ids[s] for s in lifted),
-            skipped={ids[s]: "not slashed" for s in reached if s not in lifted},
+            changed=tuple(rows[s].id for s in lifted),
+            skipped={rows[s].id: "not slashed" for s in reached if s not in lifted},
         )
 
 

@@ -67,6 +67,6 @@ def _load(
         return
     seqs = store.visible_seqs(view.scope, list(ids), statuses=STATUSES)
     records = store.records_by_seq(list(seqs.values()))
-    marks = store.trust_marks(list(records))
-    for seq, record in records.items():
-        known[record.id] = (record, marks.get(seq, (False, None))[0])
+    marks = store.trust_marks([record.id for record in records.values()])
+    for record in records.values():
+        known[record.id] = (record, marks.get(record.id, (False, None))[0])

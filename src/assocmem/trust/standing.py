@@ -8,15 +8,24 @@ corroborate it (`corroboration`); nothing a writer sets on the record counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from assocmem.store import Store, View
 from assocmem.store.trust import TrustRow
 from assocmem.trust import corroboration
-from assocmem.types import GateReport, Record, Standing
+from assocmem.types import KINDS, STATUSES, GateReport, Record, Scope, Standing
+
+K = TypeVar("K")
 
 BASES = ("credited", "corroborated", "slashed", "neither")
+
+
+def counted_among(scope: Scope) -> View:
+    """What standing and slashes are counted among: every memory of ``scope``, any
+    status, any kind."""
+    return View(scope, statuses=STATUSES, kinds=KINDS)
 
 
 def basis(row: TrustRow, origins: Sequence[str]) -> str:
@@ -109,12 +118,13 @@ def _advice(frac: float, active: int) -> str:
     return f"The gate would block {frac:.0%} of active memories: it is affordable on this store."
 
 
-def marked(store: Store, records: dict[int, Record]) -> dict[int, Record]:
-    """The records (by seq) with their standing marks (slashed, attested key) set."""
-    rows = store.trust_marks(list(records))
+def marked(store: Store, records: Mapping[K, Record]) -> dict[K, Record]:
+    """The records (under their keys) with their standing marks (slashed, attested
+    key) set."""
+    rows = store.trust_marks([record.id for record in records.values()])
     return {
-        seq: replace(record, slashed=rows[seq][0], attested_key=rows[seq][1])
-        if seq in rows
+        key: replace(record, slashed=rows[record.id][0], attested_key=rows[record.id][1])
+        if record.id in rows
         else record
-        for seq, record in records.items()
+        for key, record in records.items()
     }

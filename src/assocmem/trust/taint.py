@@ -13,16 +13,21 @@ from collections.abc import Sequence
 from assocmem.store import Store
 
 
-def inherit(store: Store, derived: Sequence[tuple[int, Sequence[int]]]) -> None:
-    """Record the taint of each ``(seq, parent seqs)`` (inside the write's transaction)."""
+def inherit(store: Store, derived: Sequence[tuple[int, Sequence[int]]]) -> list[frozenset[str]]:
+    """Record the taint of each ``(seq, parent seqs)`` (inside the write's transaction);
+    each one's taint, in order (what its receipt commits)."""
     parents = sorted({p for _, ps in derived for p in ps})
     rows = store.trust_rows(parents)
-    inherited = []
-    for seq, ps in derived:
+    taints = []
+    for _, ps in derived:
         sources: set[str] = set()
         for parent in ps:
             row = rows.get(parent)
             if row is not None:
                 sources |= row.taint | ({row.source} if row.source else set())
-        inherited += [(seq, source) for source in sorted(sources)]
-    store.add_taint(inherited)
+        taints.append(frozenset(sources))
+    store.add_taint(
+        [(seq, source) for (seq, _), found in zip(derived, taints, strict=True)
+         for source in sorted(found)]
+    )  # fmt: skip
+    return taints
