@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from assocmem import AssocmemError, InvalidInput, Memory
+from assocmem.pool import MemoryPool
 from assocmem.surface import operations
 from tests.adapters.server_kit import post, running_server
 from tests.conftest import Target
@@ -193,3 +194,10 @@ def test_a_bad_synchronous_is_invalid_input(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput) as refused:
         Memory(str(tmp_path / "s.db"), synchronous="fast")
     assert refused.value.field == "synchronous"
+
+
+def test_a_pool_refuses_a_non_bool_setting_when_it_opens(tmp_path: Path) -> None:
+    for name in ("strict_corroboration", "receipts"):
+        with pytest.raises(InvalidInput) as caught:
+            MemoryPool(str(tmp_path / "pool.db"), readers=1, **{name: "yes"})
+        assert caught.value.field == name

@@ -6,16 +6,11 @@ import argparse
 import json
 from pathlib import Path
 
-from . import (
-    consolidate_bench,
-    core,
-    embed_speed,
-    locomo,
-    reinforce_bench,
-    statements,
-    trust_bench,
-    vault_bench,
-)
+from . import core, embed_speed, locomo
+
+# Every bench's flag for where its JSON goes, and the --db choice of the two that have one.
+OUT_HELP = "where to write the JSON"
+DB_HELP = "sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,21 +22,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     doc = "write throughput and read latency at 10k and 100k memories"
     p = benches.add_parser("core", help=doc, description=doc)
     p.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
-    p.add_argument("--out", default="bench-core.json", help="where to write the JSON")
-    p.add_argument(
-        "--db", default="sqlite",
-        help="sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL",
-    )  # fmt: skip
+    p.add_argument("--out", default="bench-core.json", help=OUT_HELP)
+    p.add_argument("--db", default="sqlite", help=DB_HELP)
     p.set_defaults(handler=_core)
 
     doc = "recall@5/10/20 of evidence turns on a LoCoMo-format file, with baselines"
     p = benches.add_parser("locomo", help=doc, description=doc)
     p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
-    p.add_argument("--out", default="bench-locomo.json", help="where to write the JSON")
-    p.add_argument(
-        "--db", default="sqlite",
-        help="sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL",
-    )  # fmt: skip
+    p.add_argument("--out", default="bench-locomo.json", help=OUT_HELP)
+    p.add_argument("--db", default="sqlite", help=DB_HELP)
     p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
     p.add_argument("--model-dir", help="folder of a built embedder form")
@@ -57,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     doc = "whether feedback on outcomes reaches a reader's top 5 on held-out questions"
     p = benches.add_parser("learning", help=doc, description=doc)
-    p.add_argument("--out", default="bench-learning.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-learning.json", help=OUT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
     p.add_argument("--types", type=int, default=40, help="problem types")
     p.add_argument("--notes", type=int, default=2000, help="notes in the store")
@@ -69,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
     p = benches.add_parser("server", help=doc, description=doc)
-    p.add_argument("--out", default="bench-server.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-server.json", help=OUT_HELP)
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=float, default=60.0, help="load duration")
     p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
@@ -77,13 +66,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     doc = "statements and write transactions behind one declaring write and one text read"
     p = benches.add_parser("statements", help=doc, description=doc)
-    p.add_argument("--out", default="bench-statements.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-statements.json", help=OUT_HELP)
     p.add_argument("--memories", type=int, default=1000, help="notes in the store read")
     p.set_defaults(handler=_statements)
 
     doc = "index, re-index after a 1 % edit and relevant_notes latency on a generated vault"
     p = benches.add_parser("vault", help=doc, description=doc)
-    p.add_argument("--out", default="bench-vault.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-vault.json", help=OUT_HELP)
     p.add_argument("--notes", type=int, default=10_000, help="notes in the generated vault")
     p.add_argument("--queries", type=int, default=200, help="relevant_notes queries timed")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated vault")
@@ -92,14 +81,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     doc = "top-1 poison hijack raw vs influence_only, legit recall under the gate, the spoof"
     p = benches.add_parser("trust", help=doc, description=doc)
     p.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
-    p.add_argument("--out", default="bench-trust.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-trust.json", help=OUT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     p.set_defaults(handler=_trust)
 
     # -- trust: attribution
     doc = "attribution: relabels and taint strips caught, a below-k drip capped by a budget"
     p = benches.add_parser("trust-attribution", help=doc, description=doc)
-    p.add_argument("--out", default="bench-trust-attr.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-trust-attr.json", help=OUT_HELP)
     p.add_argument("--horizons", default="50,100,200,400,800", help="drip lengths, comma-separated")
     p.add_argument("--reversible", type=int, default=10_000, help="a good source's reversible uses")
     p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
@@ -109,20 +98,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     doc = "value gained on top vs by a weak frequent false positive; drift with it off"
     p = benches.add_parser("reinforce", help=doc, description=doc)
     p.add_argument("--trials", type=int, default=10, help="independent generated stores")
-    p.add_argument("--out", default="bench-reinforce.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-reinforce.json", help=OUT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     p.set_defaults(handler=_reinforce)
 
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
-    p.add_argument("--out", default="bench-embed.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-embed.json", help=OUT_HELP)
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
     p.set_defaults(handler=_embed)
 
     # consolidation
     doc = "keep-budget by value vs FIFO/random, dream-pass time, LoCoMo before/after"
     p = benches.add_parser("consolidate", help=doc, description=doc)
-    p.add_argument("--out", default="bench-consolidate.json", help="where to write the JSON")
+    p.add_argument("--out", default="bench-consolidate.json", help=OUT_HELP)
     p.add_argument("--size", type=int, default=100_000, help="memories the timed pass runs over")
     p.add_argument("--stream", type=int, default=2_000, help="memories of the budget stream")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated data")
@@ -188,16 +177,24 @@ def _learning(args: argparse.Namespace) -> int:
 
 
 def _vault(args: argparse.Namespace) -> int:
+    from . import vault_bench
+
     report = vault_bench.run(args.out, notes=args.notes, queries=args.queries, seed=args.seed)
     print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
+    return 0
 
 
 def _trust(args: argparse.Namespace) -> int:
+    from . import trust_bench
+
     report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
     print(json.dumps(report["runs"], indent=2))
+    return 0
 
 
 def _consolidate(args: argparse.Namespace) -> int:
+    from . import consolidate_bench
+
     report = consolidate_bench.run(
         args.out,
         size=args.size,
@@ -212,12 +209,16 @@ def _consolidate(args: argparse.Namespace) -> int:
 
 
 def _reinforce(args: argparse.Namespace) -> int:
+    from . import reinforce_bench
+
     report = reinforce_bench.run(args.out, args.trials, seed=args.seed)
     print(json.dumps(report["runs"], indent=2))
     return 0
 
 
 def _statements(args: argparse.Namespace) -> int:
+    from . import statements
+
     report = statements.run(args.out, memories=args.memories)
     print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
     return 0

@@ -27,7 +27,7 @@ from assocmem.links import reinforce as reinforcement
 from assocmem.operations.base import checked_arguments
 from assocmem.operations.consolidation import ConsolidationOperations
 from assocmem.operations.procedures import ProcedureOperations
-from assocmem.operations.trust import TrustOperations, checked_strict
+from assocmem.operations.trust import TrustOperations
 from assocmem.operations.vault import VaultOperations, resolved_roots
 from assocmem.recall import filters, profiles, soft
 from assocmem.recall import pipeline as recall
@@ -122,9 +122,9 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
     ) -> None:
         check_clean(str(target), "target")
         self._vault_roots = resolved_roots(vault_roots)
-        self._strict = checked_strict(strict_corroboration)
+        self._strict = records.check_bool(strict_corroboration, "strict_corroboration")
         self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
-        self._reinforce = _checked_reinforce(reinforce)
+        self._reinforce = records.check_bool(reinforce, "reinforce")
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -166,7 +166,7 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
-        memory._strict = checked_strict(strict_corroboration)
+        memory._strict = records.check_bool(strict_corroboration, "strict_corroboration")
         memory._receipts, memory._receipt_key = receipt_chain.settings(receipts, receipt_key)
         memory._reinforce = False  # a shared store's reads never drift
         return memory
@@ -401,10 +401,8 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
         ``with_status`` attaches each item's `convergence_report` as its ``status``
         (convergence-backed means independent origins agree, not that the claim is true).
         """
-        if not isinstance(influence_only, bool):
-            raise InvalidInput("influence_only must be true or false", field="influence_only")
-        if not isinstance(with_status, bool):
-            raise InvalidInput("with_status must be true or false", field="with_status")
+        records.check_bool(influence_only, "influence_only")
+        records.check_bool(with_status, "with_status")
         request = requests.read_request(
             self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
             where=where, prefer=prefer, prefer_trust=prefer_trust,
@@ -576,8 +574,7 @@ class Memory(VaultOperations, TrustOperations, ConsolidationOperations, Procedur
     @checked_arguments()
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
         """Shield memories from archiving (or lift the shield). It does not renew validity."""
-        if not isinstance(protected, bool):
-            raise InvalidInput("protected must be true or false", field="protected")
+        records.check_bool(protected, "protected")
         return status.protect(self._store, self._select(ids, None, statuses=STATUSES), protected)
 
     @checked_arguments()
@@ -708,12 +705,6 @@ def checked_scope(
     return Scope(
         agent_id, project_id, channel, requests.check_role(role) if role is not None else None
     )
-
-
-def _checked_reinforce(reinforce: Any) -> bool:
-    if not isinstance(reinforce, bool):
-        raise InvalidInput("reinforce must be true or false", field="reinforce")
-    return reinforce
 
 
 def _refused(exc: AssocmemError) -> WriteResult:

@@ -19,6 +19,7 @@ from assocmem.trust import receipts as receipt_chain
 from assocmem.types import Scope
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
+from assocmem.write.validate import check_bool
 
 READERS = 4
 
@@ -46,7 +47,8 @@ class MemoryPool:
         receipt_key: Any = None,
     ) -> None:
         self._vault_roots = None if vault_roots is None else tuple(vault_roots)
-        self._strict = strict_corroboration
+        # Checked here, as receipts are, so a bad setting fails the start, not a request.
+        self._strict = check_bool(strict_corroboration, "strict_corroboration")
         self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
         self._writer = open_store(target)
         self._readers: queue.Queue[Store] = queue.Queue()

@@ -223,11 +223,3 @@ class TrustOperations(MemoryBase):
         ``low_source_diversity`` and a lineage grade capped at its weakest ancestor."""
         (record,) = self.get([id])
         return convergence.report(self._store, View(self.scope, statuses=STATUSES), record)
-
-
-def checked_strict(strict: Any) -> bool:
-    if not isinstance(strict, bool):
-        raise InvalidInput(
-            "strict_corroboration must be true or false", field="strict_corroboration"
-        )
-    return strict

@@ -253,7 +253,7 @@ class LinkQueries(SQLConnection):
             # are store-wide and in creation order, so they would tell which words
             # another agent used first.
             rows = self._query(
-                "SELECT l.a, l.b, l.w, l.c, l.o, l.f, l.u FROM ("
+                "SELECT l.a, l.b, l.w, l.c, l.o, l.f, l.u, ca.name, cb.name FROM ("
                 "SELECT a, b, SUM(weight) AS w, SUM(count) AS c, SUM(outcome_sum) AS o,"
                 " SUM(feedback_count) AS f, MAX(updated_at) AS u"
                 f" FROM links WHERE {in_list('scope_id', layers)}"
@@ -264,7 +264,10 @@ class LinkQueries(SQLConnection):
                 " CASE WHEN ca.name < cb.name THEN cb.name ELSE ca.name END LIMIT ?",
                 [*layers, *concept_ids, *concept_ids, limit + lowered],
             )
-            links = {(a, b): _link_row(a, b, w, c, o, f, u) for a, b, w, c, o, f, u in rows}
+            links = {(r[0], r[1]): _link_row(*r[:7]) for r in rows}
+            names: dict[int, str] = {}
+            for r in rows:
+                names[r[0]], names[r[1]] = r[7], r[8]
             if changes:
                 # A pair the query left out and nothing changed is weaker than `limit`
                 # pairs it returned, so merging the pending pairs keeps the top exact.
@@ -280,12 +283,11 @@ class LinkQueries(SQLConnection):
                         row.feedback_count + sum(c.feedback_count for c in change),
                         max(row.updated_at, updated.get((a, b), "")),
                     )  # fmt: skip
-            names: dict[int, str] = dict(
-                self._query_in(
-                    "SELECT id, name FROM concepts WHERE id IN (?*)",
-                    sorted({c for pair in links for c in pair}),
+                # Only a pending pair the query did not return needs its names looked up.
+                unnamed = sorted({c for pair in links for c in pair} - names.keys())
+                names.update(
+                    self._query_in("SELECT id, name FROM concepts WHERE id IN (?*)", unnamed)
                 )
-            )
         ranked = sorted(
             links.values(),
             key=lambda r: (-r.weight, *sorted((names.get(r.a, ""), names.get(r.b, "")))),

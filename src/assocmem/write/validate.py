@@ -87,7 +87,7 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         access=_str_list(fields.get("access"), "access", MAX_TAGS),
         key=check_key(fields.get("key")) if fields.get("key") is not None else None,
         derived_from=_str_list(fields.get("derived_from"), "derived_from", MAX_DERIVED_FROM),
-        protected=_check_bool(fields.get("protected", False), "protected"),
+        protected=check_bool(fields.get("protected", False), "protected"),
         author=_optional_str(fields.get("author"), "author"),
         thread=_optional_str(fields.get("thread"), "thread"),
         task=task,
@@ -249,7 +249,8 @@ def check_key(value: Any) -> tuple[str, str]:
     return (items[0], items[1])
 
 
-def _check_bool(value: Any, field: str) -> bool:
+def check_bool(value: Any, field: str) -> bool:
+    """``value`` if it is a bool; anything else (1, "yes", None) is refused naming ``field``."""
     if not isinstance(value, bool):
         raise InvalidInput(f"{field} must be true or false", field=field)
     return value
