@@ -19,7 +19,7 @@ import pytest
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
 from assocmem.vectors import local as local_embedders
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
-from assocmem.vectors.local import MiniLM, MiniLMOnnx, MiniLMStatic
+from assocmem.vectors.local import MiniLMOnnx, MiniLMStatic, MiniLMTorch
 
 CAT = "the cat sat on the mat"
 CAT_AGAIN = "a cat is sitting on a rug"
@@ -60,8 +60,8 @@ class NetworkWatch:
 
 
 @pytest.fixture(scope="module")
-def minilm_load() -> Iterator[tuple[MiniLM, list[tuple[str, Any]]]]:
-    """One MiniLM for the module, loaded with HF_HUB_OFFLINE unset and the network watched."""
+def minilm_load() -> Iterator[tuple[MiniLMTorch, list[tuple[str, Any]]]]:
+    """A torch-form MiniLM for the module, loaded with HF_HUB_OFFLINE unset, network watched."""
     pytest.importorskip("sentence_transformers")
     watch = NetworkWatch()
     with pytest.MonkeyPatch.context() as env:
@@ -69,7 +69,7 @@ def minilm_load() -> Iterator[tuple[MiniLM, list[tuple[str, Any]]]]:
         env.delenv("TRANSFORMERS_OFFLINE", raising=False)
         watch.armed = True
         try:
-            model = MiniLM(device="cpu")
+            model = MiniLMTorch(device="cpu")
             model.embed_one(CAT)
         finally:
             watch.armed = False
@@ -77,7 +77,7 @@ def minilm_load() -> Iterator[tuple[MiniLM, list[tuple[str, Any]]]]:
 
 
 @pytest.fixture(scope="module")
-def minilm(minilm_load: tuple[MiniLM, list[tuple[str, Any]]]) -> MiniLM:
+def minilm(minilm_load: tuple[MiniLMTorch, list[tuple[str, Any]]]) -> MiniLMTorch:
     return minilm_load[0]
 
 
@@ -88,14 +88,14 @@ def cosine_order(vectors: Any) -> tuple[float, float]:
 
 @pytest.mark.model
 def test_minilm_loads_without_touching_the_network(
-    minilm_load: tuple[MiniLM, list[tuple[str, Any]]],
+    minilm_load: tuple[MiniLMTorch, list[tuple[str, Any]]],
 ) -> None:
     _, events = minilm_load
     assert events == []
 
 
 @pytest.mark.model
-def test_minilm_gives_unit_384d_vectors_that_follow_meaning(minilm: MiniLM) -> None:
+def test_minilm_gives_unit_384d_vectors_that_follow_meaning(minilm: MiniLMTorch) -> None:
     numpy = pytest.importorskip("numpy")
     vectors = minilm.embed([CAT, CAT_AGAIN, MONEY])
     assert (minilm.model_id, minilm.dims, minilm.normalized) == ("all-MiniLM-L6-v2", 384, True)
@@ -106,7 +106,7 @@ def test_minilm_gives_unit_384d_vectors_that_follow_meaning(minilm: MiniLM) -> N
 
 
 @pytest.mark.model
-def test_minilm_is_deterministic_across_batches(minilm: MiniLM) -> None:
+def test_minilm_is_deterministic_across_batches(minilm: MiniLMTorch) -> None:
     numpy = pytest.importorskip("numpy")
     together = minilm.embed(TURNS[:6])
     one_by_one = numpy.stack([minilm.embed_one(t) for t in TURNS[:6]])
@@ -142,16 +142,18 @@ def test_default_models_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 @pytest.mark.parametrize(
-    ("factory", "modules", "name", "builder"),
+    ("factory", "options", "modules", "name", "builder"),
     [
-        (MiniLMOnnx, ("onnxruntime", "tokenizers"), "minilm-onnx", "build_onnx"),
-        (MiniLMStatic, ("model2vec",), "minilm-static", "build_static"),
+        # The ONNX form builds itself unless told not to (test_default_embedder.py).
+        (MiniLMOnnx, {"build": False}, ("onnxruntime", "tokenizers"), "minilm-onnx", "build_onnx"),
+        (MiniLMStatic, {}, ("model2vec",), "minilm-static", "build_static"),
     ],
 )
 def test_unbuilt_forms_say_how_to_build_them(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     factory: Any,
+    options: dict[str, Any],
     modules: tuple[str, ...],
     name: str,
     builder: str,
@@ -159,12 +161,12 @@ def test_unbuilt_forms_say_how_to_build_them(
     for module in modules:
         pytest.importorskip(module)
     with pytest.raises(EmbedderUnavailable) as caught:
-        factory(model_dir=tmp_path / "absent")
+        factory(model_dir=tmp_path / "absent", **options)
     assert f"assocmem embedders build {name}" in str(caught.value)
     assert builder in str(caught.value) and str(tmp_path / "absent") in str(caught.value)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     with pytest.raises(EmbedderUnavailable, match=str(tmp_path / "data" / "assocmem" / "models")):
-        factory()
+        factory(**options)
 
 
 def tiny_static_model(folder: Path, dims: int) -> Path:
@@ -211,7 +213,7 @@ def onnx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.model
 @pytest.mark.slow
-def test_built_onnx_form_agrees_with_minilm(minilm: MiniLM, onnx_dir: Path) -> None:
+def test_built_onnx_form_agrees_with_minilm(minilm: MiniLMTorch, onnx_dir: Path) -> None:
     numpy: ModuleType = pytest.importorskip("numpy")
     assert sorted(p.name for p in onnx_dir.iterdir()) == ["model.onnx", "tokenizer.json"]
     onnx = MiniLMOnnx(model_dir=onnx_dir)

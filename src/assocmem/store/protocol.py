@@ -149,6 +149,12 @@ class Store(abc.ABC):
     def missing_vectors(self, limit: int) -> list[tuple[int, int, str, str | None]]:
         """``(seq, scope layer, text, author)`` of memories stored without a vector."""
 
+    # -- embed: the backfill's count, for its progress bar
+    @abc.abstractmethod
+    def count_missing_vectors(self) -> int:
+        """How many memories are stored without a vector."""
+
+    # -- end embed
     @abc.abstractmethod
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
         """Store vectors for existing memories: ``rows[i] = (seq, layer)`` gets row i."""

@@ -55,6 +55,17 @@ class VectorQueries(SQLConnection):
         )
         return [(seq, layer, text, author) for seq, layer, text, author in rows]
 
+    # -- embed: the backfill's count, for its progress bar
+    @translated
+    def count_missing_vectors(self) -> int:
+        rows = self._query(
+            "SELECT COUNT(*) FROM memories m"
+            " WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_seq = m.seq)",
+            [],
+        )
+        return int(rows[0][0])
+
+    # -- end embed
     @translated
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
         with self.transaction():

