@@ -39,10 +39,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assocmem import progress
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
 from assocmem.optional import require_numpy
 from assocmem.paths import data_dir
+from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import Embedder
 
 if TYPE_CHECKING:
@@ -461,7 +461,7 @@ def _build_onnx_in_place(model_dir: Path) -> None:
     source = packaged_model_dir()
     work = Path(tempfile.mkdtemp(dir=model_dir.parent, prefix=f".{model_dir.name}.build-"))
     try:
-        with progress.bar(BUILD_STEPS, desc=f"building {ONNX_DIR_NAME} (once)", unit="step") as bar:
+        with progress_bar(BUILD_STEPS, desc=f"building {ONNX_DIR_NAME} (once)", unit="step") as bar:
             tokenizer = _packaged_tokenizer(source)
             tokenizer.save(str(work / TOKENIZER_FILE))
             bar.update(1)

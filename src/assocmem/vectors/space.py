@@ -22,9 +22,9 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assocmem import progress
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
+from assocmem.progress import bar as progress_bar
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.store import Store, View
 from assocmem.vectors.embedders import Embedder
@@ -113,7 +113,7 @@ class VectorSpace:
             "embedding %d memories stored without a vector (%s)", missing, self.embedder.model_id
         )
         done = 0
-        with progress.bar(missing, desc="embedding memories", unit="memory") as bar:
+        with progress_bar(missing, desc="embedding memories", unit="memory") as bar:
             while rows := store.missing_vectors(BACKFILL_BATCH):
                 matrix = self.embed([(text, author) for _, _, text, author in rows])
                 store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
