@@ -106,6 +106,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("embed", help=doc, description=doc)
     p.add_argument("--out", default="bench-embed.json", help=OUT_HELP)
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
+    p.add_argument("--forms", default=",".join(embed_speed.FORMS), help="comma-separated forms")
+    p.add_argument("--threads", type=int, help="cap torch/onnxruntime threads")
     p.set_defaults(handler=_embed)
 
     # consolidation
@@ -251,6 +253,7 @@ def _embed(args: argparse.Namespace) -> int:
     from assocmem.vectors.local import default_models_dir
 
     models = Path(args.models_dir) if args.models_dir else default_models_dir()
-    report = embed_speed.run(args.out, models)
+    forms = [f for f in args.forms.split(",") if f]
+    report = embed_speed.run(args.out, models, forms=forms, threads=args.threads)
     print(json.dumps(report, indent=2))
     return 0

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import load_embedder
 
 from . import locomo
@@ -187,9 +188,10 @@ def timing_section(size: int, seed: int) -> dict[str, Any]:
                      "value": round(rng.uniform(0.1, 5), 3)})  # fmt: skip
     with tempfile.TemporaryDirectory() as folder, Memory(f"{folder}/t.db", agent_id="b") as mem:
         start = time.perf_counter()
-        for at in range(0, size, BATCH):
-            mem.write_many(rows[at : at + BATCH])
-            print(f"consolidate bench: wrote {min(at + BATCH, size)}/{size}", file=sys.stderr)
+        with progress_bar(size, desc="consolidate bench: writing", unit="memory") as bar:
+            for at in range(0, size, BATCH):
+                mem.write_many(rows[at : at + BATCH])
+                bar.update(len(rows[at : at + BATCH]))
         write_seconds = time.perf_counter() - start
         passes = {}
         for label, keep in (("first", None), ("second", None), ("keep_half", size // 2)):

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 
 from .stores import Stores, open_stores
 
@@ -219,9 +220,11 @@ def run(sizes: Sequence[int], out: str, db: str = "sqlite") -> dict[str, Any]:
     report to ``out``."""
     with open_stores(db) as stores:
         results = {}
-        for size in sizes:
-            print(f"core benchmark: {size} memories on {stores.backend}…", file=sys.stderr)
-            results[str(size)] = run_size(size, stores)
+        with progress_bar(len(sizes), desc="core bench", unit="size") as bar:
+            for size in sizes:
+                print(f"core benchmark: {size} memories on {stores.backend}…", file=sys.stderr)
+                results[str(size)] = run_size(size, stores)
+                bar.update(1)
         report = {
             "benchmark": "core",
             "environment": environment(**stores.describe()),

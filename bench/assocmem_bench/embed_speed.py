@@ -1,6 +1,7 @@
 """Embedding speed of the three local forms of all-MiniLM-L6-v2: load, throughput, latency.
 
-For each form (`MiniLM`, `MiniLMOnnx`, `MiniLMStatic`) a fresh spawned process
+For each form (`MiniLMTorch`, `MiniLMOnnx`, `MiniLMStatic`; the default
+``minilm`` is the ONNX form on a new store) a fresh spawned process
 imports and constructs the embedder (load time, imports included, as a CLI
 user pays it), encodes 2,000 chat turns at the form's batch size and at a few
 others (sentences/s), then embeds 200 turns one call at a time (single-query
@@ -33,7 +34,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from assocmem.errors import EmbedderUnavailable
+from assocmem.errors import DependencyMissing, EmbedderUnavailable
+from assocmem.progress import track
 from assocmem.vectors import local as local_embedders
 from assocmem.vectors.embedders import Embedder
 
@@ -47,7 +49,11 @@ SEED = 7
 WARMUP = 64
 # Batch sizes tried besides each form's default, to justify the defaults.
 # The ONNX form runs texts one at a time, so its batch size changes nothing.
-BATCH_SWEEP = {"minilm": (32, 64, 128, 256), "minilm-onnx": (), "minilm-static": (64, 256, 1024)}
+BATCH_SWEEP = {
+    "minilm-torch": (32, 64, 128, 256),
+    "minilm-onnx": (),
+    "minilm-static": (64, 256, 1024),
+}
 
 _OPENERS = ["Hey!", "Oh wow,", "Honestly,", "Yeah,", "So", "Haha,", "Thanks,", "Good to hear,",
             "That sounds great!", "I know, right?", "Ugh,", "Guess what,"]  # fmt: skip
@@ -98,7 +104,7 @@ def locomo_turns(path: Path, count: int) -> list[str]:
 
 
 FORMS: dict[str, Callable[..., Embedder]] = {
-    "minilm": local_embedders.MiniLM,
+    "minilm-torch": local_embedders.MiniLMTorch,
     "minilm-onnx": local_embedders.MiniLMOnnx,
     "minilm-static": local_embedders.MiniLMStatic,
 }
@@ -154,7 +160,7 @@ def measure(
 def _ensure_built(name: str, folder: Path) -> float | None:
     """Build ``name`` into ``folder`` unless it loads already; the build's seconds, or None."""
     try:
-        FORMS[name](model_dir=folder)
+        FORMS[name](model_dir=folder, **({"build": False} if name == "minilm-onnx" else {}))
         return None
     except EmbedderUnavailable:
         print(f"embed-speed: building {name} into {folder}…", file=sys.stderr)
@@ -164,22 +170,32 @@ def _ensure_built(name: str, folder: Path) -> float | None:
 
 
 def run(
-    out: str, models_dir: Path, *, corpus: Path | None = None, threads: int | None = None
+    out: str,
+    models_dir: Path,
+    *,
+    corpus: Path | None = None,
+    threads: int | None = None,
+    forms: Sequence[str] = tuple(FORMS),
 ) -> dict[str, Any]:
-    """Measure every local form and write the JSON report to ``out``.
+    """Measure the local ``forms`` and write the JSON report to ``out``.
 
     ``threads`` caps torch's and onnxruntime's thread pools (None: their
-    defaults); the static model is single-threaded numpy either way.
+    defaults); the static model is single-threaded numpy either way. A form
+    whose build needs a package that is not installed is reported as skipped.
     """
     texts = locomo_turns(corpus, TURNS) if corpus else synthetic_turns(TURNS)
     spawn = multiprocessing.get_context("spawn")
     results: dict[str, Any] = {}
-    for name in FORMS:
+    for name in track(forms, total=len(forms), desc="embed bench", unit="form"):
         options: dict[str, Any] = {}
         build_s = None
         if name in BUILDERS:
             options["model_dir"] = models_dir / name
-            build_s = _ensure_built(name, models_dir / name)
+            try:
+                build_s = _ensure_built(name, models_dir / name)
+            except DependencyMissing as exc:
+                results[name] = {"skipped": str(exc)}
+                continue
         print(f"embed-speed: measuring {name}…", file=sys.stderr)
         load_before = os.getloadavg()[0]
         with spawn.Pool(1) as pool:
@@ -212,9 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--corpus", type=Path, default=None, help="a LoCoMo-format JSON file")
     parser.add_argument("--threads", type=int, default=None, help="cap torch/onnxruntime threads")
+    parser.add_argument("--forms", default=",".join(FORMS), help="comma-separated forms")
     args = parser.parse_args(argv)
     models_dir = args.models_dir or local_embedders.default_models_dir()
-    report = run(args.out, models_dir, corpus=args.corpus, threads=args.threads)
+    forms = [f for f in args.forms.split(",") if f]
+    report = run(args.out, models_dir, corpus=args.corpus, threads=args.threads, forms=forms)
     print(json.dumps(report["forms"], indent=2))
     return 0
 

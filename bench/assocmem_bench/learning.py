@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import Embedder, load_embedder
 
 from . import learning_workload, locomo
@@ -474,7 +475,7 @@ def transfer_conversation(
     folder: Path,
     embedder: Embedder | None,
     seed: int,
-    progress: locomo.Progress,
+    progress: Any,
 ) -> dict[str, Any]:
     """No-feedback, feedback and random-feedback recall@10 on one conversation's held-out half."""
     train, held = scored_halves(conversation, seed)
@@ -497,9 +498,9 @@ def transfer_conversation(
     for name, steps in plans.items():
         path = copy_store(base, folder / f"{conversation.sample_id}-{name}.db")
         with Memory(str(path), agent_id="locomo", embedder=embedder) as copy:
-            teach(copy, steps, lambda: progress.step(conversation.sample_id))
+            teach(copy, steps, lambda: locomo.step(progress, conversation.sample_id))
             recall[name] = evidence_recall(
-                copy, held, dia_of, lambda: progress.step(conversation.sample_id)
+                copy, held, dia_of, lambda: locomo.step(progress, conversation.sample_id)
             )
     return {"train": len(train), "held": held, "recall": recall}
 
@@ -553,7 +554,8 @@ def locomo_transfer(
     per_conversation = {}
     loaded = locomo.load(path, conversations)
     halves = [scored_halves(c, seed) for c in loaded]
-    progress = locomo.Progress(sum(2 * len(t) + 3 * len(h) for t, h in halves), "locomo")
+    total = sum(2 * len(t) + 3 * len(h) for t, h in halves)
+    progress = progress_bar(total, desc="locomo transfer", unit="read")
     for conversation in loaded:
         result = transfer_conversation(conversation, folder, embedder, seed, progress)
         mine = [
@@ -561,14 +563,13 @@ def locomo_transfer(
             for i, q in enumerate(result["held"])
         ]
         rows.extend(mine)
-        if progress.done < progress.total:  # the bar holds the line: end it first
-            sys.stderr.write("\n")
         per_conversation[conversation.sample_id] = {
             "training": result["train"],
             "held_out": len(result["held"]),
             **{s: _mean(r[s] for _, r in mine) for s in ("no_feedback", "feedback", "random")},
         }
         say(f"locomo {conversation.sample_id}: {per_conversation[conversation.sample_id]}")
+    progress.close()
     table = transfer_table(rows, seed)
     say(f"locomo overall: {table.get('overall(1-4)')}")
     return {

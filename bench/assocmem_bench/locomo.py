@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import Embedder, load_embedder
 
 from . import oracle
@@ -255,24 +255,10 @@ class Baselines:
 # -- the run -------------------------------------------------------------------
 
 
-class Progress:
-    """A one-line progress bar on stderr."""
-
-    def __init__(self, total: int, label: str) -> None:
-        self.total, self.done, self.label, self.start = total, 0, label, time.perf_counter()
-
-    def step(self, note: str = "") -> None:
-        self.done += 1
-        width = 30
-        filled = int(width * self.done / max(1, self.total))
-        elapsed = time.perf_counter() - self.start
-        sys.stderr.write(
-            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-            f"{self.done}/{self.total} {elapsed:5.0f}s {note:<12}"
-        )
-        if self.done >= self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+def step(progress: Any, note: str) -> None:
+    """Advance a bench's `assocmem.progress` bar by one, showing what it is on."""
+    progress.set_postfix_str(note, refresh=False)
+    progress.update(1)
 
 
 def run(
@@ -308,10 +294,8 @@ def run(
     per_conversation: dict[str, Any] = {}
     latencies: dict[str, list[float]] = {profile: [] for profile in profiles}
     index_seconds: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
-    progress = Progress(
-        sum(len(c.questions) for c in loaded) * (len(profiles) + baselines), "locomo"
-    )
-    with open_stores(db) as stores:
+    total = sum(len(c.questions) for c in loaded) * (len(profiles) + baselines)
+    with open_stores(db) as stores, progress_bar(total, desc="locomo", unit="q") as progress:
         backend = stores.describe()
         for conversation in loaded:
             scores = {name: Scores() for name in systems}
@@ -338,14 +322,14 @@ def run(
                             question.category, _reconstructed(mem, question.text, dia_of),
                             question.evidence,
                         )  # fmt: skip
-                    progress.step(f"{conversation.sample_id} {profile}")
+                    step(progress, f"{conversation.sample_id} {profile}")
                 mem.close()
             if baselines:
                 base = Baselines(conversation.turns, embedder)
                 for question in conversation.questions:
                     for name, ranked in base.rank_all(question.text, max(KS)).items():
                         scores[name].add(question.category, ranked, question.evidence)
-                    progress.step(f"{conversation.sample_id} baselines")
+                    step(progress, f"{conversation.sample_id} baselines")
             per_conversation[conversation.sample_id] = _sections(scores, profiles, ours)
             for name in systems:
                 totals[name].merge(scores[name])

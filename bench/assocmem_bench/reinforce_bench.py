@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 
 SYLLABLES = ("ka", "ri", "to", "mu", "zel", "vor", "an", "ix", "bel", "dro", "sen", "quo")
 FILLER = 6
@@ -94,13 +95,16 @@ def _summary(trials: list[dict[str, Any]], reinforce: bool) -> dict[str, Any]:
 def run(out: str, trials: int = 10, seed: int = 0) -> dict[str, Any]:
     """Run ``trials`` stores with reinforcement on and off; write and return the report."""
     runs = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        progress_bar(2 * trials, desc="reinforce bench", unit="trial") as bar,
+    ):
         for reinforce in (True, False):
             rng = random.Random(seed)
-            done = [
-                _trial(str(Path(tmp) / f"t{i}-{int(reinforce)}.db"), rng, reinforce)
-                for i in range(trials)
-            ]
+            done = []
+            for i in range(trials):
+                done.append(_trial(str(Path(tmp) / f"t{i}-{int(reinforce)}.db"), rng, reinforce))
+                bar.update(1)
             runs.append(_summary(done, reinforce))
     report = {"benchmark": "reinforce", "seed": seed, "runs": runs}
     Path(out).write_text(json.dumps(report, indent=2) + "\n")

@@ -36,6 +36,7 @@ from typing import Any
 from assocmem import AssocmemError, Memory, StoreUnavailable
 from assocmem.adapters.client import Client
 from assocmem.adapters.server.keys import add_key
+from assocmem.progress import bar as progress_bar
 
 from .core import environment, percentile
 
@@ -270,13 +271,16 @@ def _count(pattern: str, text: str) -> int:
 
 def run(out: str, *, clients: int = 8, seconds: float = 60.0, examples: int = 50) -> dict[str, Any]:
     """All three measurements; writes the JSON report to ``out``."""
-    with tempfile.TemporaryDirectory(prefix="assocmem-server-bench-") as folder:
-        report = {
-            "benchmark": "server",
-            "environment": environment(sqlite=sqlite3.sqlite_version),
-            "load": load_test(Path(folder), clients, seconds),
-            "crash": crash_test(Path(folder), clients, min(seconds, 20.0)),
-            "fuzz": fuzz_test(Path(folder), examples),
-        }
+    with (
+        tempfile.TemporaryDirectory(prefix="assocmem-server-bench-") as folder,
+        progress_bar(3, desc="server bench", unit="part") as bar,
+    ):
+        report = {"benchmark": "server", "environment": environment(sqlite=sqlite3.sqlite_version)}
+        report["load"] = load_test(Path(folder), clients, seconds)
+        bar.update(1)
+        report["crash"] = crash_test(Path(folder), clients, min(seconds, 20.0))
+        bar.update(1)
+        report["fuzz"] = fuzz_test(Path(folder), examples)
+        bar.update(1)
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

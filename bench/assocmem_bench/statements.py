@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 
 DECLARING_WRITE = {
     "text": "Kirari patched the MizEye driver.",
@@ -54,16 +55,22 @@ def _traced(mem: Memory, call: Callable[[], object]) -> dict[str, Any]:
 
 
 def run(out: str, memories: int = 1000) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="assocmem-statements-") as folder:
+    with (
+        tempfile.TemporaryDirectory(prefix="assocmem-statements-") as folder,
+        progress_bar(3, desc="statements bench", unit="step") as bar,
+    ):
         with Memory(str(Path(folder) / "trace.db"), agent_id="bench") as mem:
             mem.write("an earlier note about the deploy")  # the scope's layer exists
             write = _traced(mem, lambda: mem.write(**DECLARING_WRITE))
+            bar.update(1)
             mem.write_many([
                 {"text": f"note {i}: the deploy timed out after {i} retries on host h{i % 37}"}
                 for i in range(memories)
             ])  # fmt: skip
+            bar.update(1)
             mem.read("why did the deploy time out?")  # warm: statistics and caches
             read = _traced(mem, lambda: mem.read(QUESTION))
+            bar.update(1)
     report = {
         "benchmark": "statements",
         "declaring_write": write,

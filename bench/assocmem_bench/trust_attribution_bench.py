@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import bar as progress_bar
 
 HORIZONS = (50, 100, 200, 400, 800)
 
@@ -127,13 +128,19 @@ def run(
     seed: int = 0,
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="assocmem-trust-attr-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="assocmem-trust-attr-") as tmp,
+        progress_bar(2, desc="trust-attribution bench", unit="part") as bar,
+    ):
         folder = Path(tmp)
+        floor = attribution_floor(folder)
+        bar.update(1)
         report = {
             "benchmark": "trust-attribution",
-            "attribution_floor": attribution_floor(folder),
+            "attribution_floor": floor,
             "lifetime_budget": lifetime_budget(folder, horizons, reversible, budget, seed),
         }
+        bar.update(1)
     report["seconds"] = round(time.perf_counter() - started, 2)
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

@@ -27,6 +27,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from assocmem import Memory, attest
+from assocmem.progress import bar as progress_bar
 from assocmem.trust.attest import public_key_hex
 
 ATTRIBUTES = (
@@ -164,7 +165,11 @@ def _signed(mem: Memory, text: str, source: str, key: Ed25519PrivateKey) -> str:
 def run(out: str, sizes: list[int], seed: int = 0) -> dict[str, Any]:
     """Every size at every density, and the spoof; written to ``out`` as JSON."""
     results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="assocmem-trust-") as folder:
+    steps = len(sizes) * len(DENSITIES) + 1
+    with (
+        tempfile.TemporaryDirectory(prefix="assocmem-trust-") as folder,
+        progress_bar(steps, desc="trust bench", unit="run") as bar,
+    ):
         for size in sizes:
             facts = corpus(size, seed)
             for density, mean in DENSITIES.items():
@@ -176,7 +181,9 @@ def run(out: str, sizes: list[int], seed: int = 0) -> dict[str, Any]:
                 row["seconds"] = round(time.perf_counter() - started, 2)
                 results[f"{size}/{density}"] = row
                 print(f"trust {size} {density}: {json.dumps(row)}", file=sys.stderr)
+                bar.update(1)
         results["spoof"] = spoof(folder)
+        bar.update(1)
     report = {
         "benchmark": "trust",
         "seed": seed,

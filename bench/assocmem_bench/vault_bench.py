@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.progress import track
 
 from .core import environment, percentile
 
@@ -97,7 +98,7 @@ def run(out: str, notes: int = 10_000, queries: int = 200, seed: int = 0) -> dic
             asked = [" ".join(rng.choice(words) for _ in range(3)) for _ in range(queries)]
             _progress(f"{queries} relevant_notes queries")
             latencies = []
-            for query in asked:
+            for query in track(asked, total=len(asked), desc="vault bench", unit="query"):
                 _, seconds = _timed(lambda q=query: memory.relevant_notes(q, k=5))
                 latencies.append(seconds * 1000)
     report = {

@@ -147,3 +147,25 @@ def test_benchmark_smoke_on_one_conversation(tmp_path: Path) -> None:
     assert set(report["per_conversation"]) == {"conv-26"}
     assert report["profiles"]["conversation"]["timings"]["query_p50_ms"] > 0
     assert report["environment"]["embedder"] == "toy-hash-64"
+
+
+@pytest.mark.parametrize(("setting", "drawn"), [("1", True), ("0", False)])
+def test_the_run_draws_its_bar_on_stderr_only_when_asked(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    setting: str,
+    drawn: bool,
+) -> None:
+    monkeypatch.setenv("ASSOCMEM_PROGRESS", setting)
+    register_embedder("toy", ToyEmbedder)
+    try:
+        data = _tiny_locomo_file(tmp_path / "tiny.json")
+        locomo.run(str(data), str(tmp_path / "out.json"), embedder_name="toy",
+                   profiles=["general"], baselines=False)  # fmt: skip
+    finally:
+        unregister_embedder("toy")
+    captured = capsys.readouterr()
+    assert captured.out == ""  # the report goes to its file; stdout is the CLI's
+    assert ("locomo" in captured.err and "9/9" in captured.err) is drawn
+    assert (captured.err == "") is not drawn
