@@ -601,18 +601,25 @@ def run(
     workload = learning_workload.generate(seed, types, notes)
     embedder = CachedEmbedder(load_embedder(embedder_name)) if embedder_name else None
     seconds: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="assocmem-learning-") as tmp:
+    parts = 3 if locomo_path else 2
+    with (
+        tempfile.TemporaryDirectory(prefix="assocmem-learning-") as tmp,
+        progress_bar(parts, desc="learning bench", unit="part") as bar,
+    ):
         folder = Path(tmp)
         id_of = build_store(workload, folder / "base.db", embedder)
         ctx = Context(workload, folder, embedder, embedder_name, folder / "base.db", id_of, start)
         seconds["build"] = round(time.perf_counter() - start, 1)
         ctx.say(f"built {len(workload.notes)} notes, {types} types ({seconds['build']}s)")
+        bar.update(1)
         report = _learning_sections(ctx, outcomes, seed, seconds)
+        bar.update(1)
         if locomo_path:
             report["locomo"] = locomo_transfer(
                 locomo_path, conversations, folder, embedder, seed, ctx.say
             )
             seconds["locomo"] = report["locomo"]["seconds"]
+            bar.update(1)
     seconds["total"] = round(time.perf_counter() - start, 1)
     report["seconds"] = seconds
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
