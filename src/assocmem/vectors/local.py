@@ -164,10 +164,11 @@ class MiniLM(Embedder):
 
     Bound to a store (`for_store`), it becomes the torch form when the store's
     vectors came from it (``all-MiniLM-L6-v2``: stores filled before this was
-    the default keep working unchanged), and the int8 ONNX form otherwise: at
-    the same quality it loads and embeds several times faster (README,
-    "Embedders"). If building the ONNX form fails, it falls back to the torch
-    form with a warning, unless the store already holds ONNX vectors. Used
+    the default keep working unchanged), and the int8 ONNX form otherwise: its
+    LoCoMo recall is within 0.007 of the torch form's, and it loads 16x and
+    embeds 3x faster (README, "Embedders"). If building the ONNX form fails,
+    it falls back to the torch form with a warning, unless the store already
+    holds ONNX vectors. Used
     without a store, it resolves the same way on its first `embed_batch`.
     """
 
