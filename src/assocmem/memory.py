@@ -25,6 +25,7 @@ from assocmem.lifecycle import retention, status
 from assocmem.links import hebbian as links
 from assocmem.links import reinforce as reinforcement
 from assocmem.operations.base import checked_arguments
+from assocmem.operations.comforts import ComfortOperations
 from assocmem.operations.consolidation import ConsolidationOperations
 from assocmem.operations.procedures import ProcedureOperations
 from assocmem.operations.trust import TrustOperations
@@ -66,7 +67,13 @@ MAX_BATCH = 10_000
 EXPORT_PAGE = 500
 
 
-class Memory(VaultOperations, TrustOperations, ConsolidationOperations, ProcedureOperations):
+class Memory(
+    VaultOperations,
+    TrustOperations,
+    ConsolidationOperations,
+    ProcedureOperations,
+    ComfortOperations,  # comforts: update, export_all, import_lines
+):
     """A long-term associative memory in one store, seen as one agent in one scope.
 
     Parameters:

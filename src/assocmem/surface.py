@@ -91,6 +91,9 @@ DECLARED: dict[str, Declaration] = {
     "retire_procedure": Declaration(True, ("id",)),
     "graduate": Declaration(True),
     "ungraduate": Declaration(True, ("ids",)),
+    # -- comforts: update, export and import --
+    "update": Declaration(True, ("id",)),
+    # -- end comforts --
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -204,6 +207,14 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "keep": "how many active memories to keep (default: no budget)",
     "by": "the cohorts: tag (default), month or week",
     ("consolidate_clusters", "threshold"): "the size a topic needs to be consolidated",
+    # -- comforts: update, export and import --
+    ("update", "id"): "the id of the memory to change",
+    ("update", "tags"): "its new tags (replacing the old)",
+    ("update", "value"): "its new importance",
+    ("update", "meta"): "its new meta object (replacing the old whole)",
+    ("update", "access"): "the roles that may read it from now on",
+    ("update", "protected"): "true to shield it from archiving, false to lift the shield",
+    # -- end comforts --
 }
 
 

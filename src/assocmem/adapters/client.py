@@ -673,6 +673,26 @@ class Client:
         """Take back the graduation of these memories (semantic back to episodic)."""
         return cast("Lifecycle", self._send("ungraduate", locals()))
 
+    def update(
+        self,
+        id: str,
+        tags: Sequence[str] | None = None,
+        value: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+        access: Sequence[str] | None = None,
+        protected: bool | None = None,
+    ) -> Record:
+        """Change a memory's mutable fields by id, keeping its text; returns the record.
+
+        Only the fields given change; naming none is `InvalidInput`. ``meta`` replaces
+        the whole object (read the record, merge, and write it back to keep keys).
+        The text, concepts and observation times stay, so the full-text index and
+        the vector stay valid; the duplicate check keeps the observation as first
+        written. A new ``access`` moves the memory to that access class. An id not
+        readable here raises `UnknownMemory`.
+        """
+        return cast("Record", self._send("update", locals()))
+
     # -- end of the generated operations --
 
 

@@ -13,7 +13,7 @@ layers, chunked statements), `records` (the write and hydration), `visibility`
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
 notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
 budgets), `consolidation` (the dream pass's derived layer) and `procedures`
-(procedures, graduation, reinforcement).
+(procedures, graduation, reinforcement), `updates` (in-place updates).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
 from assocmem.store.trust import TrustQueries
 from assocmem.store.trust_attribution import AttributionQueries
+from assocmem.store.updates import UpdateQueries
 from assocmem.store.vault import VaultQueries
 from assocmem.store.vectors import VectorQueries
 from assocmem.store.visibility import VisibilityQueries
@@ -50,6 +51,7 @@ class SQLStore(
     AttributionQueries,  # trust: attribution
     ConsolidationQueries,  # the dream pass's derived layer
     ProcedureQueries,  # procedures, graduation, earned reinforcement
+    UpdateQueries,  # in-place updates (comforts)
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

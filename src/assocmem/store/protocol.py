@@ -599,6 +599,19 @@ class Store(abc.ABC):
 
     # -- end procedures -------------------------------------------------------
 
+    # -- comforts: update, export and import ----------------------------------
+
+    @abc.abstractmethod
+    def update_memory(
+        self, seq: int, columns: Mapping[str, Any], access: Sequence[str] | None = None
+    ) -> None:
+        """Assign these allow-listed columns (``tags value meta protected access``, as
+        stored) of one memory, never its text; with ``access``, move it into the layer
+        of that access class (refused, `InvalidInput` naming ``access``, where that
+        layer holds the same observation or its key's active value)."""
+
+    # -- end comforts -------------------------------------------------------------
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release connections. Safe to call twice."""

@@ -193,6 +193,23 @@ class SQLiteStore(SQLStore):
             raise self._refused()
         self._conn.execute("BEGIN IMMEDIATE")
 
+    # -- update: a memory moved to another access class (comforts) --
+    def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
+        (tokens,) = self._conn.execute(
+            "SELECT COALESCE((SELECT tokens FROM lexical_lengths WHERE seq = ?), 0)", [seq]
+        ).fetchone()
+        self._conn.execute(
+            "UPDATE lexical_layers SET docs = docs - 1, tokens = tokens - ? WHERE scope_id = ?",
+            [tokens, old],
+        )
+        self._conn.execute(
+            "INSERT INTO lexical_layers (scope_id, docs, tokens) VALUES (?, 1, ?)"
+            " ON CONFLICT (scope_id) DO UPDATE SET docs = docs + 1,"
+            " tokens = tokens + excluded.tokens",
+            [new, tokens],
+        )
+
+    # -- end update --
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
 
