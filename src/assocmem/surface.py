@@ -93,6 +93,8 @@ DECLARED: dict[str, Declaration] = {
     "ungraduate": Declaration(True, ("ids",)),
     # -- comforts: update, export and import --
     "update": Declaration(True, ("id",)),
+    "export_all": Declaration(False),
+    "import_lines": Declaration(True, ("lines",)),
     # -- end comforts --
 }
 
@@ -214,6 +216,9 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("update", "meta"): "its new meta object (replacing the old whole)",
     ("update", "access"): "the roles that may read it from now on",
     ("update", "protected"): "true to shield it from archiving, false to lift the shield",
+    "lines": "export lines (JSON objects, as export or export --all writes them)",
+    "first_line": "the number of the first line, for error reports (default 1)",
+    "rehome": "take records of another agent as this agent's own (default: refuse them)",
     # -- end comforts --
 }
 

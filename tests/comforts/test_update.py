@@ -49,7 +49,9 @@ def test_another_tenants_id_is_unknown(mem: Memory) -> None:
 
 
 def test_a_new_access_list_moves_the_memory_to_that_class(mem: Memory) -> None:
-    written = mem.write("Backoff of two seconds fixed the flaky call.", concepts=["retry", "backoff"])
+    written = mem.write(
+        "Backoff of two seconds fixed the flaky call.", concepts=["retry", "backoff"]
+    )
     assert written.id is not None
     moved = mem.update(written.id, access=["admin"])
     assert moved.access == ("admin",)

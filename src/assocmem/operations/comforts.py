@@ -7,12 +7,13 @@ agent's memories, in a scope it reads; an id it cannot read is `UnknownMemory`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from assocmem.errors import UnknownMemory
+from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.types import STATUSES, Record
+from assocmem.portable import transfer
+from assocmem.types import STATUSES, ImportReport, Record
 from assocmem.write import validate as records
 
 
@@ -50,3 +51,43 @@ class ComfortOperations(MemoryBase):
         # The record as stored, read without the role filter: a new access list may
         # put it beyond the caller's own role.
         return self._store.records_by_seq([seqs[memory_id]])[seqs[memory_id]]
+
+    def export_all(self) -> Iterator[dict[str, Any]]:
+        """The whole readable store as export lines: a versioned header, every record (of
+        every status, oldest first, with ``superseded_by``), then learned links, lessons,
+        taught totals, the feedback log, entities and relations (see `import_lines`).
+
+        Vectors are not exported: an import re-embeds when an embedder is attached. The
+        trust room's standing, receipts and cases, procedures, the vault index and the
+        dream pass's derived layer are not carried either.
+        """
+        return transfer.export_all(self._store, self.scope)
+
+    @checked_arguments("lines")
+    def import_lines(
+        self, lines: Sequence[Mapping[str, Any]], first_line: int = 1, rehome: bool = False
+    ) -> ImportReport:
+        """Import lines of `export` or `export_all` into this scope, keeping ids and times.
+
+        A record keeps its id, times, status, supersession, valence and fields; one
+        whose id (or observation) is already stored is skipped and counted. A link,
+        lesson or taught total takes the exported state, so a file imported twice
+        changes nothing; a logged feedback call already present is skipped; entities
+        and relations are declared again (new ids). Records go into this memory's
+        project and channel; a record of another agent is refused (field ``agent_id``)
+        unless ``rehome`` takes it as this agent's own. Each bad line is reported with
+        its number (counted from ``first_line``) and field; the rest is imported.
+        """
+        _check_first_line(first_line)
+        records.check_bool(rehome, "rehome")
+        report = transfer.import_lines(
+            self._store, self.scope, lines, first_line=first_line, rehome=rehome
+        )
+        if self._space is not None:  # imported records are embedded as a reopen would
+            self._space.backfill(self._store)
+        return report
+
+
+def _check_first_line(first_line: object) -> None:
+    if isinstance(first_line, bool) or not isinstance(first_line, int) or first_line < 1:
+        raise InvalidInput("first_line must be a positive integer", field="first_line")

@@ -13,7 +13,8 @@ layers, chunked statements), `records` (the write and hydration), `visibility`
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
 notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
 budgets), `consolidation` (the dream pass's derived layer) and `procedures`
-(procedures, graduation, reinforcement), `updates` (in-place updates).
+(procedures, graduation, reinforcement), `updates` (in-place updates) and
+`portable` (export and import of a whole store).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from assocmem.store.graph import GraphQueries
 from assocmem.store.lessons import LessonQueries
 from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
+from assocmem.store.portable import PortableQueries
 from assocmem.store.procedures import ProcedureQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
@@ -52,6 +54,7 @@ class SQLStore(
     ConsolidationQueries,  # the dream pass's derived layer
     ProcedureQueries,  # procedures, graduation, earned reinforcement
     UpdateQueries,  # in-place updates (comforts)
+    PortableQueries,  # a whole store out and back in (comforts)
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

@@ -135,6 +135,10 @@ def add_operation(
                     default=argparse.SUPPRESS, help=f"the same as --no-{flag(parameter)[2:]}",
                 )  # fmt: skip
     parser.set_defaults(run=partial(run_operation, operation))
+    if operation.name == "export":  # comforts: ``export --all`` runs `export_all`
+        parser.add_argument("--all", dest="whole_store", action="store_true",
+                            help="the whole store: learned links, lessons, the feedback log"
+                            " and the declared graph too (see export-all)")  # fmt: skip
     return parser
 
 
@@ -242,6 +246,8 @@ def invoke(memory: Memory, operation: Operation, call: Mapping[str, Any]) -> Any
 
 def run_operation(operation: Operation, args: argparse.Namespace, config: Config) -> int:
     """Parse, call one `Memory` method, print: the whole of an operation command."""
+    if getattr(args, "whole_store", False):  # comforts: export --all
+        operation = operations()["export_all"]
     call = call_arguments(operation, args)
     with open_memory(config) as memory:
         result = invoke(memory, operation, call)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem import embedder_names
 from assocmem.adapters.cli.operations import emit
+from assocmem.adapters.cli.transfer import add_import
 from assocmem.adapters.cli.vault import add_vault
 from assocmem.config import Config, build_embedder_form, store_target
 from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
@@ -233,6 +234,7 @@ def add_services(subparsers: Subparsers) -> None:
         help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)",
     )  # fmt: skip
     add_keys(subparsers)
+    add_import(subparsers)  # comforts: import FILE, in cli/transfer.py
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
     _command(subparsers, "mcp", cmd_mcp,
              "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
