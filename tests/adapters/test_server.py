@@ -268,6 +268,10 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "retire_procedure": {"id": ids["procedure"]},
         "graduate": {},
         "ungraduate": {"ids": [note]},
+        # comforts: update, export and import
+        "update": {"id": note, "tags": ["bob"]},
+        "export_all": {},
+        "import_lines": {"lines": [{"id": note, "text": "bob's copy", "agent_id": "bob"}]},
     }
 
 

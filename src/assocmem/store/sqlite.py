@@ -10,6 +10,7 @@ not write is opened read-only: reads work, every write is `StoreUnavailable`.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sqlite3
@@ -37,6 +38,8 @@ from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
 from assocmem.types import Scope
+
+log = logging.getLogger(__name__)
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -154,6 +157,7 @@ class SQLiteStore(SQLStore):
                         "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                         (name, times.now()),
                     )
+                    log.info("store %s: applied migration %s", self.path, name)
 
     def _check_current(self) -> None:
         """A read-only store is read as it is: refused unless it needs no migration

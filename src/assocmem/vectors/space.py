@@ -16,6 +16,7 @@ step for the sizes one SQLite file serves.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Sequence
@@ -29,6 +30,8 @@ from assocmem.vectors.embedders import Embedder
 
 if TYPE_CHECKING:
     import numpy as np
+
+log = logging.getLogger(__name__)
 
 # Candidates fetched per requested result before the view's conditions filter
 # them: generous, so a selective `where` still leaves enough to rank.
@@ -101,6 +104,8 @@ class VectorSpace:
             matrix = self.embed([(text, author) for _, _, text, author in rows])
             store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
             done += len(rows)
+        if done:
+            log.info("embedded %d stored memories that had no vector", done)
         return done
 
     def embed_query(self, text: str) -> np.ndarray:

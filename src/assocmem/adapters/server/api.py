@@ -23,6 +23,7 @@ from pydantic import ConfigDict, Field, ValidationError, create_model
 from starlette.exceptions import HTTPException
 
 from assocmem import Embedder, __version__
+from assocmem.adapters.server import logs
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
 from assocmem.errors import (
     AccessDenied,
@@ -120,6 +121,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit)
+    app.add_middleware(logs.RequestLog)  # outermost of ours: it sees every answer
     _errors(app)
 
     @app.get("/healthz", tags=["service"])
@@ -169,6 +171,7 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:
+        logs.failed(request.method, request.url.path, exc)
         return JSONResponse(
             error_body("InternalError", "the server failed; nothing was reported to the caller"),
             status_code=500,
@@ -187,6 +190,7 @@ def _route(
     def handler(request: Request, body: body_model) -> Any:  # type: ignore[valid-type]
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
         scope = _caller_scope(request, arguments, keys, default_agent)
+        request.scope.setdefault("state", {})[logs.AGENT] = scope.agent_id  # for the log
         pool = state["pool"]
         try:
             with pool.writer(scope) if op.writes else pool.reader(scope) as memory:
