@@ -39,7 +39,9 @@ class ComfortOperations(MemoryBase):
         written. A new ``access`` moves the memory to that access class. An id not
         readable here raises `UnknownMemory`.
         """
-        (memory_id,) = records.check_ids([id], field="id")
+        if not isinstance(id, str) or not id:
+            raise InvalidInput("id must be a memory id string", field="id")
+        memory_id = id
         columns, new_access = records.update_columns(
             {"tags": tags, "value": value, "meta": meta, "access": access,
              "protected": protected}

@@ -28,6 +28,7 @@ from assocmem.store.portable_rows import (
     TaughtConcept,
 )
 from assocmem.text import times
+from assocmem.text.clean import check_clean
 from assocmem.types import STATUSES, Record, Scope
 from assocmem.write import validate
 
@@ -65,8 +66,10 @@ def kind_of(line: Any) -> str:
     """What a line is: ``record`` where it names no ``line``, else that name."""
     if not isinstance(line, Mapping):
         raise InvalidInput("each line must be a JSON object", field="line")
+    for name, value in line.items():  # every value, before any reaches the store
+        check_clean(value, name if isinstance(name, str) else "line")
     kind = line.get("line", "record")
-    if kind != "record" and kind not in _KEYS:
+    if not isinstance(kind, str) or (kind != "record" and kind not in _KEYS):
         raise InvalidInput(f"unknown line kind {kind!r}", field="line")
     if kind in _KEYS:
         unknown = sorted(set(line) - _KEYS[kind])
