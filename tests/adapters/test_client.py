@@ -112,6 +112,10 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["idea_methods"] = m.idea_methods()
     out["maintenance_report"] = m.maintenance_report(stale_days=100_000 // 10)
     out["apply_links"] = m.apply_links()
+    # comforts: update, export and import
+    out["update"] = m.update(runs[1], tags=["wrapped"], value=2.0)
+    out["export_all"] = list(m.export_all())
+    out["import_lines"] = m.import_lines([*out["export_all"][:3], {"text": ""}])
     try:
         m.get(["no-such-id"])
     except AssocmemError as exc:
