@@ -19,7 +19,7 @@ STORE = ("assocmem.store",)
 ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph",
          "assocmem.lifecycle", "assocmem.vectors", "assocmem.ingest", "assocmem.vault",
          "assocmem.trust", "assocmem.consolidate", "assocmem.procedures",
-         "assocmem.inspect")  # fmt: skip
+         "assocmem.inspect", "assocmem.portable")  # fmt: skip
 API = (
     "assocmem.memory",
     "assocmem.operations",

@@ -26,6 +26,7 @@ from assocmem.lifecycle import retention, status
 from assocmem.links import hebbian as links
 from assocmem.links import reinforce as reinforcement
 from assocmem.operations.base import checked_arguments
+from assocmem.operations.comforts import ComfortOperations
 from assocmem.operations.consolidation import ConsolidationOperations
 from assocmem.operations.inspection import InspectionOperations  # inspection (dashboard)
 from assocmem.operations.procedures import ProcedureOperations
@@ -74,6 +75,7 @@ class Memory(
     ConsolidationOperations,
     ProcedureOperations,
     InspectionOperations,  # -- inspection (the dashboard's reads) --
+    ComfortOperations,  # comforts: update, export_all, import_lines
 ):
     """A long-term associative memory in one store, seen as one agent in one scope.
 

@@ -96,6 +96,11 @@ DECLARED: dict[str, Declaration] = {
     "inspect": Declaration(False, ("id",)),
     "health": Declaration(False),
     # -- end inspection
+    # -- comforts: update, export and import --
+    "update": Declaration(True, ("id",)),
+    "export_all": Declaration(False),
+    "import_lines": Declaration(True, ("lines",)),
+    # -- end comforts --
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -218,6 +223,17 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     ("list_memories", "source"): "only memories from this source (as written or canonical)",
     ("inspect", "id"): "the id of the memory to open",
     # -- end inspection
+    # -- comforts: update, export and import --
+    ("update", "id"): "the id of the memory to change",
+    ("update", "tags"): "its new tags (replacing the old)",
+    ("update", "value"): "its new importance",
+    ("update", "meta"): "its new meta object (replacing the old whole)",
+    ("update", "access"): "the roles that may read it from now on",
+    ("update", "protected"): "true to shield it from archiving, false to lift the shield",
+    "lines": "export lines (JSON objects, as export or export --all writes them)",
+    "first_line": "the number of the first line, for error reports (default 1)",
+    "rehome": "take records of another agent as this agent's own (default: refuse them)",
+    # -- end comforts --
 }
 
 

@@ -922,3 +922,31 @@ class Health(_Plain):
     vectors: int
     pending_vectors: int
     recent_feedback: tuple[FeedbackEntry, ...]
+
+
+# -- comforts: import ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LineProblem(_Plain):
+    """An import line that was not taken: its number (the first line is 1), the field
+    at fault (None: the line as a whole), the error type and why."""
+
+    line: int
+    field: str | None
+    error: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ImportReport(_Plain):
+    """What an import took: counts by line kind (``record``, ``link``, ``lesson``,
+    ``taught``, ``feedback``, ``entity``, ``relation``) of lines imported and of lines
+    skipped because the store already held them, and every line refused."""
+
+    imported: dict[str, int]
+    skipped: dict[str, int]
+    errors: tuple[LineProblem, ...] = ()
+
+
+# -- end comforts ---------------------------------------------------------------

@@ -26,9 +26,12 @@ def running_server(
 ) -> Iterator[str]:
     """``assocmem serve`` in a subprocess; yields its base URL once /healthz answers."""
     port = port or free_port()
+    # Nobody reads the piped stderr while the server runs: a request log at info would
+    # fill the pipe and stall the server, so the kit serves at warning unless told.
+    quiet = () if "--log-level" in extra else ("--log-level", "warning")
     process = subprocess.Popen(
         [sys.executable, "-m", "assocmem", "--db", db, "--agent", agent, "serve", "--port",
-         str(port), *extra],
+         str(port), *quiet, *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

@@ -116,6 +116,10 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["list_memories"] = m.list_memories(limit=5, offset=1, status="active")
     out["inspect"] = m.inspect(first.id)
     out["health"] = dataclasses.replace(m.health(), backend="-", store_bytes=0, wal_bytes=0)
+    # comforts: update, export and import
+    out["update"] = m.update(runs[1], tags=["wrapped"], value=2.0)
+    out["export_all"] = list(m.export_all())
+    out["import_lines"] = m.import_lines([*out["export_all"][:3], {"text": ""}])
     try:
         m.get(["no-such-id"])
     except AssocmemError as exc:

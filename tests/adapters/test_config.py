@@ -46,9 +46,9 @@ def test_the_store_and_the_models_share_one_data_dir(
 @pytest.mark.parametrize(
     ("flags", "environ", "expected"),
     [
-        ({}, {}, {"agent": "default", "embedder": None, "log_level": "warning"}),
-        ({}, {"ASSOCMEM_AGENT": "env", "ASSOCMEM_LOG_LEVEL": "info"},
-         {"agent": "env", "log_level": "info"}),
+        ({}, {}, {"agent": "default", "embedder": None, "log_level": "info"}),
+        ({}, {"ASSOCMEM_AGENT": "env", "ASSOCMEM_LOG_LEVEL": "debug"},
+         {"agent": "env", "log_level": "debug"}),
         ({"agent": "flag"}, {"ASSOCMEM_AGENT": "env"}, {"agent": "flag"}),
         ({"keys": "flag.json"}, {"ASSOCMEM_KEYS": "env.json"}, {"keys": "flag.json"}),
         ({"embedder_dims": 8}, {"ASSOCMEM_EMBEDDER_DIMS": "16"}, {"embedder_dims": 8}),

@@ -272,6 +272,10 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "list_memories": {"limit": 500},
         "inspect": {"id": note},
         "health": {},
+        # comforts: update, export and import
+        "update": {"id": note, "tags": ["bob"]},
+        "export_all": {},
+        "import_lines": {"lines": [{"id": note, "text": "bob's copy", "agent_id": "bob"}]},
     }
 
 

@@ -47,6 +47,7 @@ from assocmem.types import (
     Graph,
     Health,
     IdeaMethod,
+    ImportReport,
     IndexReport,
     IndexStatus,
     Inspection,
@@ -711,6 +712,53 @@ class Client:
         None for them, since other tenants' writes move them.
         """
         return cast("Health", self._send("health", locals()))
+
+    def update(
+        self,
+        id: str,
+        tags: Sequence[str] | None = None,
+        value: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+        access: Sequence[str] | None = None,
+        protected: bool | None = None,
+    ) -> Record:
+        """Change a memory's mutable fields by id, keeping its text; returns the record.
+
+        Only the fields given change; naming none is `InvalidInput`. ``meta`` replaces
+        the whole object (read the record, merge, and write it back to keep keys).
+        The text, concepts and observation times stay, so the full-text index and
+        the vector stay valid; the duplicate check keeps the observation as first
+        written. A new ``access`` moves the memory to that access class. An id not
+        readable here raises `UnknownMemory`.
+        """
+        return cast("Record", self._send("update", locals()))
+
+    def export_all(self) -> Iterator[dict[str, Any]]:
+        """The whole readable store as export lines: a versioned header, every record (of
+        every status, oldest first, with ``superseded_by``), then learned links, lessons,
+        taught totals, the feedback log, entities and relations (see `import_lines`).
+
+        Vectors are not exported: an import re-embeds when an embedder is attached. The
+        trust room's standing, receipts and cases, procedures, the vault index and the
+        dream pass's derived layer are not carried either.
+        """
+        return cast("Iterator[dict[str, Any]]", self._send("export_all", locals()))
+
+    def import_lines(
+        self, lines: Sequence[Mapping[str, Any]], first_line: int = 1, rehome: bool = False
+    ) -> ImportReport:
+        """Import lines of `export` or `export_all` into this scope, keeping ids and times.
+
+        A record keeps its id, times, status, supersession, valence and fields; one
+        whose id (or observation) is already stored is skipped and counted. A link,
+        lesson or taught total takes the exported state, so a file imported twice
+        changes nothing; a logged feedback call already present is skipped; entities
+        and relations are declared again (new ids). Records go into this memory's
+        project and channel; a record of another agent is refused (field ``agent_id``)
+        unless ``rehome`` takes it as this agent's own. Each bad line is reported with
+        its number (counted from ``first_line``) and field; the rest is imported.
+        """
+        return cast("ImportReport", self._send("import_lines", locals()))
 
     # -- end of the generated operations --
 

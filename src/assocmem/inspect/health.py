@@ -23,7 +23,7 @@ def health(store: Store, scope: Scope, space: VectorSpace | None, operator: bool
         stats = store.stats(scope)
         backend, store_bytes, wal_bytes = store.storage()
         with_vector, without = store.vector_counts(scope)
-        recent = store.feedback_log(scope, limit=RECENT_FEEDBACK)
+        recent = store.feedback_calls(scope, limit=RECENT_FEEDBACK)
     return Health(
         backend=backend,
         memories=stats.memories,

@@ -34,7 +34,7 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
         return Inspection(
             record=record,
             history=tuple(history),
-            feedback=feedback_entries(store.feedback_log(scope, seq=seq)),
+            feedback=feedback_entries(store.feedback_calls(scope, seq=seq)),
             mentions=tuple(dict.fromkeys(entities[e].name for e in mentioned if e in entities)),
             relations=tuple(_relation(store, row) for row in store.relations_of(scope, seq)),
         )

@@ -7,6 +7,7 @@ not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
 
 from __future__ import annotations
 
+import logging
 import os
 
 from assocmem.errors import InvalidInput
@@ -25,6 +26,17 @@ from assocmem.store.sqlite import SQLiteStore
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SUPPORTED = "a SQLite file path, ':memory:', or a postgresql:// URL"
 
+log = logging.getLogger(__name__)
+
+
+def _shown(target: str) -> str:
+    """A store target fit for a log: a URL keeps its host and database, never its
+    user or password."""
+    if target.startswith(POSTGRES_SCHEMES):
+        scheme, _, rest = target.partition("://")
+        return f"{scheme}://{rest.rpartition('@')[2]}"
+    return target
+
 
 def open_store(target: str, *, synchronous: str = "normal", read_only: bool | None = None) -> Store:
     """Open the store named by ``target``: a ``postgresql://`` URL for PostgreSQL (the
@@ -33,6 +45,7 @@ def open_store(target: str, *, synchronous: str = "normal", read_only: bool | No
     ``read_only`` (SQLite) opens for reads only; None does so when the file is not
     writable. Any other URL scheme is `InvalidInput`.
     """
+    log.info("opening store %s", _shown(target))
     if target.startswith(POSTGRES_SCHEMES):
         from assocmem.store.postgres import (
             PostgresStore,  # an optional extra: imported only when asked

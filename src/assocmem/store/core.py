@@ -13,7 +13,8 @@ layers, chunked statements), `records` (the write and hydration), `visibility`
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
 notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
 budgets), `consolidation` (the dream pass's derived layer) and `procedures`
-(procedures, graduation, reinforcement) and `inspection` (what the dashboard reads).
+(procedures, graduation, reinforcement), `inspection` (what the dashboard reads),
+`updates` (in-place updates) and `portable` (export and import of a whole store).
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from assocmem.store.inspection import InspectionQueries
 from assocmem.store.lessons import LessonQueries
 from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
+from assocmem.store.portable import PortableQueries
 from assocmem.store.procedures import ProcedureQueries
 from assocmem.store.protocol import Store
 from assocmem.store.records import MemoryRecords
 from assocmem.store.trust import TrustQueries
 from assocmem.store.trust_attribution import AttributionQueries
+from assocmem.store.updates import UpdateQueries
 from assocmem.store.vault import VaultQueries
 from assocmem.store.vectors import VectorQueries
 from assocmem.store.visibility import VisibilityQueries
@@ -52,6 +55,8 @@ class SQLStore(
     ConsolidationQueries,  # the dream pass's derived layer
     ProcedureQueries,  # procedures, graduation, earned reinforcement
     InspectionQueries,  # inspection: pages, feedback read back, sizes
+    UpdateQueries,  # in-place updates (comforts)
+    PortableQueries,  # a whole store out and back in (comforts)
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

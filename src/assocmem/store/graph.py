@@ -21,7 +21,7 @@ from assocmem.store.protocol import EntityRow, RelationRow, View, new_public_id
 from assocmem.text import times
 from assocmem.types import Scope
 
-_RELATION_COLUMNS = (
+RELATION_COLUMNS = (
     "id, subject_kind, subject_id, predicate, object_kind, object_id, anchor_seq, declared_by,"
     " declared_at, public_id"
 )
@@ -196,7 +196,7 @@ class GraphQueries(SQLConnection):
             return []
         ids = list(entity_ids)
         rows = self._query(
-            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
+            f"SELECT {RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
             " AND subject_kind = 'entity' AND object_kind = 'entity'"
             f" AND ({in_list('subject_id', ids)} OR {in_list('object_id', ids)}) ORDER BY id",
             [*layers, *ids, *ids],
@@ -210,7 +210,7 @@ class GraphQueries(SQLConnection):
             return []
         ids = list(seqs)
         rows = self._query(
-            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
+            f"SELECT {RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
             " AND subject_kind = 'mem' AND object_kind = 'mem'"
             f" AND {in_list('subject_id', ids)} AND {in_list('object_id', ids)} ORDER BY id",
             [*layers, *ids, *ids],

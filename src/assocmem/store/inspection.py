@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assocmem.store.connection import SQLConnection
-from assocmem.store.graph import _RELATION_COLUMNS
+from assocmem.store.graph import RELATION_COLUMNS
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import RelationRow, View
 from assocmem.types import Scope
@@ -43,7 +43,7 @@ class InspectionQueries(SQLConnection):
         return [seq for (seq,) in rows], int(total)
 
     @translated
-    def feedback_log(
+    def feedback_calls(
         self, scope: Scope, *, seq: int | None = None, limit: int | None = None
     ) -> list[FeedbackRow]:
         layers = self._layers(scope)
@@ -67,7 +67,7 @@ class InspectionQueries(SQLConnection):
         if not layers:
             return []
         rows = self._query(
-            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
+            f"SELECT {RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
             " AND (anchor_seq = ? OR (subject_kind = 'mem' AND subject_id = ?)"
             " OR (object_kind = 'mem' AND object_id = ?)) ORDER BY id",
             [*layers, seq, seq, seq],

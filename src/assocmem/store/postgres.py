@@ -13,6 +13,7 @@ extension can be created, and the portable numpy index otherwise.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
 from assocmem.types import Scope, WriteResult
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -189,6 +192,7 @@ class PostgresStore(SQLStore):
                             "INSERT INTO schema_migrations (name, applied_at) VALUES (%s, %s)",
                             [name, times.now()],
                         )
+                    log.info("store (PostgreSQL): applied migration %s", name)
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
 

@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
 from assocmem.store.attribution_rows import CaseRow, MonitorRow, ReceiptRow
+from assocmem.store.portable_rows import (
+    ImportedMemory,
+    LearnedLesson,
+    LearnedLink,
+    LoggedFeedback,
+    TaughtConcept,
+)
 from assocmem.store.rows import (
     ConceptLessons,
     EntityRow,
@@ -615,7 +622,7 @@ class Store(abc.ABC):
         source when given), newest created first, and how many match in all."""
 
     @abc.abstractmethod
-    def feedback_log(
+    def feedback_calls(
         self, scope: Scope, *, seq: int | None = None, limit: int | None = None
     ) -> list[tuple[int, str, float, str]]:
         """``(public id, created_at, outcome, query concepts JSON)`` of the feedback calls
@@ -649,6 +656,62 @@ class Store(abc.ABC):
         """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
 
     # -- end inspection ----------------------------------------------------------
+    # -- comforts: update, export and import ----------------------------------
+
+    @abc.abstractmethod
+    def update_memory(
+        self, seq: int, columns: Mapping[str, Any], access: Sequence[str] | None = None
+    ) -> None:
+        """Assign these allow-listed columns (``tags value meta protected access``, as
+        stored) of one memory, never its text; with ``access``, move it into the layer
+        of that access class (refused, `InvalidInput` naming ``access``, where that
+        layer holds the same observation or its key's active value)."""
+
+    @abc.abstractmethod
+    def records_for_export(
+        self, scope: Scope, *, after: int, limit: int
+    ) -> list[tuple[int, Record, str | None]]:
+        """Readable records of every status after ``after``, in arrival order: ``(seq,
+        record, id of the record that superseded it or None)``."""
+
+    @abc.abstractmethod
+    def learned_links(self, scope: Scope) -> list[LearnedLink]:
+        """Every readable link, summed per access class and pair, pending counts included."""
+
+    @abc.abstractmethod
+    def learned_lessons(self, scope: Scope) -> tuple[list[LearnedLesson], list[TaughtConcept]]:
+        """Every readable lesson and taught total, summed per access class."""
+
+    @abc.abstractmethod
+    def feedback_log(self, scope: Scope) -> list[LoggedFeedback]:
+        """The readable feedback log, oldest call first."""
+
+    @abc.abstractmethod
+    def relations_in_scope(self, scope: Scope) -> list[RelationRow]:
+        """Every declared relation of the reader's layers, oldest first."""
+
+    @abc.abstractmethod
+    def import_memories(self, scope: Scope, rows: Sequence[ImportedMemory]) -> list[str]:
+        """Insert records keeping their ids and stored times, counting their
+        co-occurrence; per row ``"imported"``, ``"present"`` (the id is stored),
+        ``"duplicate"`` (the observation is) or ``"key_held"`` (an active record
+        holds its key)."""
+
+    @abc.abstractmethod
+    def restore_links(self, scope: Scope, links: Sequence[LearnedLink]) -> None:
+        """Set each pair's link in the importer's layer of its class to this state."""
+
+    @abc.abstractmethod
+    def restore_lessons(
+        self, scope: Scope, lessons: Sequence[LearnedLesson], taught: Sequence[TaughtConcept]
+    ) -> list[bool]:
+        """Set these lessons and totals; per lesson, whether its memory was found."""
+
+    @abc.abstractmethod
+    def restore_feedback(self, scope: Scope, calls: Sequence[LoggedFeedback]) -> list[bool]:
+        """Append these calls to the log; per call, False where its id is already there."""
+
+    # -- end comforts -------------------------------------------------------------
 
     @abc.abstractmethod
     def close(self) -> None:

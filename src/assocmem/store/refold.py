@@ -14,12 +14,15 @@ by both backends; a schema migration cannot do this, as it needs the stemmer.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import combinations
 from typing import TYPE_CHECKING
 
 from assocmem.text.concepts import FOLDING, normalize_concept
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from assocmem.store.core import SQLStore
@@ -56,6 +59,7 @@ def refold_once(store: SQLStore) -> bool:
             [FOLD_KEY, FOLDING],
         )
     store._concept_cache.clear()
+    log.info("store refolded its concepts to folding %s", FOLDING)
     return True
 
 

@@ -10,6 +10,7 @@ not write is opened read-only: reads work, every write is `StoreUnavailable`.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sqlite3
@@ -37,6 +38,8 @@ from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
 from assocmem.types import Scope
+
+log = logging.getLogger(__name__)
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -154,6 +157,7 @@ class SQLiteStore(SQLStore):
                         "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                         (name, times.now()),
                     )
+                    log.info("store %s: applied migration %s", self.path, name)
 
     def _check_current(self) -> None:
         """A read-only store is read as it is: refused unless it needs no migration
@@ -193,6 +197,23 @@ class SQLiteStore(SQLStore):
             raise self._refused()
         self._conn.execute("BEGIN IMMEDIATE")
 
+    # -- update: a memory moved to another access class (comforts) --
+    def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
+        (tokens,) = self._conn.execute(
+            "SELECT COALESCE((SELECT tokens FROM lexical_lengths WHERE seq = ?), 0)", [seq]
+        ).fetchone()
+        self._conn.execute(
+            "UPDATE lexical_layers SET docs = docs - 1, tokens = tokens - ? WHERE scope_id = ?",
+            [tokens, old],
+        )
+        self._conn.execute(
+            "INSERT INTO lexical_layers (scope_id, docs, tokens) VALUES (?, 1, ?)"
+            " ON CONFLICT (scope_id) DO UPDATE SET docs = docs + 1,"
+            " tokens = tokens + excluded.tokens",
+            [new, tokens],
+        )
+
+    # -- end update --
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
 

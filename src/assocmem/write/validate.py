@@ -254,3 +254,38 @@ def check_bool(value: Any, field: str) -> bool:
     if not isinstance(value, bool):
         raise InvalidInput(f"{field} must be true or false", field=field)
     return value
+
+
+# -- update: the mutable fields of a stored memory (comforts) --
+UPDATE_FIELDS = ("tags", "value", "meta", "access", "protected")
+
+
+def update_columns(fields: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...] | None]:
+    """The stored columns an update assigns, checked by the rules (and error fields) of a
+    write, and the new access list (None when unchanged). Fields given as None are left
+    as they are; naming none is refused."""
+    given = {name: value for name, value in fields.items() if value is not None}
+    if not given:
+        raise InvalidInput(
+            f"an update names at least one of {', '.join(UPDATE_FIELDS)}", field="fields"
+        )
+    columns: dict[str, Any] = {}
+    if "tags" in given:
+        columns["tags"] = _json_list(_str_list(given["tags"], "tags", MAX_TAGS))
+    if "value" in given:
+        columns["value"] = _check_number(given["value"], "value", 0.0, MAX_VALUE)
+    if "meta" in given:
+        columns["meta"] = _check_meta(given["meta"])[1]
+    if "protected" in given:
+        columns["protected"] = int(check_bool(given["protected"], "protected"))
+    access = _str_list(given["access"], "access", MAX_TAGS) if "access" in given else None
+    if access is not None:
+        columns["access"] = _json_list(access)
+    return columns, access
+
+
+def _json_list(values: tuple[str, ...]) -> str:
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
+# -- end update --

@@ -42,6 +42,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "anchor_ref": ("--anchor",),
 }
 NEGATIONS = {("protect", "protected"): "--unprotect"}
+# -- comforts: list flags that take several values at once (``update ID --tags a b``);
+# safe only where no positional argument can follow the flag.
+SPREAD: frozenset[tuple[str, str]] = frozenset({("update", "tags"), ("update", "access")})
+# -- end comforts --
 # What the annotation cannot say: parameters that are one or many (a, b) pairs, with
 # the names of their halves. ``key`` is typed ``Sequence[str]`` but is always a pair.
 PAIRS: dict[str, tuple[str, str]] = {
@@ -123,7 +127,7 @@ def add_operation(
         else:
             aliases = [a for a in ALIASES.get(parameter.name, ()) if a not in taken]
             taken.update(aliases)
-            _add_flag(parser, parameter, aliases)
+            _add_flag(parser, parameter, aliases, (operation.name, parameter.name) in SPREAD)
             negation = NEGATIONS.get((operation.name, parameter.name))
             if negation:
                 parser.add_argument(
@@ -131,6 +135,10 @@ def add_operation(
                     default=argparse.SUPPRESS, help=f"the same as --no-{flag(parameter)[2:]}",
                 )  # fmt: skip
     parser.set_defaults(run=partial(run_operation, operation))
+    if operation.name == "export":  # comforts: ``export --all`` runs `export_all`
+        parser.add_argument("--all", dest="whole_store", action="store_true",
+                            help="the whole store: learned links, lessons, the feedback log"
+                            " and the declared graph too (see export-all)")  # fmt: skip
     return parser
 
 
@@ -164,7 +172,9 @@ def _add_positional(parser: argparse.ArgumentParser, parameter: Parameter) -> No
     parser.add_argument(DEST + parameter.name, **options)
 
 
-def _add_flag(parser: argparse.ArgumentParser, parameter: Parameter, aliases: list[str]) -> None:
+def _add_flag(
+    parser: argparse.ArgumentParser, parameter: Parameter, aliases: list[str], spread: bool = False
+) -> None:
     form = shape(parameter)
     options: dict[str, Any] = {
         "dest": DEST + parameter.name,
@@ -178,6 +188,8 @@ def _add_flag(parser: argparse.ArgumentParser, parameter: Parameter, aliases: li
         options["action"] = argparse.BooleanOptionalAction
     elif form.kind == "scalar":
         options.update(type=form.convert)
+    elif form.kind == "list" and spread:
+        options.update(type=form.convert, action="extend", nargs="+")
     elif form.kind == "list":
         options.update(type=form.convert, action="append", help=f"{options['help']} (repeat)")
     elif form.kind in ("pair", "pairs"):
@@ -234,6 +246,8 @@ def invoke(memory: Memory, operation: Operation, call: Mapping[str, Any]) -> Any
 
 def run_operation(operation: Operation, args: argparse.Namespace, config: Config) -> int:
     """Parse, call one `Memory` method, print: the whole of an operation command."""
+    if getattr(args, "whole_store", False):  # comforts: export --all
+        operation = operations()["export_all"]
     call = call_arguments(operation, args)
     with open_memory(config) as memory:
         result = invoke(memory, operation, call)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem import embedder_names
 from assocmem.adapters.cli.operations import emit
+from assocmem.adapters.cli.transfer import add_import
 from assocmem.adapters.cli.vault import add_vault
 from assocmem.config import Config, build_embedder_form, store_target
 from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
@@ -34,6 +35,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
         from assocmem.adapters.server import create_app
         from assocmem.adapters.server.keys import KeyRing
+        from assocmem.adapters.server.logs import configure as configure_logging
     except ImportError as exc:
         raise DependencyMissing("the HTTP server needs `pip install assocmem[server]`") from exc
     ring = KeyRing(config.keys) if config.keys else None
@@ -50,7 +52,9 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
                      embedder=embedder, vault_roots=config.vault_roots,
                      strict_corroboration=config.strict_corroboration,
                      receipts=config.receipts, receipt_key=config.read_receipt_key())  # fmt: skip
-    uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level)
+    configure_logging(config.log_level)  # assocmem's records: requests, errors, the store
+    # Our request lines replace uvicorn's access log (they also name the agent).
+    uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level, access_log=False)
     return 0
 
 
@@ -230,9 +234,11 @@ def add_services(subparsers: Subparsers) -> None:
                    "on; default: $ASSOCMEM_RECEIPT_KEY_FILE)")  # fmt: skip
     p.add_argument(
         "--log-level", default=argparse.SUPPRESS,
-        help="uvicorn's log level (default: $ASSOCMEM_LOG_LEVEL, else warning)",
+        help="the log level: debug, info, warning or error (default: $ASSOCMEM_LOG_LEVEL,"
+        " else info; info logs every request)",
     )  # fmt: skip
     add_keys(subparsers)
+    add_import(subparsers)  # comforts: import FILE, in cli/transfer.py
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
     _command(subparsers, "mcp", cmd_mcp,
              "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip

@@ -23,7 +23,7 @@ from pydantic import ConfigDict, Field, ValidationError, create_model
 from starlette.exceptions import HTTPException
 
 from assocmem import Embedder, __version__
-from assocmem.adapters.server import static
+from assocmem.adapters.server import logs, static
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
 from assocmem.errors import (
     AccessDenied,
@@ -127,6 +127,7 @@ def create_app(
     static.mount(app)
     # -- end the dashboard and offline docs
     app.add_middleware(BodyLimit)
+    app.add_middleware(logs.RequestLog)  # outermost of ours: it sees every answer
     _errors(app)
 
     @app.get("/healthz", tags=["service"])
@@ -176,6 +177,7 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:
+        logs.failed(request.method, request.url.path, exc)
         return JSONResponse(
             error_body("InternalError", "the server failed; nothing was reported to the caller"),
             status_code=500,
@@ -195,6 +197,7 @@ def _route(
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
         scope = _caller_scope(request, arguments, keys, default_agent)
         operator = _is_operator(request, keys)  # the operator gate
+        request.scope.setdefault("state", {})[logs.AGENT] = scope.agent_id  # for the log
         pool = state["pool"]
         try:
             with (

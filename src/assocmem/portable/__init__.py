@@ -1,0 +1,1 @@
+"""A whole store moved out and back in: the export line format and the transfer."""

@@ -1,0 +1,225 @@
+"""A whole store moved: every line of an ``--all`` export, and an import of such lines
+(or of a plain export's) into the importer's scope.
+
+Invariant: an export holds only what its reader may read; an import writes only into
+the importer's own scope, one batch in one transaction, and refuses a bad line alone
+(named by its number and field) while the rest of the batch is imported. What was
+stored before is skipped, never overwritten, except that a link, lesson or taught
+total takes the exported state, so importing one file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from assocmem.errors import AssocmemError, InvalidInput
+from assocmem.graph import declare as declarations
+from assocmem.portable import lines as shapes
+from assocmem.store import Store, View
+from assocmem.store.portable_rows import ImportedMemory
+from assocmem.store.protocol import new_id
+from assocmem.types import ImportReport, LineProblem, Scope
+
+EXPORT_PAGE = 500
+# Lines per `import_lines` call; the CLI sends a file in batches of this size.
+MAX_LINES = 10_000
+
+
+def export_all(store: Store, scope: Scope) -> Iterator[dict[str, Any]]:
+    """The header, every readable record (every status, oldest first), then the learned
+    state and the declared graph, as export lines."""
+    yield shapes.header()
+    ids: dict[int, str] = {}
+    after = 0
+    while page := store.records_for_export(scope, after=after, limit=EXPORT_PAGE):
+        for seq, record, retired_by in page:
+            ids[seq] = record.id
+            line = record.to_dict()
+            if retired_by is not None:
+                line["superseded_by"] = retired_by
+            yield line
+        after = page[-1][0]
+    for link in store.learned_links(scope):
+        yield {"line": "link", "access": list(link.access), "a": link.a, "b": link.b,
+               "weight": link.weight, "count": link.count, "outcome_sum": link.outcome_sum,
+               "feedback_count": link.feedback_count, "updated_at": link.updated_at}  # fmt: skip
+    lessons, taught = store.learned_lessons(scope)
+    for lesson in lessons:
+        yield {"line": "lesson", "access": list(lesson.access), "concept": lesson.concept,
+               "memory": lesson.memory_id, "weight": lesson.weight,
+               "outcomes": lesson.outcomes, "updated_at": lesson.updated_at}  # fmt: skip
+    for total in taught:
+        yield {"line": "taught", "access": list(total.access), "concept": total.concept,
+               "taught": total.taught}  # fmt: skip
+    for call in store.feedback_log(scope):
+        yield {"line": "feedback", "access": list(call.access), "id": call.public_id,
+               "query_concepts": list(call.query_concepts), "outcome": call.outcome,
+               "created_at": call.created_at, "memories": list(call.memory_ids)}  # fmt: skip
+    yield from _graph_lines(store, scope, ids)
+
+
+def _graph_lines(store: Store, scope: Scope, ids: Mapping[int, str]) -> Iterator[dict[str, Any]]:
+    entity_ids = sorted({entity for _, entity in store.aliases_in_scope(scope)})
+    entities = store.entities_by_id(entity_ids)
+    mentions: dict[int, list[str]] = {}
+    for seq, mentioned in store.mentions_of(scope, sorted(ids)).items():
+        for entity in mentioned:
+            mentions.setdefault(entity, []).append(ids[seq])
+    for entity_id in entity_ids:
+        row = entities[entity_id]
+        yield {"line": "entity", "name": row.name,
+               "aliases": [a for a in row.aliases if a != row.name],
+               "declared_by": row.declared_by, "mentions": mentions.get(entity_id, [])}  # fmt: skip
+
+    def endpoint(kind: str, key: int) -> str | None:
+        if kind == "mem":
+            return declarations.MEM_PREFIX + ids[key] if key in ids else None
+        return entities[key].name if key in entities else None
+
+    for relation in store.relations_in_scope(scope):
+        subject = endpoint(relation.subject_kind, relation.subject_id)
+        object_ = endpoint(relation.object_kind, relation.object_id)
+        if subject is None or object_ is None:
+            continue  # an endpoint outside this reader's view: not its to move
+        yield {"line": "relation", "subject": subject, "predicate": relation.predicate,
+               "object": object_, "anchor": ids.get(relation.anchor_seq),
+               "declared_by": relation.declared_by}  # fmt: skip
+
+
+class _Batch:
+    """One call's lines sorted by kind, with what became of each."""
+
+    def __init__(self, first_line: int) -> None:
+        self.first_line = first_line
+        self.by_kind: dict[str, list[tuple[int, Any]]] = {k: [] for k in shapes.LINE_KINDS}
+        self.imported: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()
+        self.problems: list[LineProblem] = []
+
+    def refuse(self, number: int, exc: AssocmemError) -> None:
+        field = getattr(exc, "field", None)
+        self.problems.append(LineProblem(number, field, type(exc).__name__, exc.message))
+
+    def report(self) -> ImportReport:
+        return ImportReport(
+            imported={k: n for k, n in sorted(self.imported.items()) if n},
+            skipped={k: n for k, n in sorted(self.skipped.items()) if n},
+            errors=tuple(sorted(self.problems, key=lambda p: p.line)),
+        )
+
+
+_PARSERS = {"link": shapes.link, "lesson": shapes.lesson, "taught": shapes.taught,
+            "feedback": shapes.feedback, "entity": shapes.entity,
+            "relation": shapes.relation}  # fmt: skip
+
+
+def import_lines(
+    store: Store, scope: Scope, lines: Sequence[Any], *, first_line: int, rehome: bool
+) -> ImportReport:
+    """Import export lines into ``scope``: records first (in order), then links,
+    lessons, taught totals, the feedback log, entities and relations."""
+    if isinstance(lines, str | Mapping) or not isinstance(lines, Sequence):
+        raise InvalidInput("lines must be a list of export line objects", field="lines")
+    if len(lines) > MAX_LINES:
+        raise InvalidInput(f"one call takes at most {MAX_LINES} lines", field="lines")
+    batch = _Batch(first_line)
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        try:
+            kind = shapes.kind_of(line)
+            if kind == "header":
+                shapes.check_header(line)
+                continue
+            item = shapes.record(line, scope, rehome) if kind == "record" else _PARSERS[kind](line)
+        except AssocmemError as exc:
+            batch.refuse(number, exc)
+            continue
+        batch.by_kind[kind].append((number, item))
+    with store.transaction():
+        _records(store, scope, batch)
+        _learned(store, scope, batch)
+        _declared(store, scope, batch)
+    return batch.report()
+
+
+def _records(store: Store, scope: Scope, batch: _Batch) -> None:
+    rows: list[tuple[int, ImportedMemory]] = batch.by_kind["record"]
+    rows = [(n, r if r.id else _with_new_id(r)) for n, r in rows]
+    outcomes = store.import_memories(scope, [r for _, r in rows])
+    for (number, _), outcome in zip(rows, outcomes, strict=True):
+        if outcome == "imported":
+            batch.imported["record"] += 1
+        elif outcome in ("present", "duplicate"):
+            batch.skipped["record"] += 1
+        else:
+            batch.refuse(number, InvalidInput("an active record holds this key", field="key"))
+
+
+def _with_new_id(row: ImportedMemory) -> ImportedMemory:
+    return replace(row, id=new_id())
+
+
+def _learned(store: Store, scope: Scope, batch: _Batch) -> None:
+    links = [link for _, link in batch.by_kind["link"]]
+    store.restore_links(scope, links)
+    batch.imported["link"] += len(links)
+    lessons = batch.by_kind["lesson"]
+    taught = [t for _, t in batch.by_kind["taught"]]
+    found = store.restore_lessons(scope, [x for _, x in lessons], taught)
+    for (number, _), kept in zip(lessons, found, strict=True):
+        if kept:
+            batch.imported["lesson"] += 1
+        else:
+            batch.refuse(number, InvalidInput("its memory is not here", field="memory"))
+    batch.imported["taught"] += len(taught)
+    calls = batch.by_kind["feedback"]
+    appended = store.restore_feedback(scope, [c for _, c in calls])
+    for done in appended:
+        (batch.imported if done else batch.skipped)["feedback"] += 1
+
+
+def _declared(store: Store, scope: Scope, batch: _Batch) -> None:
+    """Entities and relations, declared again as `declare` would (ids and times new)."""
+    view = View(scope)
+    for number, line in batch.by_kind["entity"] + batch.by_kind["relation"]:
+        try:
+            kind = line["line"]
+            declarer = declarations.check_declarer(line.get("declared_by", "agent"))
+            if kind == "entity":
+                _declare_entity(store, view, line, declarer)
+            else:
+                anchor = line.get("anchor")
+                seq = declarations.memory_seq(store, view, anchor) if anchor else None
+                relation = {k: line.get(k) for k in ("subject", "predicate", "object")}
+                _declared_or_refused(
+                    declarations.declare(
+                        store, view, {"relations": [relation]}, anchor=seq, declared_by=declarer
+                    )  # fmt: skip
+                )
+            batch.imported[kind] += 1
+        except AssocmemError as exc:
+            batch.refuse(number, exc)
+
+
+def _declare_entity(store: Store, view: View, line: Mapping[str, Any], declarer: str) -> None:
+    named = {"name": line.get("name"), "aliases": list(line.get("aliases", []))}
+    mentions = [declarations.memory_seq(store, view, m) for m in line.get("mentions", [])]
+    # The entity lives in its first mention's access class, as a declaration anchored
+    # there would put it; then every other memory mentioning it mentions it again.
+    first = mentions[0] if mentions else None
+    _declared_or_refused(
+        declarations.declare(
+            store, view, {"entities": [named]}, anchor=first, declared_by=declarer
+        )  # fmt: skip
+    )
+    for seq in mentions[1:]:
+        declarations.declare(store, view, {"entities": [{"name": named["name"]}]}, anchor=seq,
+                             declared_by=declarer)  # fmt: skip
+
+
+def _declared_or_refused(declared: Any) -> None:
+    if declared.dropped:
+        raise InvalidInput(declared.dropped[0].reason, field="associations")

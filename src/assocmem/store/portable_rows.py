@@ -1,0 +1,73 @@
+"""The rows a whole-store export reads and an import restores (see `portable.py`).
+
+Invariant: every one is frozen and names concepts and memories as a caller does (by
+name and id), never by a store's internal keys, so a row read from one store means
+the same in another. ``access`` is the access class (roles; empty for everyone) of
+the layer the row belongs to. Times are ISO 8601 UTC strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assocmem.schema import NewMemory
+
+
+@dataclass(frozen=True)
+class ImportedMemory:
+    """A validated memory to import with what the store set when it was first written."""
+
+    memory: NewMemory
+    id: str
+    status: str
+    valence: float
+    created_at: str
+    accessed_at: str | None
+    superseded_by: str | None  # the id of the record that retired it
+
+
+@dataclass(frozen=True)
+class LearnedLink:
+    """One concept pair's link in one access class, pending counts included."""
+
+    access: tuple[str, ...]
+    a: str
+    b: str
+    weight: float
+    count: int
+    outcome_sum: float
+    feedback_count: int
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class LearnedLesson:
+    """What outcomes taught about one memory answering one concept."""
+
+    access: tuple[str, ...]
+    concept: str
+    memory_id: str
+    weight: float
+    outcomes: int
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class TaughtConcept:
+    """How much outcomes taught with one concept in all."""
+
+    access: tuple[str, ...]
+    concept: str
+    taught: float
+
+
+@dataclass(frozen=True)
+class LoggedFeedback:
+    """One call of the feedback log: its public id, question, outcome and rated memories."""
+
+    access: tuple[str, ...]
+    public_id: int
+    query_concepts: tuple[str, ...]
+    outcome: float
+    created_at: str
+    memory_ids: tuple[str, ...]

@@ -1,0 +1,102 @@
+"""Updates in SQL: a memory's mutable fields changed in place, by id.
+
+A mixin of `SQLStore`. Invariants: only allow-listed columns are assigned, never
+the text (a trigger refuses that anyway), its concepts or its observation times, so
+the full-text index and the vector stay valid; a change of ``access`` moves the
+memory into the layer of its new access class whole (its row, concepts, vector,
+full-text counts and the co-occurrence its write added), all in one write
+transaction, and is refused where that layer already holds the same observation or
+the active value of its key.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+from assocmem.errors import InvalidInput
+from assocmem.store.connection import SQLConnection
+from assocmem.store.params import translated
+from assocmem.text import times
+from assocmem.types import Scope
+
+# The columns `update_memory` may assign (allow-listed: the names reach SQL text).
+UPDATABLE = ("tags", "value", "meta", "protected", "access")
+
+
+class UpdateQueries(SQLConnection):
+    """In-place updates of the SQL store (mixed into `SQLStore`)."""
+
+    _fold_links: Callable[[], None]
+    _uncount_cooccurrence: Callable[[int, int], None]  # forget.py
+    _count_cooccurrence: Callable[[Counter[tuple[int, int, int]], int], None]  # links.py
+    _drop_orphan_authors: Callable[[Sequence[tuple[int, str]]], None]  # forget.py
+
+    @translated
+    def update_memory(
+        self, seq: int, columns: Mapping[str, Any], access: Sequence[str] | None = None
+    ) -> None:
+        changes = [(c, columns[c]) for c in UPDATABLE if c in columns]
+        with self.transaction():
+            if access is not None:
+                self._move_to_layer(seq, access)
+            if changes:
+                assignments = ", ".join(f"{column} = ?" for column, _ in changes)
+                self._conn.execute(
+                    f"UPDATE memories SET {assignments} WHERE seq = ?",
+                    [*(v for _, v in changes), seq],
+                )
+
+    def _move_to_layer(self, seq: int, access: Sequence[str]) -> None:
+        (old, agent, project, channel, observed, dedupe, subject, relation, status, author) = (
+            self._conn.execute(
+                "SELECT scope_id, agent_id, project_id, channel, observed_at, dedupe_key,"
+                " key_subject, key_relation, status, author FROM memories WHERE seq = ?",
+                [seq],
+            ).fetchone()
+        )
+        new = self._own_layer(Scope(agent, project, channel), access)
+        if new == old:
+            return
+        clash = self._conn.execute(
+            "SELECT 1 FROM memories WHERE scope_id = ? AND observed_at = ? AND dedupe_key = ?",
+            [new, observed, dedupe],
+        ).fetchone()
+        if clash is None and subject is not None and status == "active":
+            clash = self._conn.execute(
+                "SELECT 1 FROM memories WHERE scope_id = ? AND key_subject = ?"
+                " AND key_relation = ? AND status = 'active'",
+                [new, subject, relation],
+            ).fetchone()
+        if clash is not None:
+            raise InvalidInput(
+                "the new access class already holds this observation or its key's value",
+                field="access",
+            )
+        # Taking the write's pairs back needs them all in `links`, none pending.
+        self._fold_links()
+        self._uncount_cooccurrence(seq, old)
+        self._move_lexical_counts(seq, old, new)
+        for table, column in (("memories", "seq"), ("memory_concepts", "memory_seq"),
+                              ("vectors", "memory_seq")):  # fmt: skip
+            self._conn.execute(f"UPDATE {table} SET scope_id = ? WHERE {column} = ?", [new, seq])
+        if author is not None:
+            self._conn.execute(
+                "INSERT INTO authors (scope_id, author) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [new, author],
+            )
+            self._drop_orphan_authors([(old, author)])
+        concepts = sorted(
+            c
+            for (c,) in self._query(
+                "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
+            )
+        )
+        pairs = Counter((new, a, b) for a, b in combinations(concepts, 2))
+        self._count_cooccurrence(pairs, times.to_micros(times.now()))
+
+    def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
+        """Move a memory's share of its layer's full-text statistics, where the backend
+        keeps them per layer (SQLite); PostgreSQL computes them per query."""
