@@ -90,6 +90,10 @@ PLAUSIBLE: dict[str, Any] = {
     "by_key": st.just("a-peer"),
     "amount": st.just(1.0),
     "budget": st.just(5.0),
+    # inspection: values that pass, so the fuzz reaches the store queries too
+    "offset": st.integers(min_value=-1, max_value=3),
+    "status": st.sampled_from(["active", "superseded", "archived", "gone"]),
+    "tag": st.sampled_from(["ops", "%", "_"]),
 }
 
 

@@ -18,7 +18,8 @@ FOUNDATIONS = ("assocmem.errors", "assocmem.types", "assocmem.schema", "assocmem
 STORE = ("assocmem.store",)
 ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph",
          "assocmem.lifecycle", "assocmem.vectors", "assocmem.ingest", "assocmem.vault",
-         "assocmem.trust", "assocmem.consolidate", "assocmem.procedures")  # fmt: skip
+         "assocmem.trust", "assocmem.consolidate", "assocmem.procedures",
+         "assocmem.inspect")  # fmt: skip
 API = (
     "assocmem.memory",
     "assocmem.operations",

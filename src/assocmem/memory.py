@@ -26,6 +26,7 @@ from assocmem.links import hebbian as links
 from assocmem.links import reinforce as reinforcement
 from assocmem.operations.base import checked_arguments
 from assocmem.operations.consolidation import ConsolidationOperations
+from assocmem.operations.inspection import InspectionOperations  # inspection (dashboard)
 from assocmem.operations.procedures import ProcedureOperations
 from assocmem.operations.trust import TrustOperations
 from assocmem.operations.vault import VaultOperations, resolved_roots
@@ -66,7 +67,13 @@ MAX_BATCH = 10_000
 EXPORT_PAGE = 500
 
 
-class Memory(VaultOperations, TrustOperations, ConsolidationOperations, ProcedureOperations):
+class Memory(
+    VaultOperations,
+    TrustOperations,
+    ConsolidationOperations,
+    ProcedureOperations,
+    InspectionOperations,  # -- inspection (the dashboard's reads) --
+):
     """A long-term associative memory in one store, seen as one agent in one scope.
 
     Parameters:

@@ -91,6 +91,11 @@ DECLARED: dict[str, Declaration] = {
     "retire_procedure": Declaration(True, ("id",)),
     "graduate": Declaration(True),
     "ungraduate": Declaration(True, ("ids",)),
+    # -- inspection (the inspect/ room; what the dashboard reads) --
+    "list_memories": Declaration(False),
+    "inspect": Declaration(False, ("id",)),
+    "health": Declaration(False),
+    # -- end inspection
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -204,6 +209,15 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "keep": "how many active memories to keep (default: no budget)",
     "by": "the cohorts: tag (default), month or week",
     ("consolidate_clusters", "threshold"): "the size a topic needs to be consolidated",
+    # -- inspection
+    ("list_memories", "limit"): "at most this many memories on the page (1-500, default 50)",
+    "offset": "how many of the newest matches to skip",
+    ("list_memories", "kind"): "only this kind: working, episodic, semantic or procedural",
+    "tag": "only memories carrying this tag",
+    "status": "only this status: active, superseded or archived (default: every status)",
+    ("list_memories", "source"): "only memories from this source (as written or canonical)",
+    ("inspect", "id"): "the id of the memory to open",
+    # -- end inspection
 }
 
 

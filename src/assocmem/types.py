@@ -863,3 +863,60 @@ class GraduationReport(_Plain):
 
     considered: int
     graduated: tuple[Graduated, ...]
+
+
+# -- inspection (the inspect/ room: what the dashboard and an operator look at) --
+
+
+@dataclass(frozen=True)
+class MemoryPage(_Plain):
+    """One page of memories, newest first; ``total`` counts every match, for paging."""
+
+    items: tuple[Record, ...]
+    total: int
+    limit: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class FeedbackEntry(_Plain):
+    """One call of `feedback` as logged: its public id, when, the outcome and the
+    concepts the question was about."""
+
+    id: int
+    at: str
+    outcome: float
+    query_concepts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Inspection(_Plain):
+    """One record with what surrounds it: the supersession history of its key (oldest
+    first), the feedback that rated it, the entities it mentions and the declared
+    relations it anchors or joins."""
+
+    record: Record
+    history: tuple[Record, ...]
+    feedback: tuple[FeedbackEntry, ...]
+    mentions: tuple[str, ...]
+    relations: tuple[Relation, ...]
+
+
+@dataclass(frozen=True)
+class Health(_Plain):
+    """The state of the store as the caller sees it: counts (as `stats`), sizes on
+    disk, the embedder and its vectors, and the latest feedback."""
+
+    backend: str
+    memories: int
+    by_kind: dict[str, int]
+    by_status: dict[str, int]
+    concepts: int
+    links: int
+    feedback: int
+    store_bytes: int
+    wal_bytes: int | None
+    embedder: str | None
+    vectors: int
+    pending_vectors: int
+    recent_feedback: tuple[FeedbackEntry, ...]

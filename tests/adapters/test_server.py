@@ -268,6 +268,10 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "retire_procedure": {"id": ids["procedure"]},
         "graduate": {},
         "ungraduate": {"ids": [note]},
+        # inspection
+        "list_memories": {"limit": 500},
+        "inspect": {"id": note},
+        "health": {},
     }
 
 

@@ -45,11 +45,14 @@ from assocmem.types import (
     Grade,
     GraduationReport,
     Graph,
+    Health,
     IdeaMethod,
     IndexReport,
     IndexStatus,
+    Inspection,
     Lifecycle,
     MaintenanceReport,
+    MemoryPage,
     MonitorResult,
     NoteHit,
     Procedure,
@@ -672,6 +675,39 @@ class Client:
     def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
         """Take back the graduation of these memories (semantic back to episodic)."""
         return cast("Lifecycle", self._send("ungraduate", locals()))
+
+    def list_memories(
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        kind: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        source: str | None = None,
+        where: Mapping[str, Any] | None = None,
+    ) -> MemoryPage:
+        """A page of memories, newest first, with the total that match (for paging).
+
+        Every status and kind is listed unless ``kind`` or ``status`` names one;
+        ``tag`` keeps memories carrying it, ``source`` those from that source (as
+        written or canonical) and ``where`` is the filter grammar of `read`.
+        ``limit`` is 1 to 500 and ``offset`` counts from the newest.
+        """
+        return cast("MemoryPage", self._send("list_memories", locals()))
+
+    def inspect(self, id: str) -> Inspection:
+        """One record with its key's history, the feedback that rated it, the entities
+        it mentions and the declared relations it anchors or joins.
+
+        Any status opens; an id not readable here raises `UnknownMemory`.
+        """
+        return cast("Inspection", self._send("inspect", locals()))
+
+    def health(self) -> Health:
+        """The store's health: counts by kind and status, sizes on disk, the embedder,
+        vectors stored and pending, and the last feedback, in this scope's view.
+        """
+        return cast("Health", self._send("health", locals()))
 
     # -- end of the generated operations --
 

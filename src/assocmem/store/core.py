@@ -13,7 +13,7 @@ layers, chunked statements), `records` (the write and hydration), `visibility`
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
 notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
 budgets), `consolidation` (the dream pass's derived layer) and `procedures`
-(procedures, graduation, reinforcement).
+(procedures, graduation, reinforcement) and `inspection` (what the dashboard reads).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from assocmem.store.consolidation import ConsolidationQueries
 from assocmem.store.feedback import FeedbackQueries
 from assocmem.store.forget import ForgetQueries
 from assocmem.store.graph import GraphQueries
+from assocmem.store.inspection import InspectionQueries
 from assocmem.store.lessons import LessonQueries
 from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
@@ -50,6 +51,7 @@ class SQLStore(
     AttributionQueries,  # trust: attribution
     ConsolidationQueries,  # the dream pass's derived layer
     ProcedureQueries,  # procedures, graduation, earned reinforcement
+    InspectionQueries,  # inspection: pages, feedback read back, sizes
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

@@ -317,6 +317,14 @@ class PostgresStore(SQLStore):
         with self._lock:
             self._conn.execute("VACUUM FULL " + ", ".join(self._FORGET_TABLES))
 
+    # -- inspection: sizes on disk (store/inspection.py); the WAL is the server's --
+    @translated
+    def storage(self) -> tuple[str, int, int | None]:
+        (size,) = self._query("SELECT pg_database_size(current_database())")[0]
+        return "postgres", int(size), None
+
+    # -- end inspection --
+
     def _planned_rows(self) -> int:
         """How many memories the planner believes there are (0 before any ANALYZE)."""
         row = self._conn.execute(

@@ -599,6 +599,38 @@ class Store(abc.ABC):
 
     # -- end procedures -------------------------------------------------------
 
+    # -- inspection (the inspect/ room; SQL in store/inspection.py) -----------
+
+    @abc.abstractmethod
+    def memory_page(
+        self, view: View, source: str | None, limit: int, offset: int
+    ) -> tuple[list[int], int]:
+        """Seqs of one page of what ``view`` sees (with ``source`` its source or canonical
+        source when given), newest created first, and how many match in all."""
+
+    @abc.abstractmethod
+    def feedback_log(
+        self, scope: Scope, *, seq: int | None = None, limit: int | None = None
+    ) -> list[tuple[int, str, float, str]]:
+        """``(public id, created_at, outcome, query concepts JSON)`` of the feedback calls
+        in the reader's layers (that rated memory ``seq``, when given): oldest first, or
+        the newest ``limit`` newest first."""
+
+    @abc.abstractmethod
+    def relations_of(self, scope: Scope, seq: int) -> list[RelationRow]:
+        """Relations in the reader's layers anchored by memory ``seq`` or joining it."""
+
+    @abc.abstractmethod
+    def vector_counts(self, scope: Scope) -> tuple[int, int]:
+        """How many memories of the reader's layers (any status) have a vector, and how
+        many have none."""
+
+    @abc.abstractmethod
+    def storage(self) -> tuple[str, int, int | None]:
+        """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
+
+    # -- end inspection ----------------------------------------------------------
+
     @abc.abstractmethod
     def close(self) -> None:
         """Release connections. Safe to call twice."""

@@ -233,6 +233,17 @@ class SQLiteStore(SQLStore):
         except OSError:  # ':memory:', or no WAL yet
             return 0
 
+    # -- inspection: sizes on disk (store/inspection.py) --
+    @translated
+    def storage(self) -> tuple[str, int, int | None]:
+        try:
+            size = os.stat(self.path).st_size if self.path != ":memory:" else 0
+        except OSError:
+            size = 0
+        return "sqlite", size, self._wal_bytes()
+
+    # -- end inspection --
+
     def _checkpoint(self, *, wait: bool) -> bool:
         """Copy the WAL into the file and truncate it; whether it went through (a
         reader of an old snapshot blocks it; ``wait``: for the busy timeout)."""

@@ -23,6 +23,7 @@ from pydantic import ConfigDict, Field, ValidationError, create_model
 from starlette.exceptions import HTTPException
 
 from assocmem import Embedder, __version__
+from assocmem.adapters.server import static
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
 from assocmem.errors import (
     AccessDenied,
@@ -118,7 +119,13 @@ def create_app(
         version=__version__,
         description="Long-term associative memory for AI agents, over HTTP.",
         lifespan=lifespan,
+        # -- the dashboard and offline docs (static.py): /docs is built there on the
+        # vendored Swagger UI; ReDoc would be a second bundle to ship.
+        docs_url=None,
+        redoc_url=None,
     )
+    static.mount(app)
+    # -- end the dashboard and offline docs
     app.add_middleware(BodyLimit)
     _errors(app)
 

@@ -1,0 +1,66 @@
+"""Browsing memories: pages newest first, filtered by kind, tag, status, source and
+the `where` grammar.
+
+Invariant: a page holds only what the caller's scope may read (every status unless
+one is asked for, every kind, working memory of every task included), and ``total``
+counts the same rows the pages are cut from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assocmem.errors import InvalidInput
+from assocmem.recall import filters
+from assocmem.recall import request as requests
+from assocmem.store import Store, View
+from assocmem.trust import standing as standings
+from assocmem.types import KINDS, STATUSES, MemoryPage, Scope
+
+MAX_PAGE = 500
+MAX_OFFSET = 2**62
+
+
+def page(
+    store: Store,
+    scope: Scope,
+    *,
+    limit: int,
+    offset: int,
+    kind: str | None,
+    tag: str | None,
+    status: str | None,
+    source: str | None,
+    where: Mapping[str, Any] | None,
+) -> MemoryPage:
+    """One page of the memories ``scope`` reads, newest created first, with the total."""
+    requests.check_int(limit, "limit", 1, MAX_PAGE)
+    requests.check_int(offset, "offset", 0, MAX_OFFSET)
+    conditions = filters.parse_where(where)
+    if tag is not None:
+        conditions += filters.parse_where({"tags": {"$contains": _text(tag, "tag")}})
+    view = View(
+        scope,
+        statuses=(_one_of(status, STATUSES, "status"),) if status is not None else STATUSES,
+        kinds=(_one_of(kind, KINDS, "kind"),) if kind is not None else KINDS,
+        conditions=conditions,
+    )
+    wanted_source = _text(source, "source") if source is not None else None
+    seqs, total = store.memory_page(view, wanted_source, limit, offset)
+    found = standings.marked(store, store.records_by_seq(seqs))
+    return MemoryPage(
+        items=tuple(found[s] for s in seqs if s in found), total=total, limit=limit, offset=offset
+    )
+
+
+def _one_of(value: Any, allowed: tuple[str, ...], field: str) -> str:
+    if value not in allowed:
+        raise InvalidInput(f"{field} must be one of {', '.join(allowed)}", field=field)
+    return str(value)
+
+
+def _text(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must be a non-empty string", field=field)
+    return value

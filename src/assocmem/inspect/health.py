@@ -1,0 +1,40 @@
+"""The store's health as the caller sees it: counts by kind and status (as `stats`),
+sizes on disk, the embedder in use, vectors stored and still pending, and the latest
+feedback.
+
+Invariant: every count is of the caller's scope layers; the sizes on disk are the
+store's own (a tenant learns how big the file is, never what another tenant holds).
+"""
+
+from __future__ import annotations
+
+from assocmem.inspect.record import feedback_entries
+from assocmem.store import Store
+from assocmem.types import Health, Scope
+from assocmem.vectors.space import VectorSpace
+
+RECENT_FEEDBACK = 10
+
+
+def health(store: Store, scope: Scope, space: VectorSpace | None) -> Health:
+    """Counts, sizes, the embedder and recent feedback in ``scope``'s view."""
+    with store.snapshot():
+        stats = store.stats(scope)
+        backend, store_bytes, wal_bytes = store.storage()
+        with_vector, without = store.vector_counts(scope)
+        recent = store.feedback_log(scope, limit=RECENT_FEEDBACK)
+    return Health(
+        backend=backend,
+        memories=stats.memories,
+        by_kind=stats.by_kind,
+        by_status=stats.by_status,
+        concepts=stats.concepts,
+        links=stats.links,
+        feedback=stats.feedback,
+        store_bytes=store_bytes,
+        wal_bytes=wal_bytes,
+        embedder=space.embedder.model_id if space is not None else None,
+        vectors=with_vector,
+        pending_vectors=without if space is not None else 0,
+        recent_feedback=feedback_entries(recent),
+    )

@@ -1,0 +1,76 @@
+"""One record opened whole: the record, its key's supersession history, the feedback
+calls that rated it, the entities it mentions and the declared relations it anchors
+or joins.
+
+Invariant: the record is any readable one, whatever its status (the dashboard opens
+superseded and archived records too); an id the caller cannot read raises the same
+`UnknownMemory` as `get`; every part is read in the caller's layers only.
+"""
+
+from __future__ import annotations
+
+import json
+
+from assocmem.errors import InvalidInput, UnknownMemory
+from assocmem.graph.declare import MEM_PREFIX
+from assocmem.lifecycle import status
+from assocmem.store import RelationRow, Store, View
+from assocmem.trust import standing as standings
+from assocmem.types import STATUSES, FeedbackEntry, Inspection, Relation, Scope
+
+
+def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
+    """The record ``record_id`` with its history, feedback, mentions and relations."""
+    if not isinstance(record_id, str) or not record_id:
+        raise InvalidInput("id must be a memory id string", field="id")
+    with store.snapshot():
+        seq = store.visible_seqs(scope, [record_id], statuses=STATUSES).get(record_id)
+        if seq is None:
+            raise UnknownMemory(f"no memory {record_id!r} is readable here", record_id=record_id)
+        record = standings.marked(store, store.records_by_seq([seq]))[seq]
+        history = status.history(store, View(scope), record.key) if record.key else []
+        mentioned = store.mentions_of(scope, [seq]).get(seq, [])
+        entities = store.entities_by_id(mentioned)
+        return Inspection(
+            record=record,
+            history=tuple(history),
+            feedback=feedback_entries(store.feedback_log(scope, seq=seq)),
+            mentions=tuple(dict.fromkeys(entities[e].name for e in mentioned if e in entities)),
+            relations=tuple(_relation(store, row) for row in store.relations_of(scope, seq)),
+        )
+
+
+def feedback_entries(rows: list[tuple[int, str, float, str]]) -> tuple[FeedbackEntry, ...]:
+    """Feedback log rows as the caller sees them."""
+    return tuple(
+        FeedbackEntry(id=int(public), at=at, outcome=float(outcome),
+                      query_concepts=tuple(json.loads(concepts)))
+        for public, at, outcome, concepts in rows
+    )  # fmt: skip
+
+
+def _relation(store: Store, row: RelationRow) -> Relation:
+    """A stored relation with its endpoints named: an entity by its canonical name, a
+    memory as ``mem:<id>``."""
+    entities = store.entities_by_id(
+        [i for kind, i in ((row.subject_kind, row.subject_id), (row.object_kind, row.object_id))
+         if kind == "entity"]
+    )  # fmt: skip
+    memories = store.records_by_seq(
+        [i for i in (row.subject_id, row.object_id, row.anchor_seq) if i]
+    )
+
+    def end(kind: str, ident: int) -> str:
+        if kind == "entity":
+            return entities[ident].name
+        return MEM_PREFIX + memories[ident].id
+
+    return Relation(
+        id=row.public_id,
+        subject=end(row.subject_kind, row.subject_id),
+        predicate=row.predicate,
+        object=end(row.object_kind, row.object_id),
+        declared_by=row.declared_by,
+        declared_at=row.declared_at,
+        anchor=MEM_PREFIX + memories[row.anchor_seq].id if row.anchor_seq else None,
+    )

@@ -1,0 +1,54 @@
+"""What inspection adds to `Memory`: browsing pages of memories, opening one record
+whole, and the store's health (the inspect/ room), for the dashboard and operators.
+
+Invariant: these operations only read, and only the caller's scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assocmem.inspect import browse, record
+from assocmem.inspect import health as store_health
+from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.types import Health, Inspection, MemoryPage
+
+
+class InspectionOperations(MemoryBase):
+    @checked_arguments()
+    def list_memories(
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        kind: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        source: str | None = None,
+        where: Mapping[str, Any] | None = None,
+    ) -> MemoryPage:
+        """A page of memories, newest first, with the total that match (for paging).
+
+        Every status and kind is listed unless ``kind`` or ``status`` names one;
+        ``tag`` keeps memories carrying it, ``source`` those from that source (as
+        written or canonical) and ``where`` is the filter grammar of `read`.
+        ``limit`` is 1 to 500 and ``offset`` counts from the newest.
+        """
+        return browse.page(
+            self._store, self.scope, limit=limit, offset=offset, kind=kind, tag=tag,
+            status=status, source=source, where=where,
+        )  # fmt: skip
+
+    @checked_arguments()
+    def inspect(self, id: str) -> Inspection:
+        """One record with its key's history, the feedback that rated it, the entities
+        it mentions and the declared relations it anchors or joins.
+
+        Any status opens; an id not readable here raises `UnknownMemory`.
+        """
+        return record.inspection(self._store, self.scope, id)
+
+    def health(self) -> Health:
+        """The store's health: counts by kind and status, sizes on disk, the embedder,
+        vectors stored and pending, and the last feedback, in this scope's view."""
+        return store_health.health(self._store, self.scope, self._space)

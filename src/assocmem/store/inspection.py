@@ -1,0 +1,89 @@
+"""Inspection in SQL: pages of memories, the feedback log as read back, the relations
+touching one memory, vector counts, and who declared what (the operator gate).
+
+A mixin of `SQLStore`. Invariant: every query reads only the reader's scope layers
+(pages apply the whole view), so nothing one tenant reads here depends on another
+tenant's rows; nothing here writes. The store's sizes on disk are the backend's
+(`storage`).
+"""
+
+from __future__ import annotations
+
+from assocmem.store.connection import SQLConnection
+from assocmem.store.graph import _RELATION_COLUMNS
+from assocmem.store.params import in_list, translated
+from assocmem.store.protocol import RelationRow, View
+from assocmem.types import Scope
+
+# A feedback log row as read back: (public id, created_at, outcome, query concepts JSON).
+FeedbackRow = tuple[int, str, float, str]
+
+
+class InspectionQueries(SQLConnection):
+    """The inspection reads of the SQL store (mixed into `SQLStore`)."""
+
+    @translated
+    def memory_page(
+        self, view: View, source: str | None, limit: int, offset: int
+    ) -> tuple[list[int], int]:
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        if source is not None:
+            where += " AND (m.source = ? OR m.source_canonical = ?)"
+            params += [source, source]
+        with self.snapshot():  # the page and its total from one state
+            (total,) = self._query(f"SELECT COUNT(*) FROM memories m WHERE {where}", params)[0]
+            rows = self._query(
+                f"SELECT m.seq FROM memories m WHERE {where}"
+                " ORDER BY m.created_at DESC, m.seq DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            )
+        return [seq for (seq,) in rows], int(total)
+
+    @translated
+    def feedback_log(
+        self, scope: Scope, *, seq: int | None = None, limit: int | None = None
+    ) -> list[FeedbackRow]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        sql = "SELECT f.public_id, f.created_at, f.outcome, f.query_concepts FROM feedback f"
+        params: list[object] = []
+        if seq is not None:
+            sql += " JOIN feedback_items i ON i.feedback_id = f.id AND i.memory_seq = ?"
+            params.append(seq)
+        sql += f" WHERE {in_list('f.scope_id', layers)}"
+        params += layers
+        if limit is None:
+            return [tuple(row) for row in self._query(sql + " ORDER BY f.id", params)]
+        rows = self._query(sql + " ORDER BY f.id DESC LIMIT ?", [*params, limit])
+        return [tuple(row) for row in rows]
+
+    @translated
+    def relations_of(self, scope: Scope, seq: int) -> list[RelationRow]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT {_RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
+            " AND (anchor_seq = ? OR (subject_kind = 'mem' AND subject_id = ?)"
+            " OR (object_kind = 'mem' AND object_id = ?)) ORDER BY id",
+            [*layers, seq, seq, seq],
+        )
+        return [RelationRow(*row) for row in rows]
+
+    @translated
+    def vector_counts(self, scope: Scope) -> tuple[int, int]:
+        layers = self._layers(scope)
+        if not layers:
+            return 0, 0
+        rows = self._query(
+            "SELECT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_seq = m.seq), COUNT(*)"
+            f" FROM memories m WHERE {in_list('m.scope_id', layers)} GROUP BY 1",
+            layers,
+        )
+        counts = {bool(has): int(n) for has, n in rows}
+        return counts.get(True, 0), counts.get(False, 0)
+
+    def storage(self) -> tuple[str, int, int | None]:
+        """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
+        raise NotImplementedError
