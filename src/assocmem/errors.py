@@ -18,7 +18,8 @@ reach a caller untranslated.
     │   └── UnknownEntity                       a name no readable entity answers to
     ├── AccessDenied                            identity or role may not do this
     │   ├── AuthenticationRequired              no valid credentials were presented
-    │   └── PathRefused                         a folder outside the allowed roots
+    │   ├── PathRefused                         a folder outside the allowed roots
+    │   └── OperatorRequired                    operator declarations need the operator role
     ├── EmbedderError
     │   ├── EmbedderUnavailable                 extra not installed / model missing
     │   └── EmbedderMismatch                    store filled by another model or dimension
@@ -102,6 +103,16 @@ class PathRefused(AccessDenied):
     operator's roots); ``field`` names the argument that gave it."""
 
     def __init__(self, message: str, *, field: str | None = "path") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class OperatorRequired(AccessDenied):
+    """Declaring as the operator, or removing what the operator declared, by a caller
+    without the operator role (a served key lacking ``"operator"``); ``field`` names
+    the argument that asked for it."""
+
+    def __init__(self, message: str, *, field: str | None = "declared_by") -> None:
         super().__init__(message)
         self.field = field
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
 from assocmem.graph import declare as declarations
+from assocmem.graph import operator as operator_gate
 from assocmem.graph import reconstruct as reconstruction
 from assocmem.graph import traverse as traversal
 from assocmem.lifecycle import contradictions as conflicts
@@ -132,6 +133,7 @@ class Memory(
         self._strict = records.check_bool(strict_corroboration, "strict_corroboration")
         self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
         self._reinforce = records.check_bool(reinforce, "reinforce")
+        self._operator = True  # the operator gate: a library caller owns its store
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
                 f"synchronous must be one of {', '.join(SYNCHRONOUS)}", field="synchronous"
@@ -162,11 +164,14 @@ class Memory(
         strict_corroboration: bool = False,
         receipts: bool = False,
         receipt_key: Any = None,
+        operator: bool = True,
     ) -> Memory:
         """A `Memory` seeing ``store`` as ``scope``, sharing an open store (a server
         serves many callers over one store) and, when given, a `VectorSpace` over its
         database; ``vault_roots``, ``strict_corroboration``, ``receipts`` and
-        ``receipt_key`` as for the constructor. Closing it leaves the store open."""
+        ``receipt_key`` as for the constructor. ``operator`` False (a served key
+        without the operator role) refuses declaring as the operator and removing
+        what it declared (`OperatorRequired`). Closing it leaves the store open."""
         memory = cls.__new__(cls)
         memory._vault_roots = resolved_roots(vault_roots)
         memory._profile = profiles.named(profile)
@@ -176,6 +181,7 @@ class Memory(
         memory._strict = records.check_bool(strict_corroboration, "strict_corroboration")
         memory._receipts, memory._receipt_key = receipt_chain.settings(receipts, receipt_key)
         memory._reinforce = False  # a shared store's reads never drift
+        memory._operator = records.check_bool(operator, "operator")  # the operator gate
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -484,11 +490,12 @@ class Memory(
         if anchor_ref is not None and not isinstance(anchor_ref, str):
             raise InvalidInput("anchor_ref must be a mem:<id> string", field="anchor_ref")
         view = View(self.scope)
+        declarer = declarations.check_declarer(declared_by)
+        operator_gate.check_declarer(declarer, self._operator)  # the operator gate
         anchor = declarations.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
         return declarations.declare(
-            self._store, view, associations, anchor=anchor,
-            declared_by=declarations.check_declarer(declared_by),
-        )  # fmt: skip
+            self._store, view, associations, anchor=anchor, declared_by=declarer
+        )
 
     @checked_arguments()
     def retract(
@@ -520,15 +527,22 @@ class Memory(
                 raise InvalidInput("mentions must be (entity, mem:<id>) pairs", field="mentions")
             seq = declarations.memory_seq(self._store, view, pair[1])
             pairs += [(e.id, seq) for e in traversal.entities_named(self._store, view, pair[0])]
-        removed, unmentioned = self._store.retract(self.scope, list(relation_ids), pairs)
+        with self._store.transaction():  # the operator gate and the removal, as one
+            operator_gate.check_removal(
+                self._store, self.scope, self._operator, relation_ids=list(relation_ids),
+                mentions=pairs,
+            )  # fmt: skip
+            removed, unmentioned = self._store.retract(self.scope, list(relation_ids), pairs)
         return {"relations": removed, "mentions": unmentioned}
 
     @checked_arguments()
     def delete_entity(self, entity: str) -> int:
         """Delete every readable entity answering to ``entity`` with its aliases,
         mentions and relations; returns how many entities went."""
-        found = traversal.entities_named(self._store, View(self.scope), entity)
-        return self._store.delete_entities(self.scope, [e.id for e in found])
+        with self._store.transaction():  # the operator gate and the removal, as one
+            found = [e.id for e in traversal.entities_named(self._store, View(self.scope), entity)]
+            operator_gate.check_removal(self._store, self.scope, self._operator, entity_ids=found)
+            return self._store.delete_entities(self.scope, found)
 
     @checked_arguments()
     def forget(

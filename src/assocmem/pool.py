@@ -71,8 +71,9 @@ class MemoryPool:
         return checked_scope(agent_id, project_id, channel, role)
 
     @contextmanager
-    def writer(self, scope: Scope) -> Iterator[Memory]:
-        """A `Memory` for ``scope`` on the writer connection."""
+    def writer(self, scope: Scope, *, operator: bool = True) -> Iterator[Memory]:
+        """A `Memory` for ``scope`` on the writer connection (``operator`` as for
+        `Memory.attached`)."""
         yield Memory.attached(
             self._writer,
             scope,
@@ -81,10 +82,11 @@ class MemoryPool:
             strict_corroboration=self._strict,
             receipts=self._receipts,
             receipt_key=self._receipt_key,
+            operator=operator,
         )
 
     @contextmanager
-    def reader(self, scope: Scope) -> Iterator[Memory]:
+    def reader(self, scope: Scope, *, operator: bool = True) -> Iterator[Memory]:
         """A `Memory` for ``scope`` on a reader connection, returned to the pool after."""
         store = self._readers.get()
         try:
@@ -96,6 +98,7 @@ class MemoryPool:
                 strict_corroboration=self._strict,
                 receipts=self._receipts,
                 receipt_key=self._receipt_key,
+                operator=operator,
             )
         finally:
             self._readers.put(store)

@@ -905,7 +905,9 @@ class Inspection(_Plain):
 @dataclass(frozen=True)
 class Health(_Plain):
     """The state of the store as the caller sees it: counts (as `stats`), sizes on
-    disk, the embedder and its vectors, and the latest feedback."""
+    disk, the embedder and its vectors, and the latest feedback. The sizes are the
+    whole store's, so a served caller without the operator role gets None for them
+    (another tenant's writes would move them)."""
 
     backend: str
     memories: int
@@ -914,7 +916,7 @@ class Health(_Plain):
     concepts: int
     links: int
     feedback: int
-    store_bytes: int
+    store_bytes: int | None
     wal_bytes: int | None
     embedder: str | None
     vectors: int

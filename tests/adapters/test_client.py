@@ -112,6 +112,10 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["idea_methods"] = m.idea_methods()
     out["maintenance_report"] = m.maintenance_report(stale_days=100_000 // 10)
     out["apply_links"] = m.apply_links()
+    # -- inspection; sizes on disk and the backend's name are the target's, masked
+    out["list_memories"] = m.list_memories(limit=5, offset=1, status="active")
+    out["inspect"] = m.inspect(first.id)
+    out["health"] = dataclasses.replace(m.health(), backend="-", store_bytes=0, wal_bytes=0)
     try:
         m.get(["no-such-id"])
     except AssocmemError as exc:

@@ -706,6 +706,9 @@ class Client:
     def health(self) -> Health:
         """The store's health: counts by kind and status, sizes on disk, the embedder,
         vectors stored and pending, and the last feedback, in this scope's view.
+
+        The sizes are the whole store's: a served key without the operator role gets
+        None for them, since other tenants' writes move them.
         """
         return cast("Health", self._send("health", locals()))
 

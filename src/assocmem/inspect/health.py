@@ -2,8 +2,8 @@
 sizes on disk, the embedder in use, vectors stored and still pending, and the latest
 feedback.
 
-Invariant: every count is of the caller's scope layers; the sizes on disk are the
-store's own (a tenant learns how big the file is, never what another tenant holds).
+Invariant: every count is of the caller's scope layers. The sizes on disk are the
+whole store's, which every tenant's writes move, so only the operator reads them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from assocmem.vectors.space import VectorSpace
 RECENT_FEEDBACK = 10
 
 
-def health(store: Store, scope: Scope, space: VectorSpace | None) -> Health:
-    """Counts, sizes, the embedder and recent feedback in ``scope``'s view."""
+def health(store: Store, scope: Scope, space: VectorSpace | None, operator: bool) -> Health:
+    """Counts, the embedder and recent feedback in ``scope``'s view; the store's sizes
+    when the caller is the ``operator``."""
     with store.snapshot():
         stats = store.stats(scope)
         backend, store_bytes, wal_bytes = store.storage()
@@ -31,8 +32,8 @@ def health(store: Store, scope: Scope, space: VectorSpace | None) -> Health:
         concepts=stats.concepts,
         links=stats.links,
         feedback=stats.feedback,
-        store_bytes=store_bytes,
-        wal_bytes=wal_bytes,
+        store_bytes=store_bytes if operator else None,
+        wal_bytes=wal_bytes if operator else None,
         embedder=space.embedder.model_id if space is not None else None,
         vectors=with_vector,
         pending_vectors=without if space is not None else 0,

@@ -67,6 +67,9 @@ class MemoryBase:
     _receipts: bool
     _receipt_key: Any
     _reinforce: bool
+    # The operator gate (graph/operator.py): may declare as the operator and remove
+    # what it declared. True unless a server says the caller's key lacks the role.
+    _operator: bool
 
     if TYPE_CHECKING:
         # Core operations of `Memory` the groups call.

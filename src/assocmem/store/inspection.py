@@ -9,6 +9,9 @@ tenant's rows; nothing here writes. The store's sizes on disk are the backend's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from assocmem.store.connection import SQLConnection
 from assocmem.store.graph import _RELATION_COLUMNS
 from assocmem.store.params import in_list, translated
@@ -83,6 +86,42 @@ class InspectionQueries(SQLConnection):
         )
         counts = {bool(has): int(n) for has, n in rows}
         return counts.get(True, 0), counts.get(False, 0)
+
+    @translated
+    def operator_declared(
+        self,
+        scope: Scope,
+        *,
+        relation_ids: Sequence[int] = (),
+        mentions: Sequence[tuple[int, int]] = (),
+        entity_ids: Sequence[int] = (),
+    ) -> bool:
+        layers = self._layers(scope)
+        if not layers:
+            return False
+        mine = in_list("scope_id", layers)
+        checks: list[tuple[str, list[Any]]] = []
+        if relation_ids:
+            ids = list(relation_ids)
+            checks.append((f"SELECT 1 FROM relations WHERE {mine} AND {in_list('public_id', ids)}"
+                           " AND declared_by = 'operator'", [*layers, *ids]))  # fmt: skip
+        for entity, seq in mentions:
+            checks.append(("SELECT 1 FROM entity_mentions WHERE entity_id = ? AND memory_seq = ?"
+                           " AND declared_by = 'operator'", [entity, seq]))  # fmt: skip
+        if entity_ids:
+            # An entity takes its mentions and relations with it when it goes.
+            ids = list(entity_ids)
+            on = in_list("id", ids)
+            checks += [
+                (f"SELECT 1 FROM entities WHERE {mine} AND {on} AND declared_by = 'operator'",
+                 [*layers, *ids]),
+                (f"SELECT 1 FROM entity_mentions WHERE {in_list('entity_id', ids)}"
+                 " AND declared_by = 'operator'", ids),
+                (f"SELECT 1 FROM relations WHERE declared_by = 'operator' AND"
+                 f" ((subject_kind = 'entity' AND {in_list('subject_id', ids)}) OR"
+                 f" (object_kind = 'entity' AND {in_list('object_id', ids)}))", [*ids, *ids]),
+            ]  # fmt: skip
+        return any(self._query(sql + " LIMIT 1", params) for sql, params in checks)
 
     def storage(self) -> tuple[str, int, int | None]:
         """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""

@@ -626,6 +626,19 @@ class Store(abc.ABC):
         many have none."""
 
     @abc.abstractmethod
+    def operator_declared(
+        self,
+        scope: Scope,
+        *,
+        relation_ids: Sequence[int] = (),
+        mentions: Sequence[tuple[int, int]] = (),
+        entity_ids: Sequence[int] = (),
+    ) -> bool:
+        """Whether the operator declared any of these relations (by public id, in the
+        reader's layers) or ``(entity, memory)`` mentions, or any of these entities or
+        a mention or relation that deleting them would take along."""
+
+    @abc.abstractmethod
     def storage(self) -> tuple[str, int, int | None]:
         """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
 

@@ -194,9 +194,14 @@ def _route(
     def handler(request: Request, body: body_model) -> Any:  # type: ignore[valid-type]
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
         scope = _caller_scope(request, arguments, keys, default_agent)
+        operator = _is_operator(request, keys)  # the operator gate
         pool = state["pool"]
         try:
-            with pool.writer(scope) if op.writes else pool.reader(scope) as memory:
+            with (
+                pool.writer(scope, operator=operator)
+                if op.writes
+                else pool.reader(scope, operator=operator)
+            ) as memory:
                 return op.call(memory, arguments)
         except ValidationError as exc:  # a lazily validated argument failed inside the call
             raise InvalidInput(f"invalid argument: {exc.errors()[0].get('msg', exc)}") from exc
@@ -229,6 +234,19 @@ def _caller_scope(
     if asked_agent is not None and asked_agent != entry.agent_id:
         raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
     return MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))
+
+
+# -- the operator gate: a key speaks as the operator only with the role of that name --
+OPERATOR_ROLE = "operator"
+
+
+def _is_operator(request: Request, keys: KeyRing | None) -> bool:
+    """Whether the caller may act as the operator: always without keys (the loopback
+    dev server), else only with a key holding `OPERATOR_ROLE`."""
+    return keys is None or OPERATOR_ROLE in keys.identify(_bearer(request)).roles
+
+
+# -- end the operator gate
 
 
 def _role(entry: KeyEntry, asked: Any) -> str | None:
