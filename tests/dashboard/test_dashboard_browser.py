@@ -367,11 +367,6 @@ def test_an_operator_declaration_appears_in_the_entity_picture(
     watched.assert_clean()
 
 
-# The server's operator-role check for `declared_by: "operator"` is dash-api's part and has
-# not landed on this branch; strict, so this turns red (remove the mark) once it does.
-@pytest.mark.xfail(
-    strict=True, reason="the server does not yet refuse an operator declaration by a plain key"
-)
 def test_a_declaration_without_the_operator_role_is_refused_visibly(
     watched: Watched, keyed_server: dict[str, Any]
 ) -> None:
@@ -387,7 +382,7 @@ def test_a_declaration_without_the_operator_role_is_refused_visibly(
     refusal = page.get_by_test_id("declare-status")
     expect(refusal).to_be_visible()
     expect(refusal).to_have_class(re.compile(r"\berror\b"))
-    expect(refusal).to_contain_text("AccessDenied")
+    expect(refusal).to_contain_text("OperatorRequired")
     shot(page, "declared-refused")
     assert "Mallory" not in declared_names(page)
     status, _ = post(url, "traverse", {"entity": "Mallory"}, key=keyed_server["plain"])
