@@ -93,7 +93,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--reversible", type=int, default=10_000, help="a good source's reversible uses")
     p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
     p.set_defaults(handler=_trust_attribution)
-    # -- end trust: attribution
     # earned reinforcement
     doc = "value gained on top vs by a weak frequent false positive; drift with it off"
     p = benches.add_parser("reinforce", help=doc, description=doc)

@@ -82,7 +82,7 @@ class Config:
     embedder_dims: int | None = None
     embedder_key_env: str | None = None
     keys: str | None = None
-    log_level: str = "info"  # the server logs every request at info (comforts)
+    log_level: str = "info"  # the server logs every request at info
     vault_roots: tuple[str, ...] = ()
     strict_corroboration: bool = False
     receipts: bool = False

@@ -74,8 +74,8 @@ class Memory(
     TrustOperations,
     ConsolidationOperations,
     ProcedureOperations,
-    InspectionOperations,  # -- inspection (the dashboard's reads) --
-    ComfortOperations,  # comforts: update, export_all, import_lines
+    InspectionOperations,
+    ComfortOperations,
 ):
     """A long-term associative memory in one store, seen as one agent in one scope.
 

@@ -79,7 +79,6 @@ DECLARED: dict[str, Declaration] = {
     "monitor": Declaration(True, ("ids", "outcome")),
     "cases": Declaration(False),
     "convergence_report": Declaration(False, ("id",)),
-    # -- end trust: attribution
     # consolidation
     "consolidate": Declaration(True),
     "consolidate_clusters": Declaration(True),
@@ -95,12 +94,10 @@ DECLARED: dict[str, Declaration] = {
     "list_memories": Declaration(False),
     "inspect": Declaration(False, ("id",)),
     "health": Declaration(False),
-    # -- end inspection
     # -- comforts: update, export and import --
     "update": Declaration(True, ("id",)),
     "export_all": Declaration(False),
     "import_lines": Declaration(True, ("lines",)),
-    # -- end comforts --
 }
 
 # One line of help per parameter name, shared by every operation that takes it;
@@ -183,7 +180,6 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "h": "the CUSUM threshold that raises a case (default 4)",
     "auto_slash": "slash a source when its case is raised (default off)",
     "with_status": "attach each item's convergence status",
-    # -- end trust: attribution
     ("protect", "protected"): "true to shield, false to lift the shield",
     # standing
     "attestation": "(public_key_hex, signature_hex): the source's Ed25519 signature of the claim",
@@ -222,7 +218,6 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "status": "only this status: active, superseded or archived (default: every status)",
     ("list_memories", "source"): "only memories from this source (as written or canonical)",
     ("inspect", "id"): "the id of the memory to open",
-    # -- end inspection
     # -- comforts: update, export and import --
     ("update", "id"): "the id of the memory to change",
     ("update", "tags"): "its new tags (replacing the old)",
@@ -233,7 +228,6 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "lines": "export lines (JSON objects, as export or export --all writes them)",
     "first_line": "the number of the first line, for error reports (default 1)",
     "rehome": "take records of another agent as this agent's own (default: refuse them)",
-    # -- end comforts --
 }
 
 

@@ -745,9 +745,6 @@ class ConvergenceReport(_Plain):
     adjudicated_by: tuple[str, ...] = ()
 
 
-# -- end trust: attribution ----------------------------------------------------
-
-
 # -- consolidation (consolidate/ room) ----------------------------------------------------
 
 
@@ -947,6 +944,3 @@ class ImportReport(_Plain):
     imported: dict[str, int]
     skipped: dict[str, int]
     errors: tuple[LineProblem, ...] = ()
-
-
-# -- end comforts ---------------------------------------------------------------

@@ -55,8 +55,8 @@ class SQLStore(
     ConsolidationQueries,  # the dream pass's derived layer
     ProcedureQueries,  # procedures, graduation, earned reinforcement
     InspectionQueries,  # inspection: pages, feedback read back, sizes
-    UpdateQueries,  # in-place updates (comforts)
-    PortableQueries,  # a whole store out and back in (comforts)
+    UpdateQueries,  # in-place updates
+    PortableQueries,  # a whole store out and back in
     Store,
 ):
     """The SQL both backends share; a subclass opens the connection and supplies the

@@ -327,8 +327,6 @@ class PostgresStore(SQLStore):
         (size,) = self._query("SELECT pg_database_size(current_database())")[0]
         return "postgres", int(size), None
 
-    # -- end inspection --
-
     def _planned_rows(self) -> int:
         """How many memories the planner believes there are (0 before any ANALYZE)."""
         row = self._conn.execute(

@@ -161,7 +161,6 @@ class Store(abc.ABC):
     def count_missing_vectors(self) -> int:
         """How many memories are stored without a vector."""
 
-    # -- end embed
     @abc.abstractmethod
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
         """Store vectors for existing memories: ``rows[i] = (seq, layer)`` gets row i."""
@@ -535,7 +534,6 @@ class Store(abc.ABC):
     def charge(self, agent_id: str, sources: Sequence[str], amount: float) -> None:
         """Add ``amount`` to each source's spent irreversible budget, for good."""
 
-    # -- end trust: attribution --------------------------------------------------
     # -- consolidation (the dream pass's derived layer) -------------------
 
     @abc.abstractmethod
@@ -565,7 +563,6 @@ class Store(abc.ABC):
     def outcomes_of(self, seqs: Sequence[int]) -> dict[int, list[float]]:
         """The feedback outcomes each memory was rated with."""
 
-    # -- end consolidation -----------------------------------------------------------
     # -- procedures: procedure versions, graduation, earned reinforcement ----
 
     @abc.abstractmethod
@@ -610,8 +607,6 @@ class Store(abc.ABC):
     def reinforce(self, gains: Sequence[tuple[int, float]], cap: float) -> None:
         """Move each ``(seq, fraction)`` memory's value that fraction toward ``cap``."""
 
-    # -- end procedures -------------------------------------------------------
-
     # -- inspection (the inspect/ room; SQL in store/inspection.py) -----------
 
     @abc.abstractmethod
@@ -655,7 +650,6 @@ class Store(abc.ABC):
     def storage(self) -> tuple[str, int, int | None]:
         """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
 
-    # -- end inspection ----------------------------------------------------------
     # -- comforts: update, export and import ----------------------------------
 
     @abc.abstractmethod
@@ -710,8 +704,6 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def restore_feedback(self, scope: Scope, calls: Sequence[LoggedFeedback]) -> list[bool]:
         """Append these calls to the log; per call, False where its id is already there."""
-
-    # -- end comforts -------------------------------------------------------------
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -197,7 +197,7 @@ class SQLiteStore(SQLStore):
             raise self._refused()
         self._conn.execute("BEGIN IMMEDIATE")
 
-    # -- update: a memory moved to another access class (comforts) --
+    # -- update: a memory moved to another access class --
     def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
         (tokens,) = self._conn.execute(
             "SELECT COALESCE((SELECT tokens FROM lexical_lengths WHERE seq = ?), 0)", [seq]
@@ -213,7 +213,6 @@ class SQLiteStore(SQLStore):
             [new, tokens],
         )
 
-    # -- end update --
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
 
@@ -262,8 +261,6 @@ class SQLiteStore(SQLStore):
         except OSError:
             size = 0
         return "sqlite", size, self._wal_bytes()
-
-    # -- end inspection --
 
     def _checkpoint(self, *, wait: bool) -> bool:
         """Copy the WAL into the file and truncate it; whether it went through (a

@@ -65,7 +65,6 @@ class VectorQueries(SQLConnection):
         )
         return int(rows[0][0])
 
-    # -- end embed
     @translated
     def add_vectors(self, rows: Sequence[tuple[int, int]], matrix: np.ndarray) -> None:
         with self.transaction():

@@ -256,7 +256,7 @@ def check_bool(value: Any, field: str) -> bool:
     return value
 
 
-# -- update: the mutable fields of a stored memory (comforts) --
+# -- update: the mutable fields of a stored memory --
 UPDATE_FIELDS = ("tags", "value", "meta", "access", "protected")
 
 
@@ -286,6 +286,3 @@ def update_columns(fields: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str
 
 def _json_list(values: tuple[str, ...]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
-
-
-# -- end update --

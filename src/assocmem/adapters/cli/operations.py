@@ -42,10 +42,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "anchor_ref": ("--anchor",),
 }
 NEGATIONS = {("protect", "protected"): "--unprotect"}
-# -- comforts: list flags that take several values at once (``update ID --tags a b``);
+# List flags that take several values at once (``update ID --tags a b``);
 # safe only where no positional argument can follow the flag.
 SPREAD: frozenset[tuple[str, str]] = frozenset({("update", "tags"), ("update", "access")})
-# -- end comforts --
 # What the annotation cannot say: parameters that are one or many (a, b) pairs, with
 # the names of their halves. ``key`` is typed ``Sequence[str]`` but is always a pair.
 PAIRS: dict[str, tuple[str, str]] = {
@@ -135,7 +134,7 @@ def add_operation(
                     default=argparse.SUPPRESS, help=f"the same as --no-{flag(parameter)[2:]}",
                 )  # fmt: skip
     parser.set_defaults(run=partial(run_operation, operation))
-    if operation.name == "export":  # comforts: ``export --all`` runs `export_all`
+    if operation.name == "export":  # ``export --all`` runs `export_all`
         parser.add_argument("--all", dest="whole_store", action="store_true",
                             help="the whole store: learned links, lessons, the feedback log"
                             " and the declared graph too (see export-all)")  # fmt: skip
@@ -246,7 +245,7 @@ def invoke(memory: Memory, operation: Operation, call: Mapping[str, Any]) -> Any
 
 def run_operation(operation: Operation, args: argparse.Namespace, config: Config) -> int:
     """Parse, call one `Memory` method, print: the whole of an operation command."""
-    if getattr(args, "whole_store", False):  # comforts: export --all
+    if getattr(args, "whole_store", False):  # export --all
         operation = operations()["export_all"]
     call = call_arguments(operation, args)
     with open_memory(config) as memory:

@@ -238,7 +238,7 @@ def add_services(subparsers: Subparsers) -> None:
         " else info; info logs every request)",
     )  # fmt: skip
     add_keys(subparsers)
-    add_import(subparsers)  # comforts: import FILE, in cli/transfer.py
+    add_import(subparsers)  # import FILE, in cli/transfer.py
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
     _command(subparsers, "mcp", cmd_mcp,
              "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip

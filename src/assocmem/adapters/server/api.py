@@ -125,7 +125,6 @@ def create_app(
         redoc_url=None,
     )
     static.mount(app)
-    # -- end the dashboard and offline docs
     app.add_middleware(BodyLimit)
     app.add_middleware(logs.RequestLog)  # outermost of ours: it sees every answer
     _errors(app)
@@ -247,9 +246,6 @@ def _is_operator(request: Request, keys: KeyRing | None) -> bool:
     """Whether the caller may act as the operator: always without keys (the loopback
     dev server), else only with a key holding `OPERATOR_ROLE`."""
     return keys is None or OPERATOR_ROLE in keys.identify(_bearer(request)).roles
-
-
-# -- end the operator gate
 
 
 def _role(entry: KeyEntry, asked: Any) -> str | None:
