@@ -194,8 +194,7 @@ def _route(
 
     def handler(request: Request, body: body_model) -> Any:  # type: ignore[valid-type]
         arguments = body.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
-        scope = _caller_scope(request, arguments, keys, default_agent)
-        operator = _is_operator(request, keys)  # the operator gate
+        scope, operator = _caller_scope(request, arguments, keys, default_agent)
         request.scope.setdefault("state", {})[logs.AGENT] = scope.agent_id  # for the log
         pool = state["pool"]
         try:
@@ -225,27 +224,24 @@ def _route(
 
 def _caller_scope(
     request: Request, arguments: dict[str, Any], keys: KeyRing | None, default_agent: str
-) -> Scope:
-    """The scope a call runs in: agent from the key, project/channel/role from the body."""
+) -> tuple[Scope, bool]:
+    """The scope a call runs in (agent from the key, project/channel/role from the body)
+    and whether it may act as the operator: always without keys (the loopback dev
+    server), else only with a key holding `OPERATOR_ROLE`. The key is checked once."""
     asked_agent = arguments.pop("agent_id", None)
     project, channel = arguments.pop("project_id", ""), arguments.pop("channel", "")
     role = arguments.pop("role", None)
     if keys is None:
-        return MemoryPool.scope(asked_agent or default_agent, project, channel, role)
+        return MemoryPool.scope(asked_agent or default_agent, project, channel, role), True
     entry = keys.identify(_bearer(request))
     if asked_agent is not None and asked_agent != entry.agent_id:
         raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
-    return MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))
+    scope = MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))
+    return scope, OPERATOR_ROLE in entry.roles
 
 
-# -- the operator gate: a key speaks as the operator only with the role of that name --
+# A key speaks as the operator (declares as it, removes what it declared) only with this role.
 OPERATOR_ROLE = "operator"
-
-
-def _is_operator(request: Request, keys: KeyRing | None) -> bool:
-    """Whether the caller may act as the operator: always without keys (the loopback
-    dev server), else only with a key holding `OPERATOR_ROLE`."""
-    return keys is None or OPERATOR_ROLE in keys.identify(_bearer(request)).roles
 
 
 def _role(entry: KeyEntry, asked: Any) -> str | None:
