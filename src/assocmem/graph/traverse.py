@@ -85,7 +85,7 @@ def traverse(store: Store, view: View, name: str, max_hops: int, limit: int) -> 
                                via_id, refs, refs_cut))  # fmt: skip
     names = {entity_id: rows_by_id[entity_id].name for entity_id in kept}
     listed = [
-        _relation_view(store, r, names)
+        relation_view(store, r, names)
         for r in sorted(relations.values(), key=lambda r: r.id)
         if r.subject_id in names and r.object_id in names
     ]
@@ -123,13 +123,26 @@ def _refs(store: Store, seqs: Sequence[int]) -> tuple[str, ...]:
     return tuple(MEM_PREFIX + records[s].id for s in seqs if s in records)
 
 
-def _relation_view(store: Store, row: RelationRow, names: Mapping[int, str]) -> Relation:
+def relation_view(
+    store: Store, row: RelationRow, names: Mapping[int, str] | None = None
+) -> Relation:
+    """A stored relation as a caller reads it: an entity end by its canonical name (from
+    ``names`` when the caller already holds it), a memory end and the anchor as ``mem:<id>``."""
+    known = names or {}
+    ends = ((row.subject_kind, row.subject_id), (row.object_kind, row.object_id))
+    entity_ids = [i for kind, i in ends if kind == "entity" and i not in known]
+    seqs = [i for kind, i in ends if kind != "entity"] + (
+        [row.anchor_seq] if row.anchor_seq else []
+    )
+    # One lookup of each kind, and none where the ends are already known.
+    entities = store.entities_by_id(entity_ids) if entity_ids else {}
+    memories = store.records_by_seq(seqs) if seqs else {}
+
     def end(kind: str, ident: int) -> str:
         if kind == "entity":
-            return names.get(ident) or store.entities_by_id([ident])[ident].name
-        return _refs(store, [ident])[0]
+            return known.get(ident) or entities[ident].name
+        return MEM_PREFIX + memories[ident].id
 
-    anchor = _refs(store, [row.anchor_seq])[0] if row.anchor_seq else None
     return Relation(
         id=row.public_id,
         subject=end(row.subject_kind, row.subject_id),
@@ -137,7 +150,7 @@ def _relation_view(store: Store, row: RelationRow, names: Mapping[int, str]) -> 
         object=end(row.object_kind, row.object_id),
         declared_by=row.declared_by,
         declared_at=row.declared_at,
-        anchor=anchor,
+        anchor=MEM_PREFIX + memories[row.anchor_seq].id if row.anchor_seq else None,
     )
 
 

@@ -17,6 +17,7 @@ from assocmem.recall import request as requests
 from assocmem.store import Store, View
 from assocmem.trust import standing as standings
 from assocmem.types import KINDS, STATUSES, MemoryPage, Scope
+from assocmem.write import validate
 
 MAX_PAGE = 500
 MAX_OFFSET = 2**62
@@ -40,10 +41,11 @@ def page(
     conditions = filters.parse_where(where)
     if tag is not None:
         conditions += filters.parse_where({"tags": {"$contains": _text(tag, "tag")}})
+    statuses = STATUSES if status is None else (validate.check_choice(status, STATUSES, "status"),)
     view = View(
         scope,
-        statuses=(_one_of(status, STATUSES, "status"),) if status is not None else STATUSES,
-        kinds=(_one_of(kind, KINDS, "kind"),) if kind is not None else KINDS,
+        statuses=statuses,
+        kinds=KINDS if kind is None else (validate.check_choice(kind, KINDS, "kind"),),
         conditions=conditions,
     )
     wanted_source = _text(source, "source") if source is not None else None
@@ -52,12 +54,6 @@ def page(
     return MemoryPage(
         items=tuple(found[s] for s in seqs if s in found), total=total, limit=limit, offset=offset
     )
-
-
-def _one_of(value: Any, allowed: tuple[str, ...], field: str) -> str:
-    if value not in allowed:
-        raise InvalidInput(f"{field} must be one of {', '.join(allowed)}", field=field)
-    return str(value)
 
 
 def _text(value: Any, field: str) -> str:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 
 from assocmem.errors import InvalidInput, UnknownMemory
-from assocmem.graph.declare import MEM_PREFIX
+from assocmem.graph.traverse import relation_view
 from assocmem.lifecycle import status
-from assocmem.store import RelationRow, Store, View
+from assocmem.store import Store, View
 from assocmem.trust import standing as standings
-from assocmem.types import STATUSES, FeedbackEntry, Inspection, Relation, Scope
+from assocmem.types import STATUSES, FeedbackEntry, Inspection, Scope
 
 
 def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
@@ -36,7 +36,7 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
             history=tuple(history),
             feedback=feedback_entries(store.feedback_calls(scope, seq=seq)),
             mentions=tuple(dict.fromkeys(entities[e].name for e in mentioned if e in entities)),
-            relations=tuple(_relation(store, row) for row in store.relations_of(scope, seq)),
+            relations=tuple(relation_view(store, row) for row in store.relations_of(scope, seq)),
         )
 
 
@@ -47,30 +47,3 @@ def feedback_entries(rows: list[tuple[int, str, float, str]]) -> tuple[FeedbackE
                       query_concepts=tuple(json.loads(concepts)))
         for public, at, outcome, concepts in rows
     )  # fmt: skip
-
-
-def _relation(store: Store, row: RelationRow) -> Relation:
-    """A stored relation with its endpoints named: an entity by its canonical name, a
-    memory as ``mem:<id>``."""
-    entities = store.entities_by_id(
-        [i for kind, i in ((row.subject_kind, row.subject_id), (row.object_kind, row.object_id))
-         if kind == "entity"]
-    )  # fmt: skip
-    memories = store.records_by_seq(
-        [i for i in (row.subject_id, row.object_id, row.anchor_seq) if i]
-    )
-
-    def end(kind: str, ident: int) -> str:
-        if kind == "entity":
-            return entities[ident].name
-        return MEM_PREFIX + memories[ident].id
-
-    return Relation(
-        id=row.public_id,
-        subject=end(row.subject_kind, row.subject_id),
-        predicate=row.predicate,
-        object=end(row.object_kind, row.object_id),
-        declared_by=row.declared_by,
-        declared_at=row.declared_at,
-        anchor=MEM_PREFIX + memories[row.anchor_seq].id if row.anchor_seq else None,
-    )

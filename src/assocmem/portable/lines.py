@@ -110,7 +110,7 @@ def record(line: Mapping[str, Any], scope: Scope, rehome: bool) -> ImportedMemor
     return ImportedMemory(
         memory=memory,
         id=_identifier(line.get("id"), "id") if line.get("id") is not None else "",
-        status=_choice(line.get("status", "active"), "status", STATUSES),
+        status=validate.check_choice(line.get("status", "active"), STATUSES, "status"),
         valence=_number(line.get("valence", 0.0), "valence", -1.0, 1.0),
         created_at=_time(created, "created_at") if created is not None else times.now(),
         accessed_at=_optional_time(line.get("accessed_at"), "accessed_at"),
@@ -213,12 +213,6 @@ def _ids(value: Any, field: str) -> list[str]:
     if isinstance(value, str) or not isinstance(value, list | tuple):
         raise InvalidInput(f"{field} must be a list of strings", field=field)
     return [_identifier(v, field) for v in value]
-
-
-def _choice(value: Any, field: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise InvalidInput(f"{field} must be one of {', '.join(allowed)}", field=field)
-    return str(value)
 
 
 def _number(value: Any, field: str, low: float = -math.inf, high: float = math.inf) -> float:

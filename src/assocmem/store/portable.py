@@ -27,6 +27,7 @@ from assocmem.store.portable_rows import (
     LoggedFeedback,
     TaughtConcept,
 )
+from assocmem.store.records import insert_memory_sql, memory_values
 from assocmem.store.rows import RelationRow
 from assocmem.text import times
 from assocmem.types import Record, Scope
@@ -35,8 +36,8 @@ from assocmem.types import Record, Scope
 IMPORTED, PRESENT, DUPLICATE, KEY_HELD = "imported", "present", "duplicate", "key_held"
 
 
-def _json_list(values: Sequence[str]) -> str:
-    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+# An imported record keeps its status, valence and last access as exported.
+_INSERT_IMPORTED = insert_memory_sql("status", "valence", "accessed_at")
 
 
 class PortableQueries(SQLConnection):
@@ -228,22 +229,9 @@ class PortableQueries(SQLConnection):
             if held:
                 return KEY_HELD, None, layer
         inserted = self._conn.execute(
-            "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
-            " value, meta, source, observed_at, version, verified_at, verification_scope,"
-            " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
-            " author, thread, fingerprint, dedupe_key, created_at, task, source_canonical,"
-            " status, valence, accessed_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (scope_id, observed_at, dedupe_key) DO NOTHING RETURNING seq",
+            _INSERT_IMPORTED,
             (
-                row.id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
-                memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
-                memory.source, memory.observed_at, memory.version, memory.verified_at,
-                memory.verification_scope, memory.recheck_by, memory.confidence,
-                _json_list(memory.access), memory.key[0] if memory.key else None,
-                memory.key[1] if memory.key else None, _json_list(memory.derived_from),
-                int(memory.protected), memory.author, memory.thread, memory.fingerprint,
-                memory.dedupe_key, row.created_at, memory.task, memory.source_canonical,
+                *memory_values(row.id, layer, scope, memory, row.created_at),
                 row.status, row.valence, row.accessed_at,
             ),
         ).fetchone()  # fmt: skip

@@ -98,22 +98,9 @@ class MemoryRecords(SQLConnection):
         # touches nothing.
         supersedes = current is not None and not history
         row = self._conn.execute(
-            "INSERT INTO memories (id, scope_id, agent_id, project_id, channel, text, kind, tags,"
-            " value, meta, source, observed_at, version, verified_at, verification_scope,"
-            " recheck_by, confidence, access, key_subject, key_relation, derived_from, protected,"
-            " author, thread, fingerprint, dedupe_key, created_at, task, source_canonical,"
-            " status, superseded_by)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (scope_id, observed_at, dedupe_key) DO NOTHING RETURNING seq",
+            INSERT_WRITTEN,
             (
-                memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
-                memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
-                memory.source, memory.observed_at, memory.version, memory.verified_at,
-                memory.verification_scope, memory.recheck_by, memory.confidence,
-                _json_list(memory.access), memory.key[0] if memory.key else None,
-                memory.key[1] if memory.key else None, _json_list(memory.derived_from),
-                int(memory.protected), memory.author, memory.thread, memory.fingerprint,
-                memory.dedupe_key, now, memory.task, memory.source_canonical,
+                *memory_values(memory_id, layer, scope, memory, now),
                 "superseded" if current else "active", current[0] if history and current else None,
             ),
         ).fetchone()  # fmt: skip
@@ -359,3 +346,43 @@ def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
         task=task,
         source_canonical=canonical,
     )
+
+
+# The columns every inserted memory fills, in the order `memory_values` gives them; a
+# writer adds its own (status, supersession, learned state) after them.
+_INSERT_COLUMNS = (
+    "id", "scope_id", "agent_id", "project_id", "channel", "text", "kind", "tags", "value",
+    "meta", "source", "observed_at", "version", "verified_at", "verification_scope",
+    "recheck_by", "confidence", "access", "key_subject", "key_relation", "derived_from",
+    "protected", "author", "thread", "fingerprint", "dedupe_key", "created_at", "task",
+    "source_canonical",
+)  # fmt: skip
+
+
+def insert_memory_sql(*extra: str) -> str:
+    """The INSERT of one memory with ``extra`` columns after the common ones; a repeat
+    of a stored observation inserts nothing and returns no row."""
+    columns = (*_INSERT_COLUMNS, *extra)
+    return (
+        f"INSERT INTO memories ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})"
+        " ON CONFLICT (scope_id, observed_at, dedupe_key) DO NOTHING RETURNING seq"
+    )
+
+
+def memory_values(
+    memory_id: str, layer: int, scope: Scope, memory: NewMemory, created_at: str
+) -> tuple[Any, ...]:
+    """The values of `_INSERT_COLUMNS` for one memory."""
+    return (
+        memory_id, layer, scope.agent_id, scope.project_id, scope.channel, memory.text,
+        memory.kind, _json_list(memory.tags), memory.value, memory.meta_json,
+        memory.source, memory.observed_at, memory.version, memory.verified_at,
+        memory.verification_scope, memory.recheck_by, memory.confidence,
+        _json_list(memory.access), memory.key[0] if memory.key else None,
+        memory.key[1] if memory.key else None, _json_list(memory.derived_from),
+        int(memory.protected), memory.author, memory.thread, memory.fingerprint,
+        memory.dedupe_key, created_at, memory.task, memory.source_canonical,
+    )  # fmt: skip
+
+
+INSERT_WRITTEN = insert_memory_sql("status", "superseded_by")

@@ -249,6 +249,13 @@ def check_key(value: Any) -> tuple[str, str]:
     return (items[0], items[1])
 
 
+def check_choice(value: Any, allowed: tuple[str, ...], field: str) -> str:
+    """``value`` if it is one of ``allowed``; anything else is refused naming ``field``."""
+    if value not in allowed:
+        raise InvalidInput(f"{field} must be one of {', '.join(allowed)}", field=field)
+    return str(value)
+
+
 def check_bool(value: Any, field: str) -> bool:
     """``value`` if it is a bool; anything else (1, "yes", None) is refused naming ``field``."""
     if not isinstance(value, bool):
