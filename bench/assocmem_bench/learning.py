@@ -52,6 +52,9 @@ TOP = 5
 RESTART_OUTCOMES = 3
 INTERFERENCE_OUTCOMES = 3
 RESAMPLES = 2_000
+# The LoCoMo stores are indexed, and read, under the profile the LoCoMo benchmark
+# scores (speaker labels stripped before embedding, questions folded).
+LOCOMO_PROFILE = "conversation"
 MODES = ("text", "concepts")  # a held-out question read as its text, and as its content words
 DIRECT_SOURCES = frozenset({"lexical", "semantic"})
 # Notes are episodic (half-life 7 days): this is long past, so every note has faded alike
@@ -480,7 +483,7 @@ def transfer_conversation(
     """No-feedback, feedback and random-feedback recall@10 on one conversation's held-out half."""
     train, held = scored_halves(conversation, seed)
     base = folder / f"{conversation.sample_id}.db"
-    mem, dia_of = locomo.index_assocmem(conversation, str(base), embedder)
+    mem, dia_of = locomo.index_assocmem(conversation, str(base), embedder, LOCOMO_PROFILE)
     mem.close()
     by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
     rng = random.Random(f"{seed}:locomo:{conversation.sample_id}")
@@ -497,7 +500,9 @@ def transfer_conversation(
     recall = {}
     for name, steps in plans.items():
         path = copy_store(base, folder / f"{conversation.sample_id}-{name}.db")
-        with Memory(str(path), agent_id="locomo", embedder=embedder) as copy:
+        with Memory(
+            str(path), agent_id="locomo", embedder=embedder, profile=LOCOMO_PROFILE
+        ) as copy:
             teach(copy, steps, lambda: locomo.step(progress, conversation.sample_id))
             recall[name] = evidence_recall(
                 copy, held, dia_of, lambda: locomo.step(progress, conversation.sample_id)

@@ -68,6 +68,28 @@ def test_a_filler_taught_with_every_answer_points_nowhere(mem: Memory) -> None:
     assert result.items == ()
 
 
+def test_answers_past_questions_shared_reach_a_question_asking_what_they_were_taught(
+    mem: Memory,
+) -> None:
+    ids = _write(mem)
+    fix, ledger = ids[FIX], ids[NOTES[5]]
+    # Two past questions about the stalled pool, each answered by another note: no
+    # note holds most of "pool" or "stall", yet each was taught the whole question.
+    _teach(mem, "Why does the pool stall at night?", fix)
+    _teach(mem, "Why does the pool stall during the batch?", ledger)
+    _teach(mem, "Why does the pool stall on Mondays?", fix)
+    result = mem.read(concepts=["pool", "stall"], k=5)
+    learned = {i.id: i for i in result.items if i.source == "learned"}
+    assert set(learned) == {fix, ledger}
+    assert {v.concept for v in learned[ledger].via} == {"pool", "stall"}
+    # Words no lesson knows weigh against the broad reading: the question asks more.
+    wider = mem.read(concepts=["pool", "stall", "zebrafish", "quasar", "marmalade"], k=5)
+    assert ledger not in {i.id for i in wider.items if i.source == "learned"}
+    # One concept shared by several answers is left to the sharp reading.
+    alone = mem.read(concepts=["stall"], k=5)
+    assert ledger not in {i.id for i in alone.items if i.source == "learned"}
+
+
 def test_lessons_survive_reopening_and_a_rebuilt_store_lacks_them(store_target: Target) -> None:
     question = "What helped when the pool was dry?"
     with Memory(store_target("taught"), agent_id="ops") as mem:

@@ -5,6 +5,15 @@ concepts (query-log document expansion): a later question carrying them finds
 the memory even when its text shares no word with them. Lessons are kept apart
 from co-occurrence, so their weight means only "an outcome said so".
 
+A read asks two questions of the lessons its concepts reach. Sharply: of the
+question's taught concepts, do most point at this memory (it answered them more
+often than not)? That is what one or a few outcomes can say, and it leaves the
+question's untaught words to the arms that read words and meaning. Broadly: was
+this memory taught most of what the question asks, its untaught words counted
+too? That holds when several past questions share answers, where no single
+memory holds most of a concept's outcomes. Either one, past half, lets the
+memory vote in fusion; less only corroborates what the question found.
+
 Invariants: a lesson's weight, summed over the layers a reader sees, never drops
 below zero; a read weighs each of its concepts by how sharply its lessons point
 (a filler taught with every answer points nowhere), so reads with no lesson for
@@ -24,7 +33,7 @@ from assocmem.types import Scope, Via
 # Lessons read per concept, heaviest first: a concept whose lessons point at more
 # memories than this is spread too thin to lift any one of them.
 LESSONS_PER_CONCEPT = 64
-# A memory is recalled by its lessons only when, for some concept of the question,
+# Lessons speak sharply for a memory only when, for some concept of the question,
 # most of the helpful outcomes that carried that concept rated it: when the concept
 # was asked about, this memory helped more often than not. The same majority
 # splits lessons that explain most of a question (they vote) from lessons that
@@ -46,10 +55,11 @@ class Lesson:
 class LearnedHit:
     """A memory the question's concepts were taught to point at.
 
-    ``support`` in [0, 1] is how much of what lessons know of the question points
-    here: each taught concept of the question counts by how sharply its lessons
-    point (an inverse document frequency among the memories they reach), times this
-    memory's share of them.
+    ``support`` in [0, 1] is how much of the question lessons explain here, the
+    larger of two readings (see the module docstring): sharply, each taught concept
+    of the question counts by how sharply its lessons point (an inverse document
+    frequency among the memories they reach) times this memory's share of them;
+    broadly, the part of the whole question's information this memory was taught.
     """
 
     seq: int
@@ -124,21 +134,30 @@ def teach(
     return Taught(sum(1 for *_, delta in lessons if delta), shares)
 
 
-def learned_hits(store: Store, view: View, query_ids: Sequence[int]) -> list[LearnedHit]:
+def learned_hits(
+    store: Store, view: View, query_ids: Sequence[int], asked: int | None = None
+) -> list[LearnedHit]:
     """Readable memories the query's concepts were taught to point at, best supported
-    first (ties: newest first)."""
+    first (ties: newest first).
+
+    ``asked`` is how many distinct concepts the question carries, those the store
+    has never seen included (``query_ids`` holds only the known ones); by default,
+    as many as ``query_ids``.
+    """
     if not query_ids:
         return []
     taught = store.concept_lessons(view.scope, query_ids, LESSONS_PER_CONCEPT)
     if not taught:
         return []
-    # Each taught concept counts by its inverse document frequency among the memories
-    # these concepts' lessons reach: one taught to a single memory is sharp, a filler
-    # taught with every answer says nothing. The question's untaught concepts are
-    # left to the arms that read its words and meaning; lessons speak for the rest.
+    # Each concept counts by its inverse document frequency among the memories the
+    # question's lessons reach: one taught to a single memory is sharp, a filler
+    # taught with every answer says nothing. A concept no lesson carries counts as
+    # much as the sharpest taught one: nothing says it is a filler.
     pool = len({seq for lessons in taught.values() for seq, _ in lessons.strongest})
     info = {c: math.log1p(pool / lessons.spread) for c, lessons in taught.items()}
-    total = sum(info.values())
+    untaught = max(len(set(query_ids)), asked or 0) - len(info)
+    known = sum(info.values())
+    whole = known + untaught * math.log1p(pool)
     by_memory: dict[int, list[Lesson]] = {}
     for concept, lessons in taught.items():
         for seq, weight in lessons.strongest:
@@ -147,16 +166,36 @@ def learned_hits(store: Store, view: View, query_ids: Sequence[int]) -> list[Lea
     hits = [
         LearnedHit(
             seq,
-            sum(info[lesson.concept_id] * lesson.share for lesson in found) / total,
+            max(_sharpness(found, info, known), _coverage(found, info, whole)),
             tuple(sorted(found, key=lambda lesson: (-lesson.weight, lesson.concept_id))),
         )
         for seq, found in by_memory.items()
-        if max(lesson.share for lesson in found) > MAJORITY
     ]
     readable = store.visible(view, [hit.seq for hit in hits]) if hits else set()
-    hits = [hit for hit in hits if hit.seq in readable]
+    hits = [hit for hit in hits if hit.seq in readable and hit.support > 0]
     hits.sort(key=lambda hit: (-hit.support, -hit.seq))
     return hits
+
+
+def _sharpness(found: Sequence[Lesson], info: Mapping[int, float], known: float) -> float:
+    """How sharply the question's taught concepts point at one memory, in [0, 1]: each
+    one's information times the memory's share of its helpful outcomes, over the
+    information of every taught concept of the question (``known``). Zero unless,
+    for some concept, the memory holds most of them (it answered that concept more
+    often than not)."""
+    if max(lesson.share for lesson in found) <= MAJORITY:
+        return 0.0
+    return sum(info[lesson.concept_id] * lesson.share for lesson in found) / known
+
+
+def _coverage(found: Sequence[Lesson], info: Mapping[int, float], whole: float) -> float:
+    """The part of the whole question's information (``whole``, its untaught concepts
+    included) that one memory was taught, in [0, 1]. Zero unless it was taught two
+    concepts of the question or more: one concept asked with several answers says
+    only that the memory was among them, which the sharp reading weighs."""
+    if len(found) < 2:
+        return 0.0
+    return sum(info[lesson.concept_id] for lesson in found) / whole
 
 
 def voting(hits: Sequence[LearnedHit]) -> list[LearnedHit]:

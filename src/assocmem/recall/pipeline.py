@@ -140,7 +140,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }  # fmt: skip
-        learned = lessons.learned_hits(store, view, query_ids)
+        learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
         voting = lessons.voting(learned)[:depth]
         rankings["learned"] = [hit.seq for hit in voting]
         votes = Fusion(
