@@ -21,7 +21,7 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +193,8 @@ def run(system: str, workload: dict[str, Any], folder: Path) -> dict[str, Any]:
     opened = time.perf_counter() - start
     writes, _ = _timed(store, store.write, [(text,) for text in workload["texts"]])
     k = workload["k"]
-    queries, returned = _timed(store, store.query, [(q, k) for q in workload["queries"]])
+    asked = [(q, k) for q in workload["queries"]]
+    queries, returned = _timed(store, store.query, asked, workload.get("query_budget_s"))
     start = time.perf_counter()
     store.close()
     closed = time.perf_counter() - start
@@ -209,28 +210,41 @@ def run(system: str, workload: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def _timed(
-    store: Any, call: Callable[..., Any], calls: list[tuple[Any, ...]]
+    store: Any,
+    call: Callable[..., Any],
+    calls: list[tuple[Any, ...]],
+    budget_s: float | None = None,
 ) -> tuple[list[float], list[Any]]:
-    """Each call's seconds and answer; a coroutine ``call`` is awaited inside one
-    coroutine on the store's event loop, so no call pays for entering the loop."""
+    """Each call's seconds and answer, stopping once the calls have taken ``budget_s``;
+    a coroutine ``call`` is awaited inside one coroutine on the store's event loop, so
+    no call pays for entering the loop."""
+    seconds: list[float] = []
+    answers: list[Any] = []
+    left = iter(calls if budget_s is None else _within(calls, seconds, budget_s))
 
-    async def each_async() -> tuple[list[float], list[Any]]:
-        seconds, answers = [], []
-        for args in calls:
+    async def each_async() -> None:
+        for args in left:
             start = time.perf_counter()
             answers.append(await call(*args))
             seconds.append(time.perf_counter() - start)
-        return seconds, answers
 
     if asyncio.iscoroutinefunction(call):
-        result: tuple[list[float], list[Any]] = store.loop.run_until_complete(each_async())
-        return result
-    seconds, answers = [], []
-    for args in calls:
+        store.loop.run_until_complete(each_async())
+        return seconds, answers
+    for args in left:
         start = time.perf_counter()
         answers.append(call(*args))
         seconds.append(time.perf_counter() - start)
     return seconds, answers
+
+
+def _within(
+    calls: list[tuple[Any, ...]], seconds: list[float], budget_s: float
+) -> Iterator[tuple[Any, ...]]:
+    for args in calls:
+        if sum(seconds) > budget_s:
+            return
+        yield args
 
 
 def main(argv: list[str]) -> int:

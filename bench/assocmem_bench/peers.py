@@ -45,6 +45,10 @@ ROUNDS = 5
 # torch threads where a pair embeds with MiniLM, on both sides: on a shared 2-core
 # machine one thread ran the model 2.3x faster than torch's default pool (issue 22).
 TORCH_THREADS = 1
+# Seconds of queries a run may take: past it the run stops asking, and both sides of
+# the pair are compared on the queries both ran. hebbmem's spreading activation took
+# 1.4 s a query at 2,000 memories here, so 200 queries at 10k would take most of an hour.
+QUERY_BUDGET_S = 300
 # A run that takes longer is stuck (10k writes take minutes at worst); it fails, not the bench.
 RUN_TIMEOUT_S = 3_600
 
@@ -121,6 +125,7 @@ def run(
             for name, (python, version) in ready.items():
                 load = {
                     **shared,
+                    "query_budget_s": QUERY_BUDGET_S,
                     "embedder": PEERS[name].embedder,
                     "torch_threads": TORCH_THREADS if PEERS[name].embedder else None,
                 }
@@ -170,7 +175,8 @@ def _pairs(
                 }
             runs[system].append(figures)
     size = len(load["texts"])
-    ours, theirs = _summary(runs["assocmem"], size), _summary(runs[name], size)
+    asked = min(len(r["query_ms"]) for r in runs["assocmem"] + runs[name])
+    ours, theirs = _summary(runs["assocmem"], size, asked), _summary(runs[name], size, asked)
     ratios = {
         key: round(
             statistics.median(
@@ -233,14 +239,16 @@ def _one_run(system: str, python: str, load: dict[str, Any], folder: Path) -> di
     return figures
 
 
-def _summary(runs: list[dict[str, Any]], size: int) -> dict[str, Any]:
-    """Each run's headline figures, and their medians over the rounds."""
+def _summary(runs: list[dict[str, Any]], size: int, asked: int) -> dict[str, Any]:
+    """Each run's headline figures over its first ``asked`` queries, and their medians
+    over the rounds."""
     each = [
         {
             "writes_per_s": size / sum(r["write_s"]),
-            **latency(r["query_ms"]),
+            "queries": asked,
+            **latency(r["query_ms"][:asked]),
             "disk_bytes_per_memory": r["disk_bytes"] / size,
-            "mean_returned": statistics.fmean(r["returned"]),
+            "mean_returned": statistics.fmean(r["returned"][:asked]),
             "open_s": r["open_s"],
             "close_s": r["close_s"],
             "rss_peak_mb": r["rss_peak_mb"],
