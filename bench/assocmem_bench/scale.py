@@ -42,7 +42,7 @@ from assocmem.vectors.embedders import Embedder, load_embedder
 
 from .corpus import Corpus
 from .measure import environment, latency, peak_rss_mb, rss_mb
-from .stores import open_stores
+from .stores import Stores, open_stores
 
 # The issue's workload: 8 words a memory from 5,000, asked about 2 words at a time.
 VOCABULARY = 5_000
@@ -90,23 +90,17 @@ def run(
         embedder = None if embedder == "none" else functools.partial(load_embedder, embedder)
     runs: dict[str, dict[str, Any]] = {}
     described = {}
-    for db in dbs:
-        with open_stores(db) as stores:
-            described[stores.backend] = stores.describe()
-            runs[stores.backend] = {}
-            for size in sizes:
-                target = stores.new(f"scale-{size}")
-                print(f"scale: {size:,} memories on {stores.backend}…", file=sys.stderr)
-                result = {"writes": _fresh(_fill, target, size)}
-                result["disk_mb"] = round(stores.size_mb(target), 1)
-                result.update(_fresh(_read, target, queries))
-                if embedder is None:
-                    result["vector"] = {"skipped": "no embedder (--embedder none)"}
-                else:
-                    result["vector"] = _fresh(_vector, target, embedder, queries)
-                    result["vector"]["disk_mb"] = round(stores.size_mb(target), 1)
-                result["writes"].update(_fresh(_singles, target, size, singles))
-                runs[stores.backend][str(size)] = result
+    with progress_bar(len(dbs) * len(sizes), desc="scale bench", unit="size") as bar:
+        for db in dbs:
+            with open_stores(db) as stores:
+                described[stores.backend] = stores.describe()
+                runs[stores.backend] = {}
+                for size in sizes:
+                    print(f"scale: {size:,} memories on {stores.backend}…", file=sys.stderr)
+                    runs[stores.backend][str(size)] = _measure(
+                        stores, size, embedder, queries, singles
+                    )
+                    bar.update(1)
     report = {
         "benchmark": "scale",
         "environment": environment(backends=described),
@@ -124,6 +118,23 @@ def run(
     }
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def _measure(
+    stores: Stores, size: int, embedder: EmbedderFactory | None, queries: int, singles: int
+) -> dict[str, Any]:
+    """The four steps on a fresh store of ``size`` memories, each in a fresh process."""
+    target = stores.new(f"scale-{size}")
+    result = {"writes": _fresh(_fill, target, size)}
+    result["disk_mb"] = round(stores.size_mb(target), 1)
+    result.update(_fresh(_read, target, queries))
+    if embedder is None:
+        result["vector"] = {"skipped": "no embedder (--embedder none)"}
+    else:
+        result["vector"] = _fresh(_vector, target, embedder, queries)
+        result["vector"]["disk_mb"] = round(stores.size_mb(target), 1)
+    result["writes"].update(_fresh(_singles, target, size, singles))
+    return result
 
 
 def _fresh(task: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:

@@ -8,16 +8,8 @@ from pathlib import Path
 import pytest
 
 from assocmem.testing import ToyEmbedder
-from tests.conftest import BACKENDS
 
 scale = pytest.importorskip("assocmem_bench.scale")
-
-
-@pytest.fixture(params=BACKENDS)
-def db(request: pytest.FixtureRequest) -> str:
-    if request.param == "postgres":
-        return str(request.getfixturevalue("postgres_server"))
-    return "sqlite"
 
 
 def test_the_workload_is_eight_zipf_words_the_same_in_every_process() -> None:
