@@ -31,6 +31,8 @@ AGENT = "bench"
 class Assocmem:
     """One SQLite file in WAL mode; text only, concepts extracted by assocmem."""
 
+    module = "assocmem"
+
     def __init__(self, folder: Path, workload: dict[str, Any]) -> None:
         from assocmem import Memory
 
@@ -51,6 +53,8 @@ class Assocmem:
 class Cpersona:
     """Its MCP tools ``store`` and ``recall``, awaited in-process as its server dispatches
     them, over one SQLite file; no embedding server, so recall is FTS5 plus keywords."""
+
+    module = "cpersona"
 
     def __init__(self, folder: Path, workload: dict[str, Any]) -> None:
         # cpersona reads its settings from the environment when imported.
@@ -83,6 +87,8 @@ class Cpersona:
 class Inspeximus:
     """``Inspeximus(path)``: a SQLite file; no embedder, so recall is lexical overlap."""
 
+    module = "inspeximus"
+
     def __init__(self, folder: Path, workload: dict[str, Any]) -> None:
         from inspeximus import Inspeximus as Store
 
@@ -104,6 +110,8 @@ class Hebbmem:
     """``HebbMem(encoder="hash")``: an in-memory graph, saved to one SQLite file on close
     (``save``); its writes are not on disk until then."""
 
+    module = "hebbmem"
+
     def __init__(self, folder: Path, workload: dict[str, Any]) -> None:
         from hebbmem import HebbMem
 
@@ -123,6 +131,8 @@ class Hebbmem:
 class Mem0:
     """``Memory.from_config``: local Qdrant on disk, the packaged all-MiniLM-L6-v2 through
     its HuggingFace embedder, ``add(..., infer=False)`` so no LLM is called."""
+
+    module = "mem0"
 
     def __init__(self, folder: Path, workload: dict[str, Any]) -> None:
         os.environ["MEM0_DIR"] = str(folder / "mem0-home")  # else ~/.mem0
@@ -165,19 +175,19 @@ class Mem0:
         self.memory.close()
 
 
-SYSTEMS: dict[str, tuple[str, Callable[..., Any]]] = {
-    "assocmem": ("assocmem", Assocmem),
-    "cpersona": ("cpersona", Cpersona),
-    "inspeximus": ("inspeximus", Inspeximus),
-    "hebbmem": ("hebbmem", Hebbmem),
-    "mem0ai": ("mem0", Mem0),
+# Each system by the name of its distribution on PyPI.
+SYSTEMS: dict[str, Any] = {
+    "assocmem": Assocmem,
+    "cpersona": Cpersona,
+    "inspeximus": Inspeximus,
+    "hebbmem": Hebbmem,
+    "mem0ai": Mem0,
 }
 
 
 def probe(system: str) -> dict[str, Any]:
     """Whether ``system`` can be imported by this interpreter, without importing it."""
-    module, _ = SYSTEMS[system]
-    if importlib.util.find_spec(module) is None:
+    if importlib.util.find_spec(SYSTEMS[system].module) is None:
         return {"available": False}
     return {"available": True, "version": importlib.metadata.version(system)}
 
@@ -189,7 +199,7 @@ def run(system: str, workload: dict[str, Any], folder: Path) -> dict[str, Any]:
 
         torch.set_num_threads(workload["torch_threads"])
     start = time.perf_counter()
-    store = SYSTEMS[system][1](folder, workload)
+    store = SYSTEMS[system](folder, workload)
     opened = time.perf_counter() - start
     writes, _ = _timed(store, store.write, [(text,) for text in workload["texts"]])
     k = workload["k"]
