@@ -8,14 +8,15 @@ imports, caches and peak memory belong to one run, and a peer whose requirements
 clash with assocmem's runs under its own virtual environment's interpreter
 (``--peer-python cpersona=/venv/bin/python``).
 
-Runs are interleaved A/B pairs: in each round, for each peer, assocmem and the peer
-run back to back, in alternating order from round to round, so drift in the
+Runs are interleaved A/B pairs: for each peer, ``rounds`` times, assocmem and the
+peer run back to back, the order alternating from round to round, so drift in the
 machine's load touches both sides of a pair alike. A pair's ratios are assocmem's
 figure over the peer's, and the report gives their median over the rounds. Each
 pair uses the same texts, queries and k, and like for like: where a peer embeds
 every memory with a local model (mem0), assocmem gets the same model
 (``minilm-torch``: all-MiniLM-L6-v2 through sentence-transformers); otherwise
-neither embeds.
+neither embeds. Each peer's store is described in the report; hebbmem keeps its
+memories in RAM until it saves them, so its write rate is not that of a store on disk.
 """
 
 from __future__ import annotations
@@ -260,8 +261,9 @@ def _summary(runs: list[dict[str, Any]], size: int, asked: int) -> dict[str, Any
 
 
 def lines(report: Mapping[str, Any]) -> list[str]:
-    """The report as one line per peer: both figures and assocmem's ratio."""
-    rows = []
+    """The report as one line per peer: assocmem's figure, the peer's, and their ratio."""
+    rounds = report["workload"]["rounds"]
+    rows = [f"assocmem vs peer (assocmem/peer, the median of {rounds} interleaved pairs)"]
     for name, result in report["peers"].items():
         if "skipped" in result:
             rows.append(f"{name:11s} skipped: {result['skipped']}")

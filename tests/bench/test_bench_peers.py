@@ -38,7 +38,7 @@ def test_each_installed_peer_runs_beside_assocmem(peer: str, tmp_path: Path) -> 
         "writes_per_s", "p50_ms", "p95_ms", "disk_bytes_per_memory"
     }  # fmt: skip
     assert all(ratio > 0 for ratio in result["ratio_assocmem_over_peer"].values())
-    (line,) = peers.lines(report)
+    _, line = peers.lines(report)
     assert line.startswith(peer) and "x)" in line
 
 
@@ -49,7 +49,7 @@ def test_a_peer_that_cannot_run_is_skipped_with_the_reason(tmp_path: Path) -> No
         pythons={"hebbmem": missing}, queries=2,
     )  # fmt: skip
     assert missing in report["peers"]["hebbmem"]["skipped"]
-    (line,) = peers.lines(report)
+    _, line = peers.lines(report)
     assert "skipped" in line
 
 
