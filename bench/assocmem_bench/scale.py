@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.errors import AssocmemError
 from assocmem.optional import require_numpy
 from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import Embedder, load_embedder
@@ -86,8 +87,7 @@ def run(
     ``embedder`` is the vector reads' embedder: a registered name, a picklable factory
     (it is built in a fresh process), or None / ``"none"`` to skip them.
     """
-    if isinstance(embedder, str):
-        embedder = None if embedder == "none" else functools.partial(load_embedder, embedder)
+    factory, skipped = _vector_embedder(embedder)
     runs: dict[str, dict[str, Any]] = {}
     described = {}
     with progress_bar(len(dbs) * len(sizes), desc="scale bench", unit="size") as bar:
@@ -98,7 +98,7 @@ def run(
                 for size in sizes:
                     print(f"scale: {size:,} memories on {stores.backend}…", file=sys.stderr)
                     runs[stores.backend][str(size)] = _measure(
-                        stores, size, embedder, queries, singles
+                        stores, size, factory or skipped, queries, singles
                     )
                     bar.update(1)
     report = {
@@ -120,16 +120,31 @@ def run(
     return report
 
 
+def _vector_embedder(embedder: str | EmbedderFactory | None) -> tuple[EmbedderFactory | None, str]:
+    """A factory for the vector reads' embedder, or why they are skipped. A named one is
+    loaded here first, so a model that is not built is reported before any fill."""
+    if embedder is None or embedder == "none":
+        return None, "no embedder (--embedder none)"
+    if not isinstance(embedder, str):
+        return embedder, ""
+    try:
+        load_embedder(embedder)
+    except AssocmemError as exc:
+        return None, f"{embedder}: {exc}"
+    return functools.partial(load_embedder, embedder), ""
+
+
 def _measure(
-    stores: Stores, size: int, embedder: EmbedderFactory | None, queries: int, singles: int
+    stores: Stores, size: int, embedder: EmbedderFactory | str, queries: int, singles: int
 ) -> dict[str, Any]:
-    """The four steps on a fresh store of ``size`` memories, each in a fresh process."""
+    """The four steps on a fresh store of ``size`` memories, each in a fresh process;
+    ``embedder`` is the vector reads' factory, or why they are skipped."""
     target = stores.new(f"scale-{size}")
     result = {"writes": _fresh(_fill, target, size)}
     result["disk_mb"] = round(stores.size_mb(target), 1)
     result.update(_fresh(_read, target, queries))
-    if embedder is None:
-        result["vector"] = {"skipped": "no embedder (--embedder none)"}
+    if isinstance(embedder, str):
+        result["vector"] = {"skipped": embedder}
     else:
         result["vector"] = _fresh(_vector, target, embedder, queries)
         result["vector"]["disk_mb"] = round(stores.size_mb(target), 1)

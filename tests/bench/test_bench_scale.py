@@ -46,3 +46,13 @@ def test_scale_benchmark_smoke(db: str, tmp_path: Path) -> None:
     assert vector["vectors_per_s"] > 0 and vector["embed_query"]["p50_ms"] > 0
     assert vector["query_vectors_precomputed"] is True
     assert report["environment"]["backends"][backend]["backend"] == backend
+
+
+def test_an_embedder_that_cannot_load_skips_the_vector_reads_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "scale.json"
+    scale.run([50], str(out), embedder="no-such-embedder", queries=3, singles=5)
+    size = json.loads(out.read_text())["runs"]["sqlite"]["50"]
+    assert "unknown embedder 'no-such-embedder'" in size["vector"]["skipped"]
+    assert size["read_text"]["p50_ms"] > 0
