@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo
+from . import core, embed_speed, locomo, peers, scale
 
 # Every bench's flag for where its JSON goes, and the --db choice of the two that have one.
 OUT_HELP = "where to write the JSON"
@@ -25,6 +25,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", default="bench-core.json", help=OUT_HELP)
     p.add_argument("--db", default="sqlite", help=DB_HELP)
     p.set_defaults(handler=_core)
+
+    doc = "writes/s, read p50/p95, disk, RSS and open time from 10k to 1M memories"
+    p = benches.add_parser("scale", help=doc, description=doc)
+    p.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+    p.add_argument("--out", default="bench-scale.json", help=OUT_HELP)
+    p.add_argument("--db", default="sqlite,postgres", help="comma-separated; each: " + DB_HELP)
+    p.add_argument(
+        "--embedder", default=scale.DEFAULT_EMBEDDER, help="embedder of the vector reads, or 'none'"
+    )
+    p.add_argument("--queries", type=int, default=scale.QUERIES, help="queries timed per read kind")
+    p.set_defaults(handler=_scale)
+
+    doc = "assocmem against cpersona, inspeximus, mem0 and hebbmem: interleaved A/B runs"
+    p = benches.add_parser("peers", help=doc, description=doc)
+    p.add_argument("--size", type=int, default=10_000, help="memories written, one call each")
+    p.add_argument("--rounds", type=int, default=peers.ROUNDS, help="A/B pairs per peer")
+    p.add_argument("--out", default="bench-peers.json", help=OUT_HELP)
+    p.add_argument("--peers", default=",".join(peers.PEERS), help="comma-separated peers")
+    p.add_argument(
+        "--peer-python", action="append", default=[], metavar="PEER=PYTHON",
+        help="run PEER under another interpreter (its own virtual environment)",
+    )  # fmt: skip
+    p.add_argument("--queries", type=int, default=peers.QUERIES, help="queries timed per run")
+    p.set_defaults(handler=_peers)
 
     doc = "recall@5/10/20 of evidence turns on a LoCoMo-format file, with baselines"
     p = benches.add_parser("locomo", help=doc, description=doc)
@@ -125,6 +149,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _core(args: argparse.Namespace) -> int:
     report = core.run([int(s) for s in args.sizes.split(",")], args.out, db=args.db)
     print(json.dumps(report["sizes"], indent=2))
+    return 0
+
+
+def _scale(args: argparse.Namespace) -> int:
+    report = scale.run(
+        [int(s) for s in args.sizes.split(",")],
+        args.out,
+        dbs=[db for db in args.db.split(",") if db],
+        embedder=args.embedder,
+        queries=args.queries,
+    )
+    print(json.dumps(report["runs"], indent=2))
+    return 0
+
+
+def _peers(args: argparse.Namespace) -> int:
+    pythons = dict(pair.split("=", 1) for pair in args.peer_python)
+    report = peers.run(
+        args.out,
+        size=args.size,
+        rounds=args.rounds,
+        peers=[p for p in args.peers.split(",") if p],
+        pythons=pythons,
+        queries=args.queries,
+    )
+    print("\n".join(peers.lines(report)))
     return 0
 
 

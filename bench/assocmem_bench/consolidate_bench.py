@@ -38,7 +38,7 @@ from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import load_embedder
 
 from . import locomo
-from .core import environment
+from .measure import environment
 
 BUDGETS = (0.5, 0.3, 0.125)
 POLICIES = ("value", "fifo", "random", "access_decay")

@@ -9,8 +9,7 @@ Write rates are sustained: all memories written over all the time taken, so the
 periodic folds of pending link counts (store/pending_links.py, ~every 6,000
 memories) and WAL checkpoints are paid inside the figure; the median round is
 reported beside it.
-Concepts come from a synthetic vocabulary of pronounceable words with Zipf
-frequencies (s = 1.07, the classic fit for English word frequencies), so a few
+Concepts come from the Zipf-weighted synthetic vocabulary of `corpus`, so a few
 concepts are in a large share of memories and the associative fan-out is
 stressed the way real notes stress it.
 """
@@ -19,25 +18,22 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import platform
 import random
 import statistics
 import sys
 import time
 import tracemalloc
 from collections.abc import Sequence
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
 from assocmem.progress import bar as progress_bar
 
+from .corpus import Corpus
+from .measure import environment, latency
 from .stores import Stores, open_stores
 
-VOCABULARY = 20_000
-ZIPF_S = 1.07
 BATCH = 1_000
 # Rounds written on top of the filled store: enough memories (20,000 batched,
 # 10,000 single) to span several folds and checkpoints, so their cost is counted.
@@ -51,48 +47,6 @@ FEEDBACKS = 300
 FORGETS = 20
 SEED = 7
 
-_ONSETS = ["b", "br", "c", "ch", "d", "f", "g", "gr", "k", "l", "m", "n", "p", "pl", "r", "s",
-           "sh", "st", "t", "tr", "v", "w", "z"]  # fmt: skip
-_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "ou"]
-_CODAS = ["", "n", "r", "s", "t", "l", "m", "nd", "rk", "st"]
-
-
-def vocabulary(size: int, rng: random.Random) -> list[str]:
-    """``size`` distinct pronounceable words."""
-    words: dict[str, None] = {}
-    while len(words) < size:
-        syllables = rng.choice((2, 2, 3, 3, 4))
-        word = "".join(
-            rng.choice(_ONSETS) + rng.choice(_VOWELS) + rng.choice(_CODAS) for _ in range(syllables)
-        )
-        words.setdefault(word)
-    return list(words)
-
-
-class Corpus:
-    """Draws memories and queries from a Zipf-weighted vocabulary."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.words = vocabulary(VOCABULARY, rng)
-        self.cumulative = list(accumulate(1 / (rank**ZIPF_S) for rank in range(1, VOCABULARY + 1)))
-
-    def concepts(self, count: int) -> list[str]:
-        picked: dict[str, None] = {}
-        while len(picked) < count:
-            picked.setdefault(self.rng.choices(self.words, cum_weights=self.cumulative)[0])
-        return list(picked)
-
-    def memory(self, index: int) -> dict[str, Any]:
-        concepts = self.concepts(self.rng.randint(3, 8))
-        text = f"Note {index}: " + " ".join(concepts) + " observed during routine work."
-        return {"text": text, "concepts": concepts}
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
 
 def _timed_reads(mem: Memory, queries: list[list[str]], hops: int | None) -> dict[str, float]:
     """Concept reads (``hops`` given) or question reads (``hops`` None) of the queries."""
@@ -105,12 +59,7 @@ def _timed_reads(mem: Memory, queries: list[list[str]], hops: int | None) -> dic
             result = mem.read(concepts=query, k=10, hops=hops)
         latencies.append((time.perf_counter() - start) * 1000)
         returned.append(len(result.items))
-    return {
-        "p50_ms": round(percentile(latencies, 0.50), 3),
-        "p95_ms": round(percentile(latencies, 0.95), 3),
-        "mean_ms": round(statistics.fmean(latencies), 3),
-        "mean_items": round(statistics.fmean(returned), 2),
-    }
+    return {**latency(latencies), "mean_items": round(statistics.fmean(returned), 2)}
 
 
 def _pending_copy(mem: Memory) -> dict[str, float] | None:
@@ -168,7 +117,7 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
                 slowest = max(slowest, time.perf_counter() - began)
             single.append(time.perf_counter() - start)
 
-        queries = [corpus.concepts(rng.choice((1, 1, 2))) for _ in range(READS)]
+        queries = [corpus.draw(rng.choice((1, 1, 2))) for _ in range(READS)]
         for query in queries[:FEEDBACKS]:  # teach some links, as agents would
             items = mem.read(concepts=query, k=3).items
             if items:
@@ -201,17 +150,6 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
             "p50": round(statistics.median(forgets), 2) if forgets else None,
             "max": round(max(forgets), 2) if forgets else None,
         },
-    }
-
-
-def environment(**extra: Any) -> dict[str, Any]:
-    """The machine a benchmark ran on, plus what the benchmark adds (backend, model)."""
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        **extra,
     }
 
 

@@ -39,7 +39,7 @@ from assocmem.progress import track
 from assocmem.vectors import local as local_embedders
 from assocmem.vectors.embedders import Embedder
 
-from .core import environment, percentile
+from .measure import environment, percentile
 
 TURNS = 2_000
 SINGLE_CALLS = 200

@@ -43,8 +43,8 @@ from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import Embedder, load_embedder
 
 from . import learning_workload, locomo
-from .core import environment
 from .learning_workload import Question, Workload
+from .measure import environment
 
 AGENT = "learning"
 READ_K = 10

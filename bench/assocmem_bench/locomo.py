@@ -38,7 +38,7 @@ from assocmem.progress import bar as progress_bar
 from assocmem.vectors.embedders import Embedder, load_embedder
 
 from . import oracle
-from .core import environment, percentile
+from .measure import environment, percentile
 from .stores import open_stores
 
 KS = (5, 10, 20)

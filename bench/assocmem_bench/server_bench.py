@@ -22,7 +22,6 @@ import os
 import re
 import signal
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from assocmem.adapters.client import Client
 from assocmem.adapters.server.keys import add_key
 from assocmem.progress import bar as progress_bar
 
-from .core import environment, percentile
+from .measure import environment, latency
 
 
 @dataclass
@@ -197,9 +196,7 @@ def load_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
         "seconds": round(elapsed, 1),
         "requests": len(latencies),
         "requests_per_s": round(len(latencies) / elapsed, 1),
-        "p50_ms": round(percentile(latencies, 0.5), 2),
-        "p95_ms": round(percentile(latencies, 0.95), 2),
-        "mean_ms": round(statistics.fmean(latencies), 2),
+        **latency(latencies, digits=2),
         "errors": sum(w.errors for w in workers),
         "writes_acknowledged": sum(len(w.written) for w in workers),
         "feedback_acknowledged": sum(len(w.rated) for w in workers),

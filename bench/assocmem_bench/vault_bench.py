@@ -22,7 +22,7 @@ from typing import Any
 from assocmem import Memory
 from assocmem.progress import track
 
-from .core import environment, percentile
+from .measure import environment, percentile
 
 NOTES_PER_FOLDER = 200
 VOCABULARY = 4000

@@ -8,17 +8,9 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory
-from tests.conftest import BACKENDS
 
 core = pytest.importorskip("assocmem_bench.core")
 stores = pytest.importorskip("assocmem_bench.stores")
-
-
-@pytest.fixture(params=BACKENDS)
-def db(request: pytest.FixtureRequest) -> str:
-    if request.param == "postgres":
-        return str(request.getfixturevalue("postgres_server"))
-    return "sqlite"
 
 
 def test_each_store_is_fresh_and_measured(db: str) -> None:
