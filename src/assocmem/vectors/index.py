@@ -386,6 +386,11 @@ class VectorIndex:
                 self._install(layer, fresh)
                 fresh.unsaved = len(seqs)
 
+    def layer_sizes(self) -> dict[int, tuple[int, int]]:
+        """Each loaded layer's live vectors and the rows its graph holds (0: scanned)."""
+        with self._lock:
+            return {layer: (v.live, v.head) for layer, v in self._layers.items()}
+
     # -- searching ---------------------------------------------------------------------
 
     def similarities(self, query: np.ndarray, seqs: list[int]) -> dict[int, float]:
