@@ -106,7 +106,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", default="bench-embed.json", help=OUT_HELP)
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
     p.add_argument("--forms", default=",".join(embed_speed.FORMS), help="comma-separated forms")
-    p.add_argument("--threads", type=int, help="cap torch/onnxruntime threads")
+    p.add_argument(
+        "--threads", type=int, help="threads per call (0: torch/onnxruntime default pools)"
+    )
     p.set_defaults(handler=_embed)
 
     # consolidation
