@@ -35,8 +35,8 @@ class VectorQueries(SQLConnection):
                 " WHERE c.id > ? ORDER BY c.id",
                 [after],
             )
-            if not rows:
-                return self._vector_rows([], after)
+            if not rows:  # the common case, once per search: no further query
+                return VectorRows([], [], require_numpy().zeros((0, 0), dtype="float32"), after)
         present = [(seq, layer, vector) for _, seq, layer, vector in rows if vector is not None]
         found = self._vector_rows(present, rows[-1][0])
         removed = [seq for _, seq, _, vector in rows if vector is None]

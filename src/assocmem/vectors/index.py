@@ -221,6 +221,7 @@ class VectorIndex:
         self._loaded = False
         self._folder: Path | None = None
         self._worker: threading.Thread | None = None
+        self._due: set[int] = set()  # layers changed since graph work last looked at them
 
     # -- keeping up with the store -----------------------------------------------------
 
@@ -298,7 +299,8 @@ class VectorIndex:
                 index = numpy.asarray(fresh)
                 self._add_rows(changes, index)
         self._last = max(self._last, changes.last)
-        self._compact()
+        if changes.removed or changes.seqs:
+            self._compact()
 
     def _holds(self, seq: int, changes: VectorRows, i: int) -> bool:
         """Whether the index already has this vector of ``seq`` in that layer (a change
@@ -331,6 +333,7 @@ class VectorIndex:
             layer = int(layers[mine[0]])
             vectors = self._layers.setdefault(layer, LayerVectors(self.dims))
             start = vectors.append(seqs[mine], matrix[mine])
+            self._due.add(layer)
             self._layer_of[seqs[mine]] = layer
             self._row_of[seqs[mine]] = numpy.arange(start, start + len(mine))
 
@@ -344,6 +347,7 @@ class VectorIndex:
             self._row_of[seqs[rows]] = rows
         vectors.unsaved = 0
         self._layers[layer] = vectors
+        self._due.add(layer)
 
     def _located(self, seq: int) -> int:
         """``seq``'s row, or -1 where the index holds no vector of it."""
@@ -358,9 +362,11 @@ class VectorIndex:
         row = self._located(seq)
         if row < 0:
             return
-        vectors = self._layers[int(self._layer_of[seq])]
+        layer = int(self._layer_of[seq])
+        vectors = self._layers[layer]
         vectors.remove(row)
         vectors.erased = vectors.erased or erase
+        self._due.add(layer)
         self._layer_of[seq] = self._row_of[seq] = -1
 
     def _drop_layer(self, layer: int) -> None:
@@ -471,16 +477,22 @@ class VectorIndex:
                 return
 
     def _next_job(self) -> tuple[str, int] | None:
-        for layer, vectors in self._layers.items():
-            if vectors.building:
-                continue
-            if vectors.graph is None and vectors.live >= self.settings.threshold:
-                return "build", layer
-            if vectors.graph is not None and vectors.rows - vectors.head >= FOLD_AT:
-                return "fold", layer
-            if vectors.graph is not None and self._folder is not None:
-                if vectors.erased or vectors.unsaved >= SAVE_AFTER:
-                    return "save", layer
+        for layer in list(self._due):
+            job = self._job_of(self._layers.get(layer))
+            if job is not None:
+                return job, layer
+            self._due.discard(layer)  # nothing due until it changes again
+        return None
+
+    def _job_of(self, vectors: LayerVectors | None) -> str | None:
+        if vectors is None or vectors.building:
+            return None
+        if vectors.graph is None:
+            return "build" if vectors.live >= self.settings.threshold else None
+        if vectors.rows - vectors.head >= FOLD_AT:
+            return "fold"
+        if self._folder is not None and (vectors.erased or vectors.unsaved >= SAVE_AFTER):
+            return "save"
         return None
 
     def _build(self, layer: int) -> None:
@@ -499,6 +511,7 @@ class VectorIndex:
             vectors.graph = graph
             vectors.building = False
             vectors.erased = True  # nothing saved yet
+            self._due.add(layer)
         logger.info("vector index: layer %d has an HNSW graph of %d rows", layer, count)
 
     def _fold(self, layer: int) -> None:
