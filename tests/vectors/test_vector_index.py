@@ -211,3 +211,20 @@ def test_a_stale_file_catches_up_with_the_store(sqlite_db: str, opened: Callable
         assert nearest(caught_up, store, "a", query) == nearest(exact, store, "a", query)
     live, _ = next(iter(caught_up.index.layer_sizes().values()))
     assert live == 330
+
+
+def test_a_memory_moved_to_another_access_class_moves_in_the_index(
+    sqlite_db: str, opened: Callable
+) -> None:
+    ids = fill(sqlite_db, "a", 300)
+    store = opened(sqlite_db)
+    space = space_over(store)
+    target = texts(300, 0)[3]
+    seq = store.visible_seqs(checked_scope("a"), [ids[3]])[ids[3]]
+    assert nearest(space, store, "a", target, k=1) == [seq]
+    with Memory(sqlite_db, agent_id="a") as other:  # another connection, no embedder
+        other.update(ids[3], access=["admin"])
+    assert seq not in nearest(space, store, "a", target, k=300)
+    admin = View(scope=checked_scope("a", role="admin"))
+    found = space.search(store, admin, space.embed_query(target), 1)
+    assert [s for s, _ in found] == [seq]

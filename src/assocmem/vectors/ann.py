@@ -26,12 +26,13 @@ import json
 import os
 import struct
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from assocmem.errors import AssocmemError, DependencyMissing
+from assocmem.errors import DependencyMissing
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,8 +54,9 @@ BUILD_BREADTH = 200
 SEARCH_BREADTH = 512
 
 
-class IndexFileError(AssocmemError):
-    """An index file that cannot be used as it is: it is rebuilt from the store."""
+class IndexFileError(Exception):
+    """An index file that cannot be used as it is (internal: its layer is rebuilt from
+    the store, so it never reaches a caller)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ class Graph:
         """Write the graph with its row-to-memory table as ``folder``'s file for its
         layer, atomically; returns the file."""
         folder.mkdir(parents=True, exist_ok=True)
+        _clear_abandoned(folder)
         target = layer_file(folder, header.layer)
         meta = json.dumps({"format": FORMAT, **header.__dict__}).encode()
         with _written_aside(target) as handle:
@@ -231,6 +234,20 @@ def _written_aside(target: Path) -> Iterator[IO[bytes]]:
             os.unlink(name)
         raise
     _sync_folder(target.parent)
+
+
+# A file written aside this long ago belongs to a save that died (a crash, a kill):
+# no save of a layer lasts this long.
+ABANDONED_AFTER_S = 3_600
+
+
+def _clear_abandoned(folder: Path) -> None:
+    """Delete files that saves which died left behind (another process may be writing a
+    newer one right now, so only old ones)."""
+    for path in folder.glob(f".layer-*{SUFFIX}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if time.time() - path.stat().st_mtime > ABANDONED_AFTER_S:
+                path.unlink()
 
 
 def _sync_folder(folder: Path) -> None:
