@@ -70,6 +70,10 @@ def nearest(space: VectorSpace, store: Store, agent: str, text: str, k: int = 10
     return [seq for seq, _ in space.search(store, view, space.embed_query(text), k)]
 
 
+def seq_of(store: Store, agent: str, id: str) -> int:
+    return store.visible_seqs(checked_scope(agent), [id])[id]
+
+
 def graph_rows(space: VectorSpace) -> int:
     return sum(rows for _, rows in space.index.layer_sizes().values())
 
@@ -120,7 +124,7 @@ def test_another_process_writes_are_found(sqlite_db: str, opened: Callable) -> N
     written = subprocess.run(
         [sys.executable, "-c", WRITER, sqlite_db], check=True, capture_output=True, text=True
     ).stdout.strip()
-    seq = store.visible_seqs(checked_scope("a"), [written])[written]
+    seq = seq_of(store, "a", written)
     assert nearest(space, store, "a", "zebra quokka narwhal", k=1) == [seq]
 
 
@@ -129,11 +133,9 @@ def test_a_forgotten_memory_is_never_returned_and_leaves_the_file(
 ) -> None:
     ids = fill(sqlite_db, "a", 300)
     store = opened(sqlite_db)
-    space = space_over(store)
+    space, target, seq = space_over(store), texts(300, 0)[7], seq_of(store, "a", ids[7])
     memory = Memory.attached(store, checked_scope("a"), space)
-    target = texts(300, 0)[7]
     assert memory.read(target, k=1).items[0].id == ids[7]
-    seq = store.visible_seqs(checked_scope("a"), [ids[7]])[ids[7]]
     vector = space.embed_query(target).tobytes()
     memory.forget([ids[7]])
     assert ids[7] not in [item.id for item in memory.read(target, k=20).items]
@@ -218,9 +220,7 @@ def test_a_memory_moved_to_another_access_class_moves_in_the_index(
 ) -> None:
     ids = fill(sqlite_db, "a", 300)
     store = opened(sqlite_db)
-    space = space_over(store)
-    target = texts(300, 0)[3]
-    seq = store.visible_seqs(checked_scope("a"), [ids[3]])[ids[3]]
+    space, target, seq = space_over(store), texts(300, 0)[3], seq_of(store, "a", ids[3])
     assert nearest(space, store, "a", target, k=1) == [seq]
     with Memory(sqlite_db, agent_id="a") as other:  # another connection, no embedder
         other.update(ids[3], access=["admin"])

@@ -186,15 +186,16 @@ class LayerVectors:
         return count
 
 
-def _fit(array: Any, needed: int) -> Any:
-    """``array``, or a copy with its capacity doubled until ``needed`` rows fit."""
+def _fit(array: Any, needed: int, fill: int = 0) -> Any:
+    """``array``, or a copy with its capacity doubled until ``needed`` rows fit (new
+    entries ``fill``)."""
     if needed <= len(array):
         return array
     numpy = require_numpy()
     capacity = max(len(array), FIRST_CAPACITY)
     while capacity < needed:
         capacity *= 2
-    grown = numpy.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+    grown = numpy.full((capacity, *array.shape[1:]), fill, dtype=array.dtype)
     grown[: len(array)] = array
     return grown
 
@@ -325,8 +326,8 @@ class VectorIndex:
             seqs, layers, matrix = seqs[pick], layers[pick], matrix[pick]
         if not len(seqs):
             return
-        self._layer_of = _fit_filled(self._layer_of, int(seqs.max()) + 1)
-        self._row_of = _fit_filled(self._row_of, int(seqs.max()) + 1)
+        self._layer_of = _fit(self._layer_of, int(seqs.max()) + 1, -1)
+        self._row_of = _fit(self._row_of, int(seqs.max()) + 1, -1)
         order = numpy.argsort(layers, kind="stable")  # grouped by layer, in one pass
         bounds = numpy.flatnonzero(numpy.diff(layers[order])) + 1
         for mine in numpy.split(order, bounds):
@@ -341,8 +342,8 @@ class VectorIndex:
         seqs = vectors.seqs[: vectors.rows]
         rows = self._np.flatnonzero(seqs >= 0)
         if len(rows):
-            self._layer_of = _fit_filled(self._layer_of, int(seqs.max()) + 1)
-            self._row_of = _fit_filled(self._row_of, int(seqs.max()) + 1)
+            self._layer_of = _fit(self._layer_of, int(seqs.max()) + 1, -1)
+            self._row_of = _fit(self._row_of, int(seqs.max()) + 1, -1)
             self._layer_of[seqs[rows]] = layer
             self._row_of[seqs[rows]] = rows
         vectors.unsaved = 0
@@ -532,16 +533,3 @@ class VectorIndex:
             except OSError as exc:  # a read-only folder: the graphs serve this process only
                 logger.warning("vector index not saved, nor tried again: %s", exc)
                 self._folder = None
-
-
-def _fit_filled(array: Any, needed: int) -> Any:
-    """``array`` grown (capacity doubling) to ``needed`` entries, new ones -1."""
-    if needed <= len(array):
-        return array
-    numpy = require_numpy()
-    capacity = max(len(array), FIRST_CAPACITY)
-    while capacity < needed:
-        capacity *= 2
-    grown = numpy.full(capacity, -1, dtype=array.dtype)
-    grown[: len(array)] = array
-    return grown
