@@ -41,7 +41,7 @@ from .core import Corpus, environment, percentile
 
 QUERIES = 300
 SEED = 7
-BREADTHS = (128, 256, 512, 1024)
+BREADTHS = (128, 256, 512, 1024, 2048)
 WRITE_BATCH = 1_000
 K = 10
 LIBRARIES = ("faiss", "usearch", "hnswlib")
