@@ -130,8 +130,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--out", default="bench-embed.json", help=OUT_HELP)
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
     p.add_argument("--forms", default=",".join(embed_speed.FORMS), help="comma-separated forms")
-    p.add_argument("--threads", type=int, help="cap torch/onnxruntime threads")
+    p.add_argument(
+        "--threads", type=int, help="threads per call (0: torch/onnxruntime default pools)"
+    )
     p.set_defaults(handler=_embed)
+
+    doc = "vector reads scanned vs HNSW graphs: build, p50/p95, recall@10, the libraries compared"
+    p = benches.add_parser("ann", help=doc, description=doc)
+    p.add_argument("--sizes", default="10000,100000", help="comma-separated vector counts")
+    p.add_argument("--out", default="bench-ann.json", help=OUT_HELP)
+    p.add_argument("--embedder", default="minilm-static", help="the embedder of the vectors")
+    p.add_argument("--libraries", default="faiss,usearch,hnswlib", help="ANN libraries compared")
+    p.add_argument(
+        "--index-max", type=int, default=100_000, help="largest size the real store is filled to"
+    )
+    p.add_argument("--queries", type=int, default=300, help="queries timed per size")
+    p.set_defaults(handler=_ann)
 
     # consolidation
     doc = "keep-budget by value vs FIFO/random, dream-pass time, LoCoMo before/after"
@@ -240,6 +254,21 @@ def _trust(args: argparse.Namespace) -> int:
 
     report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
     print(json.dumps(report["runs"], indent=2))
+    return 0
+
+
+def _ann(args: argparse.Namespace) -> int:
+    from . import ann_bench  # needs the embed extra (faiss, the static model)
+
+    report = ann_bench.run(
+        args.out,
+        [int(s) for s in args.sizes.split(",")],
+        embedder_name=args.embedder,
+        libraries=[name for name in args.libraries.split(",") if name],
+        index_max=args.index_max,
+        queries=args.queries,
+    )
+    print(json.dumps(report["sizes"], indent=2))
     return 0
 
 

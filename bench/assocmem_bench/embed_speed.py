@@ -8,8 +8,9 @@ others (sentences/s), then embeds 200 turns one call at a time (single-query
 latency). The ONNX and static forms are built into ``models_dir`` first when
 missing, and the build is timed.
 
-``threads`` caps torch's and onnxruntime's thread pools. On a machine where
-another process keeps a core busy, their default pools (one thread per core)
+``threads`` sets the threads of each embedding call (default: the forms' own,
+`local.EMBED_THREADS`; 0: torch's and onnxruntime's default pools, one thread
+per core). On a machine where another process keeps a core busy, those pools
 wait on each other: MiniLM's single query went from 17 ms with one thread to
 500 ms with two. Compare runs by their recorded load averages.
 
@@ -122,8 +123,10 @@ def _rate(embedder: Embedder, texts: Sequence[str], batch_size: int) -> float:
 
 
 def _limit_threads(name: str, options: dict[str, Any], threads: int | None) -> dict[str, Any]:
-    """Options for ``name`` that cap its thread pool (torch's is set after loading)."""
-    return options | {"threads": threads} if threads and name == "minilm-onnx" else options
+    """Options for ``name`` that set its threads per call (the forms' own default otherwise)."""
+    if threads is None or name == "minilm-static":
+        return options
+    return options | {"threads": threads or None}
 
 
 def measure(
@@ -133,8 +136,6 @@ def measure(
     start = time.perf_counter()
     embedder = FORMS[name](**_limit_threads(name, options, threads))
     load_s = time.perf_counter() - start
-    if threads and name == "minilm":
-        sys.modules["torch"].set_num_threads(threads)
     default_batch = embedder.batch_size
     embedder.embed(texts[:WARMUP])
     sweep = {str(size): round(_rate(embedder, texts, size)) for size in BATCH_SWEEP[name]}
@@ -179,8 +180,8 @@ def run(
 ) -> dict[str, Any]:
     """Measure the local ``forms`` and write the JSON report to ``out``.
 
-    ``threads`` caps torch's and onnxruntime's thread pools (None: their
-    defaults); the static model is single-threaded numpy either way. A form
+    ``threads`` sets the threads per call (None: the forms' default; 0: the
+    libraries' default pools); the static model is single-threaded numpy either way. A form
     whose build needs a package that is not installed is reported as skipped.
     """
     texts = locomo_turns(corpus, TURNS) if corpus else synthetic_turns(TURNS)
@@ -208,7 +209,7 @@ def run(
         "benchmark": "embed_speed",
         "environment": environment(),
         "corpus": str(corpus) if corpus else "synthetic",
-        "threads": threads or "default",
+        "threads": {None: "form default", 0: "library default pools"}.get(threads, threads),
         "turns": len(texts),
         "mean_words": round(statistics.fmean(len(t.split()) for t in texts), 1),
         "forms": results,
@@ -227,7 +228,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="where the ONNX and static forms are (built there when missing)",
     )
     parser.add_argument("--corpus", type=Path, default=None, help="a LoCoMo-format JSON file")
-    parser.add_argument("--threads", type=int, default=None, help="cap torch/onnxruntime threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads per call (0: torch/onnxruntime default pools)",
+    )
     parser.add_argument("--forms", default=",".join(FORMS), help="comma-separated forms")
     args = parser.parse_args(argv)
     models_dir = args.models_dir or local_embedders.default_models_dir()

@@ -145,8 +145,22 @@ class Store(abc.ABC):
         reader connection) then never writes, and reads still restart clocks."""
 
     @abc.abstractmethod
-    def vector_rows(self, after: int) -> VectorRows:
-        """Every stored vector of a memory with sequence number above ``after``."""
+    def vector_changes(self, after: int) -> VectorRows:
+        """The vectors changed after change number ``after`` (written, replaced, moved
+        to another layer: in ``seqs``; deleted: in ``removed``), as of ``last``."""
+
+    @abc.abstractmethod
+    def vector_layers(self) -> tuple[int, dict[int, int]]:
+        """The last change number and how many vectors each layer holds then."""
+
+    @abc.abstractmethod
+    def vector_layer_rows(self, layers: Sequence[int]) -> VectorRows:
+        """Every stored vector of these layers, as of change number ``last``."""
+
+    def vector_index_path(self) -> str | None:
+        """Where a search index of this store's vectors may be kept on disk (a
+        folder beside the store's file); None where there is no such place."""
+        return None
 
     @abc.abstractmethod
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from assocmem.schema import Condition
@@ -62,11 +62,15 @@ class View:
 
 @dataclass(frozen=True)
 class VectorRows:
-    """Stored vectors after some sequence number: row i is memory ``seqs[i]``."""
+    """Stored vectors as of change number ``last``: row i is memory ``seqs[i]`` in
+    layer ``layers[i]``; ``removed`` are memories whose vector is gone (a catch-up's
+    deletions: nothing is left of them but their number)."""
 
     seqs: list[int]
     layers: list[int]
     matrix: np.ndarray
+    last: int = 0
+    removed: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

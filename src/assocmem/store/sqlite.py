@@ -253,6 +253,10 @@ class SQLiteStore(SQLStore):
         except OSError:  # ':memory:', or no WAL yet
             return 0
 
+    def vector_index_path(self) -> str | None:
+        # The vector arm's index files live beside the store's own (vectors/index.py).
+        return None if self.path == ":memory:" else self.path + ".vec-index"
+
     # -- inspection: sizes on disk (store/inspection.py) --
     @translated
     def storage(self) -> tuple[str, int, int | None]:

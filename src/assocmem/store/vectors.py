@@ -1,14 +1,18 @@
 """Stored vectors in SQL: the portable float32 blob of each memory's embedding.
 
-A mixin of `SQLStore`. Invariant: a memory has at most one vector row, replaced
+A mixin of `SQLStore`. Invariants: a memory has at most one vector row, replaced
 in place, in the layer of its memory; a backend with a native index (pgvector)
 keeps the blob beside it, so every backend reads vectors back the same way.
+Every change to a vector row (written, replaced, moved to another layer, deleted)
+takes a new number in ``vector_changes`` (triggers, in the change's own
+transaction), so a search index kept outside the database catches up with every
+process's writes by reading the changes after the last it applied.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assocmem.optional import require_numpy
 from assocmem.store.connection import SQLConnection
@@ -23,19 +27,51 @@ class VectorQueries(SQLConnection):
     """The vectors of the SQL store (mixed into `SQLStore`)."""
 
     @translated
-    def vector_rows(self, after: int) -> VectorRows:
+    def vector_changes(self, after: int) -> VectorRows:
+        with self.snapshot():
+            rows = self._query(
+                "SELECT c.id, c.memory_seq, v.scope_id, v.vector FROM vector_changes c"
+                " LEFT JOIN vectors v ON v.memory_seq = c.memory_seq"
+                " WHERE c.id > ? ORDER BY c.id",
+                [after],
+            )
+            if not rows:  # the common case, once per search: no further query
+                return VectorRows([], [], require_numpy().zeros((0, 0), dtype="float32"), after)
+        present = [(seq, layer, vector) for _, seq, layer, vector in rows if vector is not None]
+        found = self._vector_rows(present, rows[-1][0])
+        removed = [seq for _, seq, _, vector in rows if vector is None]
+        return VectorRows(found.seqs, found.layers, found.matrix, found.last, removed)
+
+    @translated
+    def vector_layers(self) -> tuple[int, dict[int, int]]:
+        with self.snapshot():
+            counts = self._query("SELECT scope_id, COUNT(*) FROM vectors GROUP BY scope_id")
+            return self._last_vector_change(), {layer: count for layer, count in counts}
+
+    @translated
+    def vector_layer_rows(self, layers: Sequence[int]) -> VectorRows:
+        with self.snapshot():
+            last = self._last_vector_change()
+            if not layers:
+                return self._vector_rows([], last)
+            rows = self._query_in(
+                "SELECT memory_seq, scope_id, vector FROM vectors WHERE scope_id IN (?*)", layers
+            )
+        return self._vector_rows(rows, last)
+
+    def _last_vector_change(self) -> int:
+        rows = self._query("SELECT MAX(id) FROM vector_changes")
+        return int(rows[0][0] or 0)
+
+    def _vector_rows(self, rows: Sequence[tuple[int, int, Any]], last: int) -> VectorRows:
         numpy = require_numpy()
-        rows = self._query(
-            "SELECT memory_seq, scope_id, vector FROM vectors WHERE memory_seq > ?"
-            " ORDER BY memory_seq",
-            [after],
-        )
         dims = int(self.info("embedder_dims") or 0)
         matrix = numpy.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype=numpy.float32)
         return VectorRows(
             seqs=[r[0] for r in rows],
             layers=[r[1] for r in rows],
             matrix=matrix.reshape(len(rows), dims) if dims else matrix.reshape(len(rows), -1),
+            last=last,
         )
 
     @translated

@@ -108,6 +108,15 @@ MINILM_FORWARD_BATCH = 32
 ONNX_BATCH_SIZE = 256
 STATIC_BATCH_SIZE = 1024
 
+# Threads one embedding call runs on, for the torch and the ONNX forms alike. One:
+# a question is one short sequence (~16 tokens), where splitting each matrix product
+# across cores gains little, and whenever another process holds a core the threads of
+# a pool wait on each other (`assocmem bench embed` on 2 shared cores: torch's default
+# pool, one thread per core, answered a single query 2.3x slower than one thread). A
+# caller with idle cores and bulk work passes ``threads=N``; None keeps the library's
+# own default pool.
+EMBED_THREADS = 1
+
 
 def default_models_dir() -> Path:
     """Where built models live: ``models`` in `assocmem.paths.data_dir` (read when called)."""
@@ -159,7 +168,8 @@ class MiniLM(Embedder):
 
     - ``model_dir``: the ONNX form's folder (default ``models/minilm-onnx`` in
       `default_models_dir`), built there on first use.
-    - ``threads``: the ONNX form's onnxruntime threads (see `MiniLMOnnx`).
+    - ``threads``: threads per embedding call (`EMBED_THREADS`; see `MiniLMOnnx`
+      and `MiniLMTorch`).
     - ``device``: the torch form's device (see `MiniLMTorch`).
 
     Bound to a store (`for_store`), it becomes the torch form when the store's
@@ -179,7 +189,7 @@ class MiniLM(Embedder):
         self,
         *,
         model_dir: Path | str | None = None,
-        threads: int | None = None,
+        threads: int | None = EMBED_THREADS,
         device: str | None = None,
     ) -> None:
         self.model_id, self.batch_size = ONNX_MODEL_ID, ONNX_BATCH_SIZE
@@ -189,7 +199,7 @@ class MiniLM(Embedder):
     def for_store(self, recorded: str | None) -> Embedder:
         """The torch form for a store its vectors came from, else the ONNX form."""
         if recorded == TORCH_MODEL_ID:
-            return MiniLMTorch(device=self._device)
+            return MiniLMTorch(device=self._device, threads=self._threads)
         return self._fast(fallback=recorded != ONNX_MODEL_ID)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -212,7 +222,7 @@ class MiniLM(Embedder):
                 RuntimeWarning,
                 stacklevel=3,
             )
-            return MiniLMTorch(device=self._device)
+            return MiniLMTorch(device=self._device, threads=self._threads)
 
 
 class MiniLMTorch(Embedder):
@@ -224,8 +234,11 @@ class MiniLMTorch(Embedder):
       when one is visible, else the CPU).
     - ``batch_size``: texts per `embed_batch` call; sentence-transformers sorts
       them by length and runs forward passes of `MINILM_FORWARD_BATCH`.
+    - ``threads``: torch's intra-op threads during each call (`EMBED_THREADS`).
+      torch has only a process-wide setting, so it is set for the call and put back
+      after it (a switch costs microseconds); None leaves it alone throughout.
 
-    torch keeps its default thread count. Vectors are unit length (the model's
+    Vectors are unit length (the model's
     own pooling, then ``normalize_embeddings=True``). Its model id is the bare
     model name: stores filled before the ONNX form became the default hold it.
     """
@@ -234,9 +247,16 @@ class MiniLMTorch(Embedder):
     dims = MINILM_DIMS
     normalized = True
 
-    def __init__(self, *, device: str | None = None, batch_size: int = MINILM_BATCH_SIZE) -> None:
+    def __init__(
+        self,
+        *,
+        device: str | None = None,
+        batch_size: int = MINILM_BATCH_SIZE,
+        threads: int | None = EMBED_THREADS,
+    ) -> None:
         sentence_transformers = _require("sentence_transformers")
-        self.batch_size = batch_size
+        self._torch = _require("torch")
+        self.batch_size, self.threads = batch_size, threads
         # A local folder plus local_files_only: nothing is looked up on the hub,
         # whether or not HF_HUB_OFFLINE is set.
         self._model = sentence_transformers.SentenceTransformer(
@@ -244,14 +264,29 @@ class MiniLMTorch(Embedder):
         )
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        vectors: np.ndarray = self._model.encode(
-            list(texts),
-            batch_size=MINILM_FORWARD_BATCH,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with _torch_threads(self._torch, self.threads):
+            vectors: np.ndarray = self._model.encode(
+                list(texts),
+                batch_size=MINILM_FORWARD_BATCH,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return vectors
+
+
+@contextlib.contextmanager
+def _torch_threads(torch: Any, threads: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to ``threads`` for the block, then put back."""
+    before = torch.get_num_threads()
+    if threads is None or threads == before:
+        yield
+        return
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class MiniLMOnnx(Embedder):
@@ -262,9 +297,8 @@ class MiniLMOnnx(Embedder):
     - ``model_dir``: the folder `build_onnx` wrote (``model.onnx`` and
       ``tokenizer.json``); default ``default_models_dir() / "minilm-onnx"``.
     - ``batch_size``: texts per `embed_batch` call (each still runs alone).
-    - ``threads``: onnxruntime's intra-op threads; None keeps its default (one
-      per physical core). On a machine shared with other CPU-bound work, fewer
-      threads than cores avoids threads waiting on each other.
+    - ``threads``: onnxruntime's intra-op threads for this session
+      (`EMBED_THREADS`); None keeps onnxruntime's default (one per physical core).
     - ``build``: build the form into ``model_dir`` when it is not there yet
       (`ensure_onnx`, a one-time step of about 20 s); False refuses instead.
 
@@ -281,7 +315,7 @@ class MiniLMOnnx(Embedder):
         *,
         model_dir: Path | str | None = None,
         batch_size: int = ONNX_BATCH_SIZE,
-        threads: int | None = None,
+        threads: int | None = EMBED_THREADS,
         build: bool = True,
     ) -> None:
         onnxruntime = _require("onnxruntime")
@@ -295,8 +329,9 @@ class MiniLMOnnx(Embedder):
         self.model_dir = folder
         self._tokenizer = tokenizers.Tokenizer.from_file(str(folder / TOKENIZER_FILE))
         settings = onnxruntime.SessionOptions()
-        if threads:
+        if threads:  # a setting of this session only, unlike torch's
             settings.intra_op_num_threads = threads
+            settings.inter_op_num_threads = 1
         self._session = onnxruntime.InferenceSession(
             str(folder / ONNX_FILE), sess_options=settings, providers=["CPUExecutionProvider"]
         )

@@ -1,26 +1,21 @@
-"""The vector arm's index: stored vectors held in one numpy matrix, searched exactly.
+"""The vector space: an embedder bound to the vectors it made in one database.
 
 Invariants: the space holds no store: each call reads through the store it is
-given, so a read's vector arm runs in that read's own snapshot. The matrix
-mirrors the database's vector table, loaded once and then extended with the
-rows other writers added (checked on every search, through the caller's store);
+given, so a read's vector arm runs in that read's own snapshot. Its index
+(`index.VectorIndex`: exact scans, and HNSW graphs for large layers) mirrors the
+database's vector table, caught up with every writer's changes on each search;
 rows are restricted to the reader's scope layers *before* any similarity is
 computed, and the view's remaining conditions are applied to the candidates
-before they are ranked. No row is ever scanned in Python.
-
-Exact search was chosen over an ANN index after measuring: at 100k × 384
-float32 a matrix-vector product takes ~3.4 ms on these machines, an HNSW index
-~0.3 ms but 28 s to build; exact search keeps recall at 1.0 and needs no build
-step for the sizes one SQLite file serves.
+before they are ranked. A backend that searches vectors itself (pgvector) does so
+instead. No row is ever scanned in Python.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
@@ -28,15 +23,13 @@ from assocmem.progress import bar as progress_bar
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.store import Store, View
 from assocmem.vectors.embedders import Embedder
+from assocmem.vectors.index import DEFAULT_SETTINGS, IndexSettings, VectorIndex
 
 if TYPE_CHECKING:
     import numpy as np
 
 logger = logging.getLogger(__name__)
 
-# Candidates fetched per requested result before the view's conditions filter
-# them: generous, so a selective `where` still leaves enough to rank.
-OVERFETCH = 4
 # Memories embedded per transaction when filling in vectors a store lacks.
 BACKFILL_BATCH = 256
 
@@ -54,19 +47,32 @@ class VectorSpace:
     matching one is next attached.
 
     ``profile`` decides the text a memory is embedded from (`embedding_text`), so a
-    store's vectors reflect the profile they were written with.
+    store's vectors reflect the profile they were written with; ``settings`` says
+    how its index searches (`IndexSettings`: the layer size from which an HNSW
+    graph serves, whether graphs are built on a thread of their own).
     """
 
-    def __init__(self, embedder: Embedder, profile: Profile = GENERAL) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        profile: Profile = GENERAL,
+        settings: IndexSettings = DEFAULT_SETTINGS,
+    ) -> None:
         self.embedder, self.profile = embedder, profile
-        self.index = VectorIndex(embedder.dims)
+        self.index = VectorIndex(embedder.dims, embedder.model_id, settings)
 
     @classmethod
-    def checked(cls, store: Store, embedder: Embedder, profile: Profile = GENERAL) -> VectorSpace:
+    def checked(
+        cls,
+        store: Store,
+        embedder: Embedder,
+        profile: Profile = GENERAL,
+        settings: IndexSettings = DEFAULT_SETTINGS,
+    ) -> VectorSpace:
         """A space over ``store``'s database: the embedder checked against the one that
         filled it (or recorded as it), and the memories it lacks vectors for embedded.
         ``embedder`` first picks its form for the store (`Embedder.for_store`)."""
-        space = cls(embedder.for_store(store.info("embedder_model")), profile)
+        space = cls(embedder.for_store(store.info("embedder_model")), profile, settings)
         space.guard(store)
         space.backfill(store)
         return space
@@ -174,67 +180,3 @@ def embedding_text(text: str, author: str | None, profile: Profile = GENERAL) ->
     if label is None or label.end() == len(text):
         return text
     return text[label.end() :]
-
-
-class VectorIndex:
-    """All stored vectors of one database, as a matrix, refreshed incrementally from
-    whichever of its connections a search reads through."""
-
-    def __init__(self, dims: int) -> None:
-        self._np: Any = require_numpy()
-        self._lock = threading.Lock()
-        self._matrix: np.ndarray = self._np.zeros((0, dims), dtype=self._np.float32)
-        self._seqs: np.ndarray = self._np.zeros(0, dtype=self._np.int64)
-        self._layers: np.ndarray = self._np.zeros(0, dtype=self._np.int64)
-        self._last = 0
-        self._row_of: dict[int, int] = {}
-
-    def refresh(self, store: Store) -> None:
-        """Load the vectors ``store`` holds beyond the last refresh (written by any process)."""
-        with self._lock:
-            rows = store.vector_rows(self._last)
-            if not rows.seqs:
-                return
-            np = self._np
-            self._matrix = np.concatenate([self._matrix, rows.matrix])
-            self._seqs = np.concatenate([self._seqs, np.asarray(rows.seqs, dtype=np.int64)])
-            self._layers = np.concatenate([self._layers, np.asarray(rows.layers, dtype=np.int64)])
-            start = len(self._row_of)
-            self._row_of.update((seq, start + i) for i, seq in enumerate(rows.seqs))
-            self._last = int(rows.seqs[-1])
-
-    def similarities(self, query: np.ndarray, seqs: list[int]) -> dict[int, float]:
-        """Cosine similarity of ``query`` to each of these (already visible) memories."""
-        rows = [self._row_of[s] for s in seqs if s in self._row_of]
-        scores = self._matrix[rows] @ query if rows else []
-        return {int(self._seqs[r]): float(v) for r, v in zip(rows, scores, strict=True)}
-
-    def search(
-        self, store: Store, view: View, query: np.ndarray, limit: int
-    ) -> list[tuple[int, float]]:
-        """``(seq, cosine)`` of the memories ``view`` sees in ``store`` most similar to
-        ``query``, best first. Rows loaded through a newer snapshot than ``store``'s are
-        dropped by its visibility check, so the result is that of ``store``'s snapshot."""
-        self.refresh(store)
-        np = self._np
-        layers = store.layers(view.scope)
-        rows = np.flatnonzero(np.isin(self._layers, layers))  # scope before similarity
-        if rows.size == 0:
-            return []
-        scores = self._matrix[rows] @ query
-        found: list[tuple[int, float]] = []
-        fetch = min(rows.size, limit * OVERFETCH)
-        while True:
-            if fetch < rows.size:
-                top = np.argpartition(-scores, fetch - 1)[:fetch]
-            else:
-                top = np.arange(rows.size)
-            ordered = top[np.lexsort((self._seqs[rows[top]], -scores[top]))]
-            seqs = [int(s) for s in self._seqs[rows[ordered]]]
-            allowed = store.visible(view, seqs)
-            found = [
-                (s, float(v)) for s, v in zip(seqs, scores[ordered], strict=True) if s in allowed
-            ]
-            if len(found) >= limit or fetch >= rows.size:
-                return found[:limit]
-            fetch = min(rows.size, fetch * 4)
