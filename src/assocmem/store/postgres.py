@@ -262,27 +262,31 @@ class PostgresStore(SQLStore):
         where, params = self._view_sql(view, layers, "m")
         common = common_terms(terms, self._frequencies(view.scope, terms))
         # Each term becomes its own plain query, OR-ed: no caller text is read as syntax.
-        rare = [term for term in terms if term not in common]
-        full, some = _tsquery(len(terms)), _tsquery(len(rare))
-        # A common term is ranked where a rare one matched too, and among the newest
-        # memories (lexical.py): each branch is bounded by an index, and every row is
-        # scored against the whole query.
-        branches, values = [], []
-        if rare:
-            branches.append(f"SELECT m.seq FROM memories m, q WHERE m.fts @@ q.rare AND {where}")
-            values += params
-        if common:
-            start, _ = self._window(layers)
-            branches.append(
-                f"SELECT m.seq FROM memories m, q WHERE m.seq > ? AND m.fts @@ q.query AND {where}"
+        full = _tsquery(len(terms))
+        if not common:
+            rows = self._query(
+                f"WITH q AS (SELECT ({full}) AS query)"
+                " SELECT m.seq, ts_rank_cd(m.fts, q.query) AS score FROM memories m, q"
+                f" WHERE m.fts @@ q.query AND {where} ORDER BY score DESC, m.seq LIMIT ?",
+                [*terms, *params, limit],
             )
-            values += [start, *params]
+            return [(seq, float(score)) for seq, score in rows]
+        # A common term is ranked where a rare one matched too, and among the newest
+        # memories (lexical.py), each row against the whole query. The queries are
+        # written out, not named in a CTE, so the planner sees how common each is and
+        # reads the window by its seq range rather than the term's whole posting list.
+        rare = [term for term in terms if term not in common]
+        start, _ = self._window(layers)
+        ranked = f"SELECT m.seq, ts_rank_cd(m.fts, {full}) AS score FROM memories m WHERE "
+        branches = [f"{ranked}m.seq > ? AND m.fts @@ ({full}) AND {where}"]
+        values = [*terms, start, *terms, *params]
+        if rare:
+            branches.append(f"{ranked}m.fts @@ ({_tsquery(len(rare))}) AND {where}")
+            values += [*terms, *rare, *params]
         rows = self._query(
-            f"WITH q AS (SELECT ({full}) AS query, ({some or full}) AS rare),"
-            f" hits AS ({' UNION '.join(branches)})"
-            " SELECT m.seq, ts_rank_cd(m.fts, q.query) AS score FROM hits"
-            " JOIN memories m ON m.seq = hits.seq, q ORDER BY score DESC, m.seq LIMIT ?",
-            [*terms, *(rare or terms), *values, limit],
+            f"SELECT DISTINCT seq, score FROM ({' UNION ALL '.join(branches)}) AS hits"
+            " ORDER BY score DESC, seq LIMIT ?",
+            [*values, limit],
         )
         return [(seq, float(score)) for seq, score in rows]
 
