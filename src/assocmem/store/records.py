@@ -182,10 +182,13 @@ class MemoryRecords(SQLConnection):
         found: dict[tuple[int, str, str], str] = {}
         bases = dict.fromkeys((layer, m.observed_at, m.dedupe_key) for layer, m in batch)
         for chunk in chunked(list(bases)):
+            # The batch's rows are the outer loop, each a lookup in the unique index
+            # (SQLite plans a row-value IN over VALUES as a scan of every memory).
             rows = self._query(
-                "SELECT scope_id, observed_at, dedupe_key, id FROM memories"
-                " WHERE (scope_id, observed_at, dedupe_key) IN"
-                f" (VALUES {', '.join(['(?, ?, ?)'] * len(chunk))})",
+                "SELECT m.scope_id, m.observed_at, m.dedupe_key, m.id"
+                f" FROM (VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}) AS batch"
+                " JOIN memories m ON m.scope_id = batch.column1"
+                " AND m.observed_at = batch.column2 AND m.dedupe_key = batch.column3",
                 [value for basis in chunk for value in basis],
             )
             found.update(((layer, at, key), id_) for layer, at, key, id_ in rows)
