@@ -293,17 +293,19 @@ class PostgresStore(SQLStore):
     def _count_matches(
         self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int = 0
     ) -> dict[str, int]:
-        return {
-            term: int(
-                self._query(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM memories"
-                    f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
-                    f" AND {in_list('scope_id', layers)} AND seq > ? LIMIT ?) AS found",
-                    [term, *layers, after, cap],
-                )[0][0]
-            )
-            for term in terms
-        }
+        if not terms:
+            return {}
+        # Every term's count in one statement: each statement of a read is planned.
+        count = (
+            "(SELECT COUNT(*) FROM (SELECT 1 FROM memories"
+            f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
+            f" AND {in_list('scope_id', layers)} AND seq > ? LIMIT ?) AS found)"
+        )
+        (row,) = self._query(
+            f"SELECT {', '.join([count] * len(terms))}",
+            [value for term in terms for value in (term, *layers, after, cap)],
+        )
+        return {term: int(found) for term, found in zip(terms, row, strict=True)}
 
     @translated
     def memories_with_concepts(
