@@ -100,6 +100,10 @@ class SQLConnection:
         # Outermost transactions and snapshots begun on this connection: a token that
         # tells one transaction's cached reads from the next one's.
         self._transactions = 0
+        # Statistics a read asks for more than once (full-text match counts), kept for
+        # the open read snapshot only: nothing can change them before it ends.
+        self._in_snapshot = False
+        self._snapshot_memo: dict[Any, Any] = {}
 
     def translate(self, exc: BaseException) -> AssocmemError:
         """The most specific `AssocmemError` for a backend exception."""
@@ -223,14 +227,25 @@ class SQLConnection:
                 raise self.translate(exc) from exc
             self._transactions += 1
             self._depth += 1
+            self._in_snapshot = True
             try:
                 yield
             finally:
                 self._depth -= 1
+                self._in_snapshot = False
+                self._snapshot_memo.clear()
                 try:
                     self._conn.execute("COMMIT")
                 except self.driver_errors:
                     self._conn.execute("ROLLBACK")
+
+    def _memo(self, key: Any) -> dict[Any, Any] | None:
+        """The memo of ``key`` kept for the open read snapshot (None outside one: a
+        write transaction may change what it would remember)."""
+        if not self._in_snapshot:
+            return None
+        memo: dict[Any, Any] = self._snapshot_memo.setdefault(key, {})
+        return memo
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:

@@ -9,7 +9,8 @@ translated to the `AssocmemError` tree before they leave (`translated`).
 
 Where each concern lives: `connection` (transactions, savepoints, snapshots,
 layers, chunked statements), `records` (the write and hydration), `visibility`
-(view-bounded reads), `links` (co-occurrence), `vectors`, `lifecycle`,
+(view-bounded reads), `lexical` (match counts, the bounds of full-text
+search), `links` (co-occurrence), `vectors`, `lifecycle`,
 `feedback`, `lessons`, `graph` (declarations), `forget` (deletion), `vault` (indexed
 notes), `trust` (standing), `trust_attribution` (receipts, ratifications, monitor,
 budgets), `consolidation` (the dream pass's derived layer) and `procedures`
@@ -25,6 +26,7 @@ from assocmem.store.forget import ForgetQueries
 from assocmem.store.graph import GraphQueries
 from assocmem.store.inspection import InspectionQueries
 from assocmem.store.lessons import LessonQueries
+from assocmem.store.lexical import LexicalBounds
 from assocmem.store.lifecycle import LifecycleQueries
 from assocmem.store.links import LinkQueries
 from assocmem.store.portable import PortableQueries
@@ -42,6 +44,7 @@ from assocmem.store.visibility import VisibilityQueries
 class SQLStore(
     MemoryRecords,
     VisibilityQueries,
+    LexicalBounds,  # match counts and the recent window of full-text search
     LinkQueries,
     VectorQueries,
     LifecycleQueries,

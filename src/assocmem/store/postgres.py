@@ -27,13 +27,14 @@ from assocmem.errors import (
 )
 from assocmem.schema import Condition
 from assocmem.store.core import SQLStore
+from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
-from assocmem.types import Scope, WriteResult
+from assocmem.types import WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -257,34 +258,95 @@ class PostgresStore(SQLStore):
     def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
         if not terms:
             return []
-        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        layers = self._layers(view.scope)
+        where, params = self._view_sql(view, layers, "m")
+        common = common_terms(terms, self._frequencies(view.scope, terms))
         # Each term becomes its own plain query, OR-ed: no caller text is read as syntax.
-        query = " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)" for _ in terms)
+        full = _tsquery(len(terms))
+        if not common:
+            rows = self._query(
+                f"WITH q AS (SELECT ({full}) AS query)"
+                " SELECT m.seq, ts_rank_cd(m.fts, q.query) AS score FROM memories m, q"
+                f" WHERE m.fts @@ q.query AND {where} ORDER BY score DESC, m.seq LIMIT ?",
+                [*terms, *params, limit],
+            )
+            return [(seq, float(score)) for seq, score in rows]
+        # A common term is ranked where a rare one matched too, and among the newest
+        # memories (lexical.py), each row against the whole query. The queries are
+        # written out, not named in a CTE, so the planner sees how common each is and
+        # reads the window by its seq range rather than the term's whole posting list.
+        rare = [term for term in terms if term not in common]
+        start, _ = self._window(layers)
+        ranked = f"SELECT m.seq, ts_rank_cd(m.fts, {full}) AS score FROM memories m WHERE "
+        branches = [f"{ranked}m.seq > ? AND m.fts @@ ({full}) AND {where}"]
+        values = [*terms, start, *terms, *params]
+        if rare:
+            branches.append(f"{ranked}m.fts @@ ({_tsquery(len(rare))}) AND {where}")
+            values += [*terms, *rare, *params]
         rows = self._query(
-            f"WITH q AS (SELECT ({query}) AS query)"
-            " SELECT m.seq, ts_rank_cd(m.fts, q.query) AS score FROM memories m, q"
-            f" WHERE m.fts @@ q.query AND {where} ORDER BY score DESC, m.seq LIMIT ?",
-            [*terms, *params, limit],
+            f"SELECT DISTINCT seq, score FROM ({' UNION ALL '.join(branches)}) AS hits"
+            " ORDER BY score DESC, seq LIMIT ?",
+            [*values, limit],
         )
         return [(seq, float(score)) for seq, score in rows]
 
+    def _count_matches(
+        self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int = 0
+    ) -> dict[str, int]:
+        if not terms:
+            return {}
+        # Every term's count in one statement: each statement of a read is planned.
+        count = (
+            "(SELECT COUNT(*) FROM (SELECT 1 FROM memories"
+            f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
+            f" AND {in_list('scope_id', layers)} AND seq > ? LIMIT ?) AS found)"
+        )
+        (row,) = self._query(
+            f"SELECT {', '.join([count] * len(terms))}",
+            [value for term in terms for value in (term, *layers, after, cap)],
+        )
+        return {term: int(found) for term, found in zip(terms, row, strict=True)}
+
     @translated
-    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
-        layers = self._layers(scope)
-        counts = {}
-        for term in dict.fromkeys(terms):
-            (count,) = (
-                self._query(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM memories"
-                    f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
-                    f" AND {in_list('scope_id', layers)} LIMIT ?) AS found",
-                    [term, *layers, cap],
-                )[0]
-                if layers
-                else (0,)
-            )
-            counts[term] = int(count)
-        return counts
+    def memories_with_concepts(
+        self,
+        view: View,
+        concept_ids: Sequence[int],
+        *,
+        per_concept: int,
+        without: Sequence[int] = (),
+    ) -> list[tuple[int, int]]:
+        # As the shared SQL does (each concept's newest in each layer, merged), in one
+        # statement: each statement is planned for its own parameters (snapshot_begin),
+        # and planning one per concept and layer took longer than running them.
+        layers = self._layers(view.scope)
+        if not concept_ids or not layers:
+            return []
+        visible, params = self._view_sql(view, layers, "m")
+        exclude = (
+            " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
+            " AND x.concept_id = ANY(?::bigint[]) AND x.memory_seq = mc.memory_seq)"
+            if without
+            else ""
+        )
+        rows = self._query(
+            "SELECT c.concept, newest.memory_seq"
+            " FROM unnest(?::bigint[]) AS c(concept), unnest(?::bigint[]) AS l(layer),"
+            " LATERAL (SELECT mc.memory_seq FROM memory_concepts mc"
+            f"  JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
+            f"  WHERE mc.scope_id = l.layer AND mc.concept_id = c.concept{exclude}"
+            "  ORDER BY mc.memory_seq DESC LIMIT ?) AS newest",
+            [list(concept_ids), layers, *params, *([list(without)] if without else []),
+             per_concept],
+        )  # fmt: skip
+        newest: dict[int, list[int]] = {}
+        for concept, seq in rows:
+            newest.setdefault(concept, []).append(seq)
+        return [
+            (seq, concept)
+            for concept in concept_ids
+            for seq in sorted(newest.get(concept, []), reverse=True)[:per_concept]
+        ]
 
     def _meta_is_array(self, alias: str, key: str) -> str:
         return f"jsonb_typeof(({alias}.meta)::jsonb -> '{key}') = 'array'"
@@ -298,6 +360,14 @@ class PostgresStore(SQLStore):
         results = super().write(scope, memories, vectors)
         self._written_since_analyze += sum(r.stored for r in results)
         return results
+
+    def _next_seqs(self, count: int) -> list[int]:
+        # Taken from the identity's sequence, so a later default insert never collides.
+        rows = self._conn.execute(
+            "SELECT nextval(pg_get_serial_sequence('memories', 'seq')) FROM generate_series(1, ?)",
+            [count],
+        ).fetchall()
+        return sorted(int(seq) for (seq,) in rows)
 
     def _after_commit(self) -> None:
         self._refresh_statistics()  # a write nested in a caller's transaction counts too
@@ -400,6 +470,11 @@ class PostgresStore(SQLStore):
             [probe, *seqs],
         )
         return {seq: float(score) for seq, score in rows}
+
+
+def _tsquery(terms: int) -> str:
+    """One plain query per term, OR-ed (empty for none)."""
+    return " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)" for _ in range(terms))
 
 
 def _vector_text(vector: Sequence[float]) -> str:

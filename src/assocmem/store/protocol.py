@@ -110,8 +110,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
         """How many memories of the reader's layers (any status) the full-text index
-        matches for each term, counted up to ``cap``: a statistic, like BM25's document
-        frequency, that no other tenant's writes change."""
+        matches for each term, up to ``cap``: a statistic, like BM25's document
+        frequency, that no other tenant's writes change. Counted below
+        `lexical.COMMON_POSTINGS`; above, estimated from the newest memories, so the
+        work is bounded (store/lexical.py)."""
 
     @abc.abstractmethod
     def size(self, scope: Scope | None = None) -> int:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
 from assocmem.store.connection import SQLConnection, access_key, readable_by
-from assocmem.store.params import in_list, translated
+from assocmem.store.params import chunked, in_list, translated
 from assocmem.store.protocol import RankFields, Store, View, new_id
 from assocmem.text import times
 from assocmem.types import Record, Scope, Stats, WriteResult
@@ -60,10 +60,19 @@ class MemoryRecords(SQLConnection):
             for memory in memories:
                 if access_key(memory.access) not in layers:
                     layers[access_key(memory.access)] = self._own_layer(scope, memory.access)
+            placed = [layers[access_key(memory.access)] for memory in memories]
+            inserted = (
+                self._insert_many(scope, placed, memories, now)
+                if len(memories) > 1 and not any(memory.key for memory in memories)
+                else [
+                    self._insert_memory(scope, layer, memory, now)
+                    for layer, memory in zip(placed, memories, strict=True)
+                ]
+            )
             results, stored, embedded = [], [], []
-            for i, memory in enumerate(memories):
-                layer = layers[access_key(memory.access)]
-                result, seq = self._insert_memory(scope, layer, memory, now)
+            for i, (memory, layer, (result, seq)) in enumerate(
+                zip(memories, placed, inserted, strict=True)
+            ):
                 results.append(result)
                 if seq is not None:
                     stored.append((seq, layer, memory))
@@ -130,6 +139,65 @@ class MemoryRecords(SQLConnection):
             (layer, memory.observed_at, memory.dedupe_key),
         ).fetchone()
         return WriteResult(id=existing, stored=False, reason="duplicate"), None
+
+    def _insert_many(
+        self, scope: Scope, layers: Sequence[int], memories: Sequence[NewMemory], now: str
+    ) -> list[tuple[WriteResult, int | None]]:
+        """`_insert_memory` for a batch of memories without a key, in three statements:
+        the observations already stored, the batch's seqs, and one executemany. Inside
+        the write transaction no other writer can store or number one meanwhile; a
+        repeat within the batch is a duplicate of its first, as one by one."""
+        held = self._stored_observations(list(zip(layers, memories, strict=True)))
+        fresh: list[tuple[str, int, NewMemory]] = []
+        for layer, memory in zip(layers, memories, strict=True):
+            basis = (layer, memory.observed_at, memory.dedupe_key)
+            if basis not in held:
+                held[basis] = new_id()
+                fresh.append((held[basis], layer, memory))
+        numbers = self._next_seqs(len(fresh))
+        seqs = {memory_id: seq for (memory_id, _, _), seq in zip(fresh, numbers, strict=True)}
+        self._conn.executemany(
+            INSERT_NUMBERED,
+            [
+                (seqs[memory_id], *memory_values(memory_id, layer, scope, memory, now), "active")
+                for memory_id, layer, memory in fresh
+            ],
+        )
+        results: list[tuple[WriteResult, int | None]] = []
+        for layer, memory in zip(layers, memories, strict=True):
+            memory_id = held[(layer, memory.observed_at, memory.dedupe_key)]
+            seq = seqs.pop(memory_id, None)  # the first of repeats takes it
+            names = tuple(n for n, _ in memory.concepts)
+            results.append(
+                (WriteResult(id=memory_id, stored=True, concepts=names), seq)
+                if seq is not None
+                else (WriteResult(id=memory_id, stored=False, reason="duplicate"), None)
+            )
+        return results
+
+    def _stored_observations(
+        self, batch: Sequence[tuple[int, NewMemory]]
+    ) -> dict[tuple[int, str, str], str]:
+        """The id stored under each (layer, observed_at, dedupe_key) of ``batch``."""
+        found: dict[tuple[int, str, str], str] = {}
+        bases = dict.fromkeys((layer, m.observed_at, m.dedupe_key) for layer, m in batch)
+        for chunk in chunked(list(bases)):
+            # The batch's rows are the outer loop, each a lookup in the unique index
+            # (SQLite plans a row-value IN over VALUES as a scan of every memory).
+            rows = self._query(
+                "SELECT m.scope_id, m.observed_at, m.dedupe_key, m.id"
+                f" FROM (VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}) AS batch"
+                " JOIN memories m ON m.scope_id = batch.column1"
+                " AND m.observed_at = batch.column2 AND m.dedupe_key = batch.column3",
+                [value for basis in chunk for value in basis],
+            )
+            found.update(((layer, at, key), id_) for layer, at, key, id_ in rows)
+        return found
+
+    def _next_seqs(self, count: int) -> list[int]:
+        """The seqs the next ``count`` memories take (inside the write transaction)."""
+        (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()
+        return list(range(int(last) + 1, int(last) + 1 + count))
 
     def _current_for_key(self, layer: int, memory: NewMemory) -> tuple[int, str, str] | None:
         """The active record holding ``memory``'s key in its layer (its scope and access
@@ -386,3 +454,8 @@ def memory_values(
 
 
 INSERT_WRITTEN = insert_memory_sql("status", "superseded_by")
+# A batch's memories, numbered beforehand (`_insert_many`).
+INSERT_NUMBERED = (
+    f"INSERT INTO memories (seq, {', '.join(_INSERT_COLUMNS)}, status)"
+    f" VALUES ({','.join('?' * (len(_INSERT_COLUMNS) + 2))})"
+)

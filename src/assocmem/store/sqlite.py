@@ -15,6 +15,7 @@ import math
 import os
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from assocmem.errors import (
 from assocmem.schema import Condition
 from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
+from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
@@ -303,62 +305,140 @@ class SQLiteStore(SQLStore):
         if not docs:
             return []
         where, params = self._view_sql(view, layers, "m")
-        # Each term is quoted as an FTS5 string, so no caller text is read as syntax.
-        quoted = ['"' + term.replace('"', '""') + '"' for term in terms]
+        frequencies = self._frequencies(view.scope, terms)
+        common = common_terms(terms, frequencies)
         if docs == everyone:
             # The reader's layers are the whole index: its statistics are the reader's,
             # and FTS5's own bm25() is exactly the per-reader BM25, at C speed.
-            rows = self._query(
-                "SELECT m.seq, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
-                f" WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank, m.seq LIMIT ?",
-                [" OR ".join(quoted), *params, limit],
-            )
-            return [(seq, float(score)) for seq, score in rows]
-        # Per term: every memory of the reader's layers it matches (the document
-        # frequency), with its length, the term's frequency in it (highlight marks each
-        # instance) and whether the view admits it. CROSS JOIN: the index's matches
-        # are the outer loop.
+            return self._ranked(terms, common, layers, where, params, limit)
+        # Per term: the memories of the reader's layers it matches, with their length,
+        # the term's frequency in each and whether the view admits it; BM25 is summed
+        # here, over the statistics of the reader's layers.
         postings: dict[str, list[tuple[int, int, int, int]]] = {}
-        for term, match in dict(zip(terms, quoted, strict=True)).items():
-            postings[term] = self._query(
-                "SELECT m.seq, l.tokens, length(highlight(memories_fts, 0, char(1), ''))"
-                " - length(replace(highlight(memories_fts, 0, char(1), ''), char(1), '')),"
-                f" CASE WHEN {where} THEN 1 ELSE 0 END"
-                " FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
-                " CROSS JOIN lexical_lengths l ON l.seq = f.rowid"
-                f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)}",
-                [*params, match, *layers],
-            )
-        scores = bm25(postings, list(terms), docs=int(docs), tokens=int(tokens))
+        rare = [term for term in dict.fromkeys(terms) if term not in common]
+        for term in rare:
+            postings[term] = self._postings(_phrase(term), where, params, layers)
+        if common:
+            start, _ = self._window(layers)
+            # Instances of the rare terms in each memory holding one.
+            held: Counter[int] = Counter()
+            for term in rare:
+                held.update({seq: count for seq, _, count, _ in postings[term]})
+            either = " OR ".join(_phrase(term) for term in rare)
+            for term in common:
+                newest = self._postings(_phrase(term), where, params, layers, after=start)
+                # Older memories holding a rare term too: the highlight marks both
+                # terms, whose tokens differ (their counts do), so the rare ones are
+                # taken back out.
+                beside = (
+                    self._postings(f"{_phrase(term)} AND ({either})", where, params, layers,
+                                   before=start)
+                    if rare and start
+                    else []
+                )  # fmt: skip
+                postings[term] = newest + [
+                    (seq, length, max(1, count - held[seq]), visible)
+                    for seq, length, count, visible in beside
+                ]
+        scores = bm25(
+            postings,
+            list(terms),
+            docs=int(docs),
+            tokens=int(tokens),
+            frequencies={term: frequencies[term] for term in common},
+        )
         ranked = sorted(scores, key=lambda seq: (-scores[seq], seq))
         return [(seq, scores[seq]) for seq in ranked[:limit]]
 
-    @translated
-    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
-        layers = self._layers(scope)
-        if not layers:
-            return dict.fromkeys(terms, 0)
+    def _ranked(
+        self,
+        terms: Sequence[str],
+        common: set[str],
+        layers: Sequence[int],
+        where: str,
+        params: Sequence[Any],
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        """FTS5's BM25 of ``terms`` (a reader who sees the whole index), ranking the
+        postings of common terms only beside a rare term or in the window (lexical.py).
+
+        Each statement scores its rows against every phrase it holds: memories with a
+        rare and a common term against all of them (their whole score), memories with
+        a rare term against the rare ones (whole where they hold no common term, and
+        below their whole score otherwise), and the window against all. A memory's
+        best score is its whole one, and no statement's best ``limit`` can miss one of
+        the overall best ``limit``."""
+        ranked = (
+            "SELECT m.seq, -f.rank FROM memories_fts f JOIN memories m ON m.seq = f.rowid"
+            " WHERE memories_fts MATCH ?{bound} AND {where} ORDER BY f.rank, m.seq LIMIT ?"
+        )
+        every = " OR ".join(_phrase(term) for term in terms)
+        if not common:
+            rows = self._query(ranked.format(bound="", where=where), [every, *params, limit])
+            return [(seq, float(score)) for seq, score in rows]
+        rare = " OR ".join(_phrase(term) for term in terms if term not in common)
+        start, _ = self._window(layers)
+        statements = [(ranked.format(bound=" AND f.rowid > ?", where=where), [every, start])]
+        if rare:
+            usual = " OR ".join(_phrase(term) for term in terms if term in common)
+            plain = ranked.format(bound="", where=where)
+            statements += [(plain, [f"({rare}) AND ({usual})"]), (plain, [rare])]
+        scores: dict[int, float] = {}
+        for sql, values in statements:
+            for seq, score in self._query(sql, [*values, *params, limit]):
+                scores[seq] = max(float(score), scores.get(seq, float(score)))
+        best = sorted(scores, key=lambda seq: (-scores[seq], seq))[:limit]
+        return [(seq, scores[seq]) for seq in best]
+
+    def _postings(
+        self,
+        match: str,
+        where: str,
+        params: Sequence[Any],
+        layers: Sequence[int],
+        *,
+        after: int | None = None,
+        before: int | None = None,
+    ) -> list[tuple[int, int, int, int]]:
+        """``(seq, length, instances, visible)`` of each memory of ``layers`` the FTS5
+        query ``match`` finds (seq over ``after``, up to ``before``): highlight marks
+        each instance of its terms. CROSS JOIN: the index's matches are the outer loop."""
+        bounds, values = "", []
+        if after is not None:
+            bounds, values = " AND f.rowid > ?", [after]
+        if before is not None:
+            bounds, values = bounds + " AND f.rowid <= ?", [*values, before]
+        rows = self._query(
+            "SELECT m.seq, l.tokens, highlight(memories_fts, 0, char(1), ''),"
+            f" CASE WHEN {where} THEN 1 ELSE 0 END"
+            " FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
+            " CROSS JOIN lexical_lengths l ON l.seq = f.rowid"
+            f" WHERE memories_fts MATCH ?{bounds} AND {in_list('m.scope_id', layers)}",
+            [*params, match, *values, *layers],
+        )
+        return [(seq, size, marked.count("\x01"), seen) for seq, size, marked, seen in rows]
+
+    def _count_matches(
+        self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int = 0
+    ) -> dict[str, int]:
         docs, everyone = self._layer_docs(layers)
         # Where the reader's layers are the whole index, the index's count is theirs;
         # otherwise CROSS JOIN keeps the index's matches the outer loop (the other
         # order runs the MATCH once per memory of the layers).
         sql, before = (
-            ("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [])
+            ("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid > ?", [])
             if docs == everyone
             else (
                 "SELECT f.rowid FROM memories_fts f CROSS JOIN memories m ON m.seq = f.rowid"
-                f" WHERE memories_fts MATCH ? AND {in_list('m.scope_id', layers)}",
+                f" WHERE memories_fts MATCH ? AND f.rowid > ? AND {in_list('m.scope_id', layers)}",
                 layers,
             )
         )
-        counts = {}
-        for term in dict.fromkeys(terms):
-            (count,) = self._query(
-                f"SELECT COUNT(*) FROM ({sql} LIMIT ?)",
-                ['"' + term.replace('"', '""') + '"', *before, cap],
-            )[0]
-            counts[term] = int(count)
-        return counts
+        return {
+            term: int(self._query(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)",
+                                  [_phrase(term), after, *before, cap])[0][0])
+            for term in terms
+        }  # fmt: skip
 
     def _layer_docs(self, layers: Sequence[int]) -> tuple[int, int]:
         """Memories in these layers, and in the whole index."""
@@ -453,16 +533,20 @@ def bm25(
     *,
     docs: int,
     tokens: int,
+    frequencies: dict[str, int] | None = None,
 ) -> dict[int, float]:
     """BM25 of the visible memories, as FTS5 computes it, over the statistics given:
     ``docs`` memories of ``tokens`` tokens in all, and per term its postings
-    ``(seq, length, frequency, visible)``. A term repeated in ``terms`` counts once
-    per repetition, as a repeated FTS5 phrase does; an IDF at or under zero is 1e-6."""
+    ``(seq, length, frequency, visible)`` and its document frequency (the number of
+    its postings, unless ``frequencies`` gives it). A term repeated in ``terms``
+    counts once per repetition, as a repeated FTS5 phrase does; an IDF at or under
+    zero is 1e-6."""
     average = tokens / docs if docs else 0.0
     scores: dict[int, float] = {}
     for term in terms:
         rows = postings[term]
-        idf = math.log((docs - len(rows) + 0.5) / (len(rows) + 0.5))
+        matched = (frequencies or {}).get(term, len(rows))
+        idf = math.log((docs - matched + 0.5) / (matched + 0.5))
         if idf <= 0.0:
             idf = 1e-6
         for seq, length, frequency, visible in rows:
@@ -471,6 +555,11 @@ def bm25(
                 share = idf * (frequency * (BM25_K1 + 1.0)) / (frequency + norm)
                 scores[seq] = scores.get(seq, 0.0) + share
     return scores
+
+
+def _phrase(term: str) -> str:
+    """``term`` as one FTS5 string, so no caller text is read as query syntax."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -86,11 +86,15 @@ class VisibilityQueries(SQLConnection):
         layers = self._layers(scope)
         if not layers:
             return 0
-        return int(
-            self._query(
-                f"SELECT COUNT(*) FROM memories WHERE {in_list('scope_id', layers)}", layers
-            )[0][0]
-        )
+        memo = self._memo(("size", tuple(layers)))  # a read asks more than once
+        if memo is not None and "size" in memo:
+            return int(memo["size"])
+        (size,) = self._query(
+            f"SELECT COUNT(*) FROM memories WHERE {in_list('scope_id', layers)}", layers
+        )[0]
+        if memo is not None:
+            memo["size"] = size
+        return int(size)
 
     @translated
     def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]:
@@ -119,7 +123,17 @@ class VisibilityQueries(SQLConnection):
     ) -> dict[int, list[tuple[int, int]]]:
         where, params = self._view_sql(view, self._layers(view.scope), "n")
         found: dict[int, list[tuple[int, int]]] = {}
+        # Only a memory with a thread has neighbours: one statement finds which do.
+        threaded = {
+            seq
+            for (seq,) in self._query_in(
+                "SELECT seq FROM memories WHERE thread IS NOT NULL AND seq IN (?*)", seqs
+            )
+        }
         for seq in seqs:
+            if seq not in threaded:
+                found[seq] = []
+                continue
             for direction, order in ((">", "ASC"), ("<", "DESC")):
                 rows = self._query(
                     "SELECT n.seq FROM memories m JOIN memories n"

@@ -1,0 +1,108 @@
+"""How a full-text search bounds its work: match counts read once per read, and
+common terms ranked over a bounded slice of their postings.
+
+A mixin of `SQLStore`. Ranking, not matching, is what a search pays per posting
+(FTS5's bm25 and PostgreSQL's ts_rank_cd read each matched row; a walk of a posting
+list alone is ~40 ns an entry), and a word in a fifth of a million memories has
+200,000 of them. So a term the index matches in `COMMON_POSTINGS` or more of the
+reader's memories is ranked only where a memory also holds a rarer term of the same
+search (its exact contribution there), and among the reader's newest
+`LEXICAL_WINDOW` memories; its document frequency is its share of that window times
+the reader's memories, so it is never counted past `COMMON_POSTINGS` either. A memory
+holding only common terms is found when it is recent; one holding a rare term is
+found wherever it is. Where no term is common, or the window holds every memory of
+the reader, nothing changes: every posting is ranked and counted, as before.
+
+Invariant: every statement is bounded by the reader's layers, so the counts, the
+window and the scores are the reader's alone; nothing is remembered past the read
+snapshot that asked for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from assocmem.store.connection import SQLConnection
+from assocmem.store.params import in_list, translated
+from assocmem.types import Scope
+
+# A term matched by this many of the reader's memories is common. Ranking costs
+# 2-8 µs a matched row on two shared cores (measured: FTS5 bm25 over one term's 17k
+# postings, 117 ms), so 2,000 postings keep a rare term's share of a read near
+# 10 ms; a store under 2,000 memories never has a common term.
+COMMON_POSTINGS = 2_000
+# The newest memories of each readable layer in which common terms are ranked:
+# the same order of work as one rare term, and enough to fill a read's fusion depth
+# (FUSION_DEPTH_MIN = 50) from any term in 1 % of memories or more.
+LEXICAL_WINDOW = 5_000
+
+
+def common_terms(terms: Sequence[str], counts: dict[str, int]) -> set[str]:
+    """The terms whose posting lists are too long to rank whole."""
+    return {term for term in terms if counts.get(term, 0) >= COMMON_POSTINGS}
+
+
+class LexicalBounds(SQLConnection):
+    """Match counts and the recent window of the full-text search (mixed into `SQLStore`)."""
+
+    size: Callable[[Scope], int]
+
+    def _count_matches(
+        self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int = 0
+    ) -> dict[str, int]:
+        """How many memories of ``layers`` with a seq over ``after`` the index matches
+        for each term, counted up to ``cap``."""
+        raise NotImplementedError
+
+    @translated
+    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
+        frequencies = self._frequencies(scope, terms)
+        return {term: min(frequencies[term], cap) for term in terms}
+
+    def _frequencies(self, scope: Scope, terms: Sequence[str]) -> dict[str, int]:
+        """How many memories of the reader's layers (any status) the index matches for
+        each term: counted under `COMMON_POSTINGS`; at or over it, estimated from the
+        term's share of the window (exact when the window holds every memory), and
+        never put under it."""
+        layers = self._layers(scope)
+        if not layers:
+            return dict.fromkeys(terms, 0)
+        memo = self._memo(("frequencies", tuple(layers)))
+        known = memo if memo is not None else {}
+        missing = [term for term in dict.fromkeys(terms) if term not in known]
+        found = self._count_matches(layers, missing, COMMON_POSTINGS) if missing else {}
+        common = [term for term, count in found.items() if count >= COMMON_POSTINGS]
+        if common:
+            start, recent = self._window(layers)
+            docs = self.size(scope)
+            shares = self._count_matches(layers, common, LEXICAL_WINDOW * len(layers), start)
+            found.update(
+                (term, max(COMMON_POSTINGS, round(shares[term] * docs / max(1, recent))))
+                for term in common
+            )
+        known.update(found)
+        return {term: int(known[term]) for term in terms}
+
+    def _window(self, layers: Sequence[int]) -> tuple[int, int]:
+        """The seq after which lie the newest `LEXICAL_WINDOW` memories of the layer
+        written latest and at most as many of each other layer (0: every memory of
+        ``layers``), and how many memories of the layers lie after it."""
+        memo = self._memo(("window", tuple(layers)))
+        if memo is not None and "window" in memo:
+            window: tuple[int, int] = memo["window"]
+            return window
+        start = 0
+        for layer in layers:
+            rows = self._query(
+                "SELECT seq FROM memories WHERE scope_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                [layer, LEXICAL_WINDOW],
+            )
+            start = max(start, int(rows[0][0]) if rows else 0)
+        (inside,) = self._query(
+            f"SELECT COUNT(*) FROM memories WHERE {in_list('scope_id', layers)} AND seq > ?",
+            [*layers, start],
+        )[0]
+        window = (int(start), int(inside))
+        if memo is not None:
+            memo["window"] = window
+        return window
