@@ -323,9 +323,14 @@ class PostgresStore(SQLStore):
         if not concept_ids or not layers:
             return []
         visible, params = self._view_sql(view, layers, "m")
+        # OFFSET 0 keeps the exclusion a check of each row the index yields, newest
+        # first, so the LIMIT stops the walk: as an anti-join the planner (which
+        # cannot see how many rows each concept holds) may hash every row of a hub
+        # concept, then sort them (measured: up to 1.2 s a statement at 10k, 24x the
+        # total of the row-by-row check over the bench's reads).
         exclude = (
             " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
-            " AND x.concept_id = ANY(?::bigint[]) AND x.memory_seq = mc.memory_seq)"
+            " AND x.concept_id = ANY(?::bigint[]) AND x.memory_seq = mc.memory_seq OFFSET 0)"
             if without
             else ""
         )
