@@ -295,17 +295,67 @@ class PostgresStore(SQLStore):
     ) -> dict[str, int]:
         if not terms:
             return {}
-        # Every term's count in one statement: each statement of a read is planned.
-        count = (
-            "(SELECT COUNT(*) FROM (SELECT 1 FROM memories"
-            f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
-            f" AND {in_list('scope_id', layers)} AND seq > ? LIMIT ?) AS found)"
+        if after:
+            return self._count_window(layers, terms, cap, after)
+        # A term of one lexeme (nearly all) is counted by the write's own triggers
+        # (lexical_terms); one the parser splits, or none, is counted here, up to cap.
+        rows = self._query(
+            "SELECT t.term, CASE cardinality(l.lexemes) WHEN 0 THEN 0"
+            " WHEN 1 THEN (SELECT COALESCE(SUM(c.docs), 0) FROM lexical_terms c"
+            "  WHERE c.scope_id = ANY(?::bigint[]) AND c.lexeme = l.lexemes[1])"
+            " ELSE (SELECT COUNT(*) FROM (SELECT 1 FROM memories m"
+            f"  WHERE m.fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', t.term)"
+            "  AND m.scope_id = ANY(?::bigint[]) LIMIT ?) AS found) END"
+            " FROM unnest(?::text[]) AS t(term), LATERAL (SELECT"
+            f" tsvector_to_array(to_tsvector('{TEXT_SEARCH_CONFIG}', t.term)) AS lexemes) AS l",
+            [list(layers), list(layers), cap, list(terms)],
         )
+        return {term: min(int(found), cap) for term, found in rows}
+
+    def _count_window(
+        self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int
+    ) -> dict[str, int]:
+        """Each term's matches among the memories after ``after``: one pass over them
+        for every term (the window is bounded; its rows are read once, not per term)."""
+        match = f"COUNT(*) FILTER (WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?))"
         (row,) = self._query(
-            f"SELECT {', '.join([count] * len(terms))}",
-            [value for term in terms for value in (term, *layers, after, cap)],
+            f"SELECT {', '.join([match] * len(terms))} FROM memories"
+            " WHERE scope_id = ANY(?::bigint[]) AND seq > ?",
+            [*terms, list(layers), after],
         )
-        return {term: int(found) for term, found in zip(terms, row, strict=True)}
+        return {term: min(int(found), cap) for term, found in zip(terms, row, strict=True)}
+
+    def _layer_size(self, layers: Sequence[int]) -> int:
+        # Kept by the write's triggers (lexical_layers): COUNT(*) visits every row.
+        rows = self._query(
+            "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers WHERE scope_id = ANY(?::bigint[])",
+            [list(layers)],
+        )
+        return int(rows[0][0])
+
+    def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
+        self._conn.execute("UPDATE lexical_layers SET docs = docs - 1 WHERE scope_id = ?", [old])
+        self._conn.execute(
+            "INSERT INTO lexical_layers (scope_id, docs) VALUES (?, 1)"
+            " ON CONFLICT (scope_id) DO UPDATE SET docs = lexical_layers.docs + 1",
+            [new],
+        )
+        lexemes = "SELECT unnest(tsvector_to_array(fts)) FROM memories WHERE seq = ?"
+        self._conn.execute(
+            "UPDATE lexical_terms SET docs = docs - 1"
+            f" WHERE scope_id = ? AND lexeme IN ({lexemes})",
+            [old, seq],
+        )
+        self._conn.execute(
+            f"DELETE FROM lexical_terms WHERE scope_id = ? AND docs <= 0 AND lexeme IN ({lexemes})",
+            [old, seq],
+        )
+        self._conn.execute(
+            f"INSERT INTO lexical_terms (scope_id, lexeme, docs) SELECT ?, lexeme, 1"
+            f" FROM ({lexemes}) AS own(lexeme)"
+            " ON CONFLICT (scope_id, lexeme) DO UPDATE SET docs = lexical_terms.docs + 1",
+            [new, seq],
+        )
 
     @translated
     def memories_with_concepts(
@@ -383,7 +433,7 @@ class PostgresStore(SQLStore):
     _FORGET_TABLES = (
         "memories", "memory_concepts", "concepts", "authors", "links", "lessons",
         "lesson_concepts", "feedback", "feedback_items", "vectors", "entity_mentions",
-        "relations",
+        "relations", "lexical_layers", "lexical_terms",
     )  # fmt: skip
 
     def _scrub_files(self) -> None:
