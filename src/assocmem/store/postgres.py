@@ -26,6 +26,7 @@ from assocmem.errors import (
     StoreUnavailable,
 )
 from assocmem.schema import Condition
+from assocmem.store import lexical
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
@@ -132,8 +133,11 @@ class PostgresStore(SQLStore):
     # are Zipf-skewed, and one generic prepared plan cannot serve a hub concept and a
     # rare one (measured: a generic anti-join plan read a hub's 67k rows per candidate).
     # Writes keep prepared plans; their statements are point lookups and upserts.
+    # JIT is off for them: a read's statements run in milliseconds, and compiling one
+    # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = (
-        "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan"
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan;"
+        " SET LOCAL jit = off"
     )
 
     def __init__(self, url: str) -> None:
@@ -324,6 +328,18 @@ class PostgresStore(SQLStore):
             [*terms, list(layers), after],
         )
         return {term: min(int(found), cap) for term, found in zip(terms, row, strict=True)}
+
+    def _find_window(self, layers: Sequence[int]) -> tuple[int, int]:
+        # In one statement: each round trip of a read costs a wake of the server.
+        ((start, inside),) = self._query(
+            "WITH start AS (SELECT COALESCE(MAX((SELECT seq FROM memories"
+            "  WHERE scope_id = l.layer ORDER BY seq DESC LIMIT 1 OFFSET ?)), 0) AS seq"
+            "  FROM unnest(?::bigint[]) AS l(layer))"
+            " SELECT start.seq, (SELECT COUNT(*) FROM memories"
+            "  WHERE scope_id = ANY(?::bigint[]) AND seq > start.seq) FROM start",
+            [lexical.LEXICAL_WINDOW, list(layers), list(layers)],
+        )
+        return int(start), int(inside)
 
     def _layer_size(self, layers: Sequence[int]) -> int:
         # Kept by the write's triggers (lexical_layers): COUNT(*) visits every row.
