@@ -331,13 +331,25 @@ class PostgresStore(SQLStore):
 
     def _find_window(self, layers: Sequence[int]) -> tuple[int, int]:
         # In one statement: each round trip of a read costs a wake of the server.
+        window = lexical.LEXICAL_WINDOW
+        if len(layers) == 1:
+            # One layer's window holds exactly its newest LEXICAL_WINDOW memories (seqs
+            # are unique), or all of them (lexical_layers): counting them would visit
+            # each row's heap tuple.
+            ((start, docs),) = self._query(
+                "SELECT (SELECT seq FROM memories WHERE scope_id = ?"
+                "  ORDER BY seq DESC LIMIT 1 OFFSET ?),"
+                " (SELECT COALESCE(SUM(docs), 0) FROM lexical_layers WHERE scope_id = ?)",
+                [layers[0], window, layers[0]],
+            )
+            return (int(start), window) if start is not None else (0, int(docs))
         ((start, inside),) = self._query(
             "WITH start AS (SELECT COALESCE(MAX((SELECT seq FROM memories"
             "  WHERE scope_id = l.layer ORDER BY seq DESC LIMIT 1 OFFSET ?)), 0) AS seq"
             "  FROM unnest(?::bigint[]) AS l(layer))"
             " SELECT start.seq, (SELECT COUNT(*) FROM memories"
             "  WHERE scope_id = ANY(?::bigint[]) AND seq > start.seq) FROM start",
-            [lexical.LEXICAL_WINDOW, list(layers), list(layers)],
+            [window, list(layers), list(layers)],
         )
         return int(start), int(inside)
 
