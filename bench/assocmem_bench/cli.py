@@ -95,7 +95,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_statements)
 
     doc = "index, re-index after a 1 % edit and relevant_notes latency on a generated vault"
-    p = benches.add_parser("vault", help=doc, description=doc)
+    # argparse %-formats a subcommand's help (not its description)
+    p = benches.add_parser("vault", help=doc.replace("%", "%%"), description=doc)
     p.add_argument("--out", default="bench-vault.json", help=OUT_HELP)
     p.add_argument("--notes", type=int, default=10_000, help="notes in the generated vault")
     p.add_argument("--queries", type=int, default=200, help="relevant_notes queries timed")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assocmem import Memory
+from assocmem import Memory, Scope
 from assocmem.store import View, lexical
 from tests.conftest import Target, raw_query
 
@@ -106,3 +106,33 @@ def test_a_batch_stores_what_one_by_one_writes_would(store_target: Target) -> No
         seqs = dict(raw_query(store_target("batch"), "SELECT id, seq FROM memories"))
         assert seqs[first.id] < seqs[results[0].id] < seqs[results[2].id] < seqs[later.id]
         assert mem.read("one").items[0].id == results[0].id
+
+
+def test_a_terms_count_follows_writes_moves_and_forgets_in_the_readers_layers(
+    store_target: Target,
+) -> None:
+    """Counted from what the reader's layers hold now: a memory moved out of the
+    reader's reach, or forgotten, no longer counts; another agent's never does."""
+    target = store_target("term-counts")
+    with Memory(target, agent_id="ops") as mem, Memory(target, agent_id="other") as other:
+        written = mem.write_many([{"text": f"zebra sighting {i}"} for i in range(3)])
+        mem.write("quagga alone")
+        other.write("zebra elsewhere")
+        admin = Memory.attached(mem._store, Scope("ops", role="admin"))
+
+        def counts(reader: Memory) -> dict[str, int]:
+            with reader._store.snapshot():
+                return reader._store.match_counts(reader.scope, ["zebra", "quagga", "the"], 100)
+
+        assert counts(mem) == {"zebra": 3, "quagga": 1, "the": 0}
+        assert counts(other) == {"zebra": 1, "quagga": 0, "the": 0}
+        first, second = (r.id for r in written[:2])
+        assert first is not None and second is not None
+        mem.update(first, access=["admin"])
+        assert counts(mem)["zebra"] == 2 and counts(admin)["zebra"] == 3
+        admin.update(first, access=[])
+        assert counts(mem)["zebra"] == 3
+        mem.forget(ids=[second])
+        mem.forget(ids=[m.id for m in mem.export() if m.text == "quagga alone"])
+        assert counts(mem) == {"zebra": 2, "quagga": 0, "the": 0}
+        assert counts(other) == {"zebra": 1, "quagga": 0, "the": 0}

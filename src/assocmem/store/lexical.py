@@ -91,6 +91,13 @@ class LexicalBounds(SQLConnection):
         if memo is not None and "window" in memo:
             window: tuple[int, int] = memo["window"]
             return window
+        window = self._find_window(layers)
+        if memo is not None:
+            memo["window"] = window
+        return window
+
+    def _find_window(self, layers: Sequence[int]) -> tuple[int, int]:
+        """`_window`, worked out: one statement per layer, then the count."""
         start = 0
         for layer in layers:
             rows = self._query(
@@ -102,7 +109,4 @@ class LexicalBounds(SQLConnection):
             f"SELECT COUNT(*) FROM memories WHERE {in_list('scope_id', layers)} AND seq > ?",
             [*layers, start],
         )[0]
-        window = (int(start), int(inside))
-        if memo is not None:
-            memo["window"] = window
-        return window
+        return int(start), int(inside)

@@ -26,6 +26,7 @@ from assocmem.errors import (
     StoreUnavailable,
 )
 from assocmem.schema import Condition
+from assocmem.store import lexical
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
@@ -132,8 +133,11 @@ class PostgresStore(SQLStore):
     # are Zipf-skewed, and one generic prepared plan cannot serve a hub concept and a
     # rare one (measured: a generic anti-join plan read a hub's 67k rows per candidate).
     # Writes keep prepared plans; their statements are point lookups and upserts.
+    # JIT is off for them: a read's statements run in milliseconds, and compiling one
+    # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = (
-        "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan"
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan;"
+        " SET LOCAL jit = off"
     )
 
     def __init__(self, url: str) -> None:
@@ -295,17 +299,91 @@ class PostgresStore(SQLStore):
     ) -> dict[str, int]:
         if not terms:
             return {}
-        # Every term's count in one statement: each statement of a read is planned.
-        count = (
-            "(SELECT COUNT(*) FROM (SELECT 1 FROM memories"
-            f" WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)"
-            f" AND {in_list('scope_id', layers)} AND seq > ? LIMIT ?) AS found)"
+        if after:
+            return self._count_window(layers, terms, cap, after)
+        # A term of one lexeme (nearly all) is counted by the write's own triggers
+        # (lexical_terms); one the parser splits, or none, is counted here, up to cap.
+        rows = self._query(
+            "SELECT t.term, CASE cardinality(l.lexemes) WHEN 0 THEN 0"
+            " WHEN 1 THEN (SELECT COALESCE(SUM(c.docs), 0) FROM lexical_terms c"
+            "  WHERE c.scope_id = ANY(?::bigint[]) AND c.lexeme = l.lexemes[1])"
+            " ELSE (SELECT COUNT(*) FROM (SELECT 1 FROM memories m"
+            f"  WHERE m.fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', t.term)"
+            "  AND m.scope_id = ANY(?::bigint[]) LIMIT ?) AS found) END"
+            " FROM unnest(?::text[]) AS t(term), LATERAL (SELECT"
+            f" tsvector_to_array(to_tsvector('{TEXT_SEARCH_CONFIG}', t.term)) AS lexemes) AS l",
+            [list(layers), list(layers), cap, list(terms)],
         )
+        return {term: min(int(found), cap) for term, found in rows}
+
+    def _count_window(
+        self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int
+    ) -> dict[str, int]:
+        """Each term's matches among the memories after ``after``: one pass over them
+        for every term (the window is bounded; its rows are read once, not per term)."""
+        match = f"COUNT(*) FILTER (WHERE fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?))"
         (row,) = self._query(
-            f"SELECT {', '.join([count] * len(terms))}",
-            [value for term in terms for value in (term, *layers, after, cap)],
+            f"SELECT {', '.join([match] * len(terms))} FROM memories"
+            " WHERE scope_id = ANY(?::bigint[]) AND seq > ?",
+            [*terms, list(layers), after],
         )
-        return {term: int(found) for term, found in zip(terms, row, strict=True)}
+        return {term: min(int(found), cap) for term, found in zip(terms, row, strict=True)}
+
+    def _find_window(self, layers: Sequence[int]) -> tuple[int, int]:
+        # In one statement: each round trip of a read costs a wake of the server.
+        window = lexical.LEXICAL_WINDOW
+        if len(layers) == 1:
+            # One layer's window holds exactly its newest LEXICAL_WINDOW memories (seqs
+            # are unique), or all of them (lexical_layers): counting them would visit
+            # each row's heap tuple.
+            ((start, docs),) = self._query(
+                "SELECT (SELECT seq FROM memories WHERE scope_id = ?"
+                "  ORDER BY seq DESC LIMIT 1 OFFSET ?),"
+                " (SELECT COALESCE(SUM(docs), 0) FROM lexical_layers WHERE scope_id = ?)",
+                [layers[0], window, layers[0]],
+            )
+            return (int(start), window) if start is not None else (0, int(docs))
+        ((start, inside),) = self._query(
+            "WITH start AS (SELECT COALESCE(MAX((SELECT seq FROM memories"
+            "  WHERE scope_id = l.layer ORDER BY seq DESC LIMIT 1 OFFSET ?)), 0) AS seq"
+            "  FROM unnest(?::bigint[]) AS l(layer))"
+            " SELECT start.seq, (SELECT COUNT(*) FROM memories"
+            "  WHERE scope_id = ANY(?::bigint[]) AND seq > start.seq) FROM start",
+            [window, list(layers), list(layers)],
+        )
+        return int(start), int(inside)
+
+    def _layer_size(self, layers: Sequence[int]) -> int:
+        # Kept by the write's triggers (lexical_layers): COUNT(*) visits every row.
+        rows = self._query(
+            "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers WHERE scope_id = ANY(?::bigint[])",
+            [list(layers)],
+        )
+        return int(rows[0][0])
+
+    def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
+        self._conn.execute("UPDATE lexical_layers SET docs = docs - 1 WHERE scope_id = ?", [old])
+        self._conn.execute(
+            "INSERT INTO lexical_layers (scope_id, docs) VALUES (?, 1)"
+            " ON CONFLICT (scope_id) DO UPDATE SET docs = lexical_layers.docs + 1",
+            [new],
+        )
+        lexemes = "SELECT unnest(tsvector_to_array(fts)) FROM memories WHERE seq = ?"
+        self._conn.execute(
+            "UPDATE lexical_terms SET docs = docs - 1"
+            f" WHERE scope_id = ? AND lexeme IN ({lexemes})",
+            [old, seq],
+        )
+        self._conn.execute(
+            f"DELETE FROM lexical_terms WHERE scope_id = ? AND docs <= 0 AND lexeme IN ({lexemes})",
+            [old, seq],
+        )
+        self._conn.execute(
+            f"INSERT INTO lexical_terms (scope_id, lexeme, docs) SELECT ?, lexeme, 1"
+            f" FROM ({lexemes}) AS own(lexeme)"
+            " ON CONFLICT (scope_id, lexeme) DO UPDATE SET docs = lexical_terms.docs + 1",
+            [new, seq],
+        )
 
     @translated
     def memories_with_concepts(
@@ -323,9 +401,14 @@ class PostgresStore(SQLStore):
         if not concept_ids or not layers:
             return []
         visible, params = self._view_sql(view, layers, "m")
+        # OFFSET 0 keeps the exclusion a check of each row the index yields, newest
+        # first, so the LIMIT stops the walk: as an anti-join the planner (which
+        # cannot see how many rows each concept holds) may hash every row of a hub
+        # concept, then sort them (measured: up to 1.2 s a statement at 10k, 24x the
+        # total of the row-by-row check over the bench's reads).
         exclude = (
             " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
-            " AND x.concept_id = ANY(?::bigint[]) AND x.memory_seq = mc.memory_seq)"
+            " AND x.concept_id = ANY(?::bigint[]) AND x.memory_seq = mc.memory_seq OFFSET 0)"
             if without
             else ""
         )
@@ -378,7 +461,7 @@ class PostgresStore(SQLStore):
     _FORGET_TABLES = (
         "memories", "memory_concepts", "concepts", "authors", "links", "lessons",
         "lesson_concepts", "feedback", "feedback_items", "vectors", "entity_mentions",
-        "relations",
+        "relations", "lexical_layers", "lexical_terms",
     )  # fmt: skip
 
     def _scrub_files(self) -> None:

@@ -39,7 +39,6 @@ from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
-from assocmem.types import Scope
 
 log = logging.getLogger(__name__)
 
@@ -449,13 +448,7 @@ class SQLiteStore(SQLStore):
         )[0]
         return int(docs), int(everyone)
 
-    @translated
-    def size(self, scope: Scope | None = None) -> int:
-        if scope is None:
-            return super().size()
-        layers = self._layers(scope)
-        if not layers:
-            return 0
+    def _layer_size(self, layers: Sequence[int]) -> int:
         return int(
             self._query(
                 "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers"

@@ -98,5 +98,5 @@ class UpdateQueries(SQLConnection):
         self._count_cooccurrence(pairs, times.to_micros(times.now()))
 
     def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
-        """Move a memory's share of its layer's full-text statistics, where the backend
-        keeps them per layer (SQLite); PostgreSQL computes them per query."""
+        """Move a memory's share of the full-text statistics each backend keeps per
+        layer (lexical_layers; lexical_terms too on PostgreSQL)."""

@@ -89,11 +89,16 @@ class VisibilityQueries(SQLConnection):
         memo = self._memo(("size", tuple(layers)))  # a read asks more than once
         if memo is not None and "size" in memo:
             return int(memo["size"])
+        size = self._layer_size(layers)
+        if memo is not None:
+            memo["size"] = size
+        return size
+
+    def _layer_size(self, layers: Sequence[int]) -> int:
+        """How many memories ``layers`` hold (any status)."""
         (size,) = self._query(
             f"SELECT COUNT(*) FROM memories WHERE {in_list('scope_id', layers)}", layers
         )[0]
-        if memo is not None:
-            memo["size"] = size
         return int(size)
 
     @translated
