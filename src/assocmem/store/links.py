@@ -156,11 +156,7 @@ class LinkQueries(SQLConnection):
                             found[(concept, other)] = found.get((concept, other), 0.0) + weight
             if len(layers) > 1:
                 found = self._summed(scope, list(found))
-        ranked = sorted(
-            ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
-            key=lambda row: (-row[2], row[0], row[1]),
-        )
-        return ranked[:limit]
+        return strongest_first(found, min_weight, limit)
 
     def _strongest(
         self,
@@ -320,3 +316,15 @@ class LinkQueries(SQLConnection):
         ):
             latest[(a, b)] = max(latest.get((a, b), at), at)
         return {pair: times.from_micros(at) for pair, at in latest.items()}
+
+
+def strongest_first(
+    found: dict[tuple[int, int], float], min_weight: float, limit: int
+) -> list[tuple[int, int, float]]:
+    """The ``limit`` strongest ``(concept, other end, weight)`` of ``found`` at or
+    above ``min_weight``; ties break on the ids, so every backend ranks alike."""
+    ranked = sorted(
+        ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
+        key=lambda row: (-row[2], row[0], row[1]),
+    )
+    return ranked[:limit]

@@ -29,13 +29,14 @@ from assocmem.schema import Condition
 from assocmem.store import lexical
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
+from assocmem.store.links import strongest_first
 from assocmem.store.migrations import migrations
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
-from assocmem.types import WriteResult
+from assocmem.types import Scope, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -384,6 +385,46 @@ class PostgresStore(SQLStore):
             " ON CONFLICT (scope_id, lexeme) DO UPDATE SET docs = lexical_terms.docs + 1",
             [new, seq],
         )
+
+    @translated
+    def neighbors(
+        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
+    ) -> list[tuple[int, int, float]]:
+        # The shared SQL's walk (each concept's strongest links on each side in each
+        # layer, from the same floor), in one statement: one per concept, side and
+        # layer cost a round trip and a plan each, most of a read's statements. Link
+        # counts are never pending here, so the rows are the weights.
+        layers = self._layers(scope)
+        if not concept_ids or not layers:
+            return []
+        floor = min_weight / len(layers)  # see the shared `neighbors`
+        with self.snapshot():  # the rows and the other layers' sums from one state
+            found = self._neighbor_rows(scope, layers, concept_ids, floor, limit)
+        return strongest_first(found, min_weight, limit)
+
+    def _neighbor_rows(
+        self,
+        scope: Scope,
+        layers: list[int],
+        concept_ids: Sequence[int],
+        floor: float,
+        limit: int,
+    ) -> dict[tuple[int, int], float]:
+        rows = self._query(
+            "SELECT c.concept, s.other, s.weight"
+            " FROM unnest(?::bigint[]) AS c(concept), unnest(?::bigint[]) AS l(layer),"
+            " LATERAL ((SELECT b AS other, weight FROM links"
+            "  WHERE scope_id = l.layer AND a = c.concept AND weight >= ?"
+            "  ORDER BY weight DESC, b LIMIT ?)"
+            " UNION ALL (SELECT a, weight FROM links"
+            "  WHERE scope_id = l.layer AND b = c.concept AND weight >= ?"
+            "  ORDER BY weight DESC, a LIMIT ?)) AS s",
+            [list(concept_ids), layers, floor, limit, floor, limit],
+        )
+        found: dict[tuple[int, int], float] = {}
+        for concept, other, weight in rows:
+            found[(concept, other)] = found.get((concept, other), 0.0) + weight
+        return self._summed(scope, list(found)) if len(layers) > 1 else found
 
     @translated
     def memories_with_concepts(

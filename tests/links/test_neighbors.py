@@ -1,0 +1,38 @@
+"""Association across layers: a reader follows a link by its weight summed over the
+layers it sees, on both backends alike (each backend walks links its own way)."""
+
+from __future__ import annotations
+
+from assocmem import Memory
+from tests.conftest import Target
+
+
+def _associated(mem: Memory, concept: str, hops: int = 1) -> list[str]:
+    found = mem.read(concepts=[concept], k=10, hops=hops, threshold=2.0)
+    return [item.id for item in found.items if item.source == "hebbian_retrieval"]
+
+
+def test_a_link_counts_in_every_layer_the_reader_sees(store_target: Target) -> None:
+    target = store_target()
+    with Memory(target, agent_id="a") as plain, Memory(target, agent_id="a", role="ops") as ops:
+        # "alpha" meets "beta" once in the plain class and once in the ops class:
+        # weight 1 in each layer, 2 to a reader of both.
+        plain.write("alpha beta, plainly", concepts=["alpha", "beta"])
+        ops.write("alpha beta, for ops", concepts=["alpha", "beta"], access=["ops"])
+        target_id = plain.write("beta gamma", concepts=["beta", "gamma"]).id
+        assert _associated(plain, "alpha") == []
+        assert _associated(ops, "alpha") == [target_id]
+
+
+def test_two_hops_reach_through_the_strongest_links(store_target: Target) -> None:
+    target = store_target()
+    with Memory(target, agent_id="a") as mem:
+        for n in range(3):
+            mem.write(f"alpha beta {n}", concepts=["alpha", "beta"])
+            mem.write(f"beta delta {n}", concepts=["beta", "delta"])
+        mem.write("alpha omega", concepts=["alpha", "omega"])  # once: below the threshold
+        far = mem.write("delta zeta", concepts=["delta", "zeta"]).id
+        weak = mem.write("omega theta", concepts=["omega", "theta"]).id
+        one, two = _associated(mem, "alpha"), _associated(mem, "alpha", hops=2)
+        assert far not in one and far in two
+        assert weak not in two
