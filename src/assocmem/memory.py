@@ -11,8 +11,10 @@ having changed nothing; a batch write keeps its valid items and reports the rest
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
+from itertools import zip_longest
 from types import TracebackType
 from typing import Any
 
@@ -329,7 +331,13 @@ class Memory(
         one transaction: a crash leaves a memory with its declarations or neither."""
         # Embedding happens before the transaction: a model failure writes nothing.
         vectors = self._space.embed([(m.text, m.author) for m in memories]) if self._space else None
-        with self._store.transaction():
+        # A write that records nothing beside the store's own rows is already one
+        # transaction there; wrapping it would only add a savepoint to every write.
+        plain = not self._receipts and all(
+            a is None and s is None and not m.derived_from
+            for m, a, s in zip_longest(memories, associations, signed)
+        )
+        with nullcontext() if plain else self._store.transaction():
             results = self._store.write(self.scope, memories, vectors)
             taints = self._standing_on_write(memories, results, signed)  # trust: taint, attests
             if self._receipts:  # trust: attribution

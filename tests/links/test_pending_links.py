@@ -93,7 +93,7 @@ def test_reads_agree_whenever_counts_are_folded(
     with sqlite3.connect(every) as db:
         assert db.execute("SELECT COUNT(*) FROM pending_links").fetchone() == (0,)
     with sqlite3.connect(never) as db:
-        assert db.execute("SELECT COUNT(*) FROM pending_links").fetchone()[0] > 1000
+        assert db.execute("SELECT COUNT(*) FROM pending_pairs").fetchone()[0] > 1000
         assert db.execute("SELECT COUNT(*) FROM links").fetchone() == (0,)  # feedback waits too
     expected = _observed(every)
     assert expected["project", "links"] > expected["pool", "links"] > 0
@@ -112,7 +112,7 @@ def test_a_reader_follows_writes_and_folds_of_another_connection(
         for i in range(3):  # 3 pairs each: nothing folded yet
             writer.write(f"note {i}", concepts=["retry", "backoff", "jitter"])
         assert reader.read(concepts=["retry"]).expanded_concepts == {"backoff": 3, "jitter": 3}
-        for i in range(3, 7):  # the fourth write folds (12 rows); later ones wait again
+        for i in range(3, 7):  # the fourth write folds (12 pair changes); later ones wait
             writer.write(f"note {i}", concepts=["retry", "backoff", "jitter"])
         assert reader.read(concepts=["retry"]).expanded_concepts == {"backoff": 7, "jitter": 7}
         edges = {(e.source, e.target): (e.weight, e.count) for e in reader.graph(["retry"]).edges}
@@ -120,7 +120,7 @@ def test_a_reader_follows_writes_and_folds_of_another_connection(
         assert reader.stats().links == 3
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT SUM(count) FROM links").fetchone() == (12,)  # 4 writes folded
-        assert db.execute("SELECT SUM(count) FROM pending_links").fetchone() == (9,)
+        assert db.execute("SELECT SUM(count) FROM pending_pairs").fetchone() == (9,)
 
 
 def test_a_rolled_back_write_leaves_no_pending_count_behind(tmp_path: Path) -> None:
@@ -166,3 +166,50 @@ def test_a_fold_records_the_size_it_left_links_at(tmp_path: Path) -> None:
         assert db.execute(
             "SELECT value FROM store_info WHERE key = 'links_at_fold'"
         ).fetchone() == (str(links),)
+
+
+def _as_before_groups(path: Path, *, folded: bool) -> int:
+    """Turn a store's pending rows back into one row per pair, as migration 0017 left
+    them (``folded``: then delete them, as a fold does); the last id they took."""
+    with sqlite3.connect(path) as db:
+        db.executescript(f"""
+            CREATE TABLE pairs AS SELECT * FROM pending_pairs ORDER BY id, a, b;
+            DROP VIEW pending_pairs;
+            DROP TABLE pending_links;
+            CREATE TABLE pending_links (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, scope_id INTEGER NOT NULL,
+                a INTEGER NOT NULL, b INTEGER NOT NULL, count INTEGER NOT NULL,
+                at INTEGER NOT NULL, moved REAL, outcome REAL, CHECK (a < b));
+            INSERT INTO pending_links (scope_id, a, b, count, at, moved, outcome)
+            SELECT scope_id, a, b, count, at, moved, outcome FROM pairs;
+            DROP TABLE pairs;
+            DELETE FROM pending_links WHERE {int(folded)};
+            DELETE FROM schema_migrations WHERE name LIKE '0018%';
+            DELETE FROM store_info WHERE key = 'pending_links_base';
+        """)
+        (last,) = db.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'pending_links'"
+        ).fetchone()
+    return int(last)
+
+
+def test_pending_pairs_of_an_older_store_read_the_same_once_grouped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    waiting, folded = tmp_path / "waiting.db", tmp_path / "folded.db"
+    for path in (waiting, folded):
+        _play(path, _workload(seed=5), NEVER, monkeypatch)
+    expected = _observed(waiting)
+    last = _as_before_groups(waiting, folded=False)
+    assert last > 1000
+    assert _observed(waiting) == expected  # migrates first
+    assert _as_before_groups(folded, folded=True) == last
+    for path, rows in ((waiting, last), (folded, 0)):
+        with Memory(str(path), agent_id="a") as mem:
+            mem.write("one more", concepts=["c1", "c2", "c3"])
+        with sqlite3.connect(path) as db:
+            # ids go on from the last one ever taken, one per pair change
+            assert db.execute("SELECT COUNT(*), MAX(id) FROM pending_links").fetchone() == (
+                rows + 1,
+                last + 3,
+            )

@@ -77,8 +77,8 @@ def _links(target: str) -> dict[tuple[int, int, int], list[Any]]:
         for s, a, b, w, c, o, f, u in raw_query(target, "SELECT * FROM links")
     }
     if "pending_links" in _tables(target):
-        for _, s, a, b, count, at, moved, outcome in raw_query(
-            target, "SELECT * FROM pending_links"
+        for s, a, b, count, at, moved, outcome in raw_query(
+            target, "SELECT scope_id, a, b, count, at, moved, outcome FROM pending_pairs"
         ):
             row = found.setdefault((s, a, b), [0.0, 0, 0.0, 0, at])
             row[0] += count + (moved or 0.0)

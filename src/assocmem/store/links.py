@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import combinations
 from typing import Any
 
 from assocmem.store import pending_links
@@ -31,13 +32,15 @@ def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> Li
 class LinkQueries(SQLConnection):
     """The co-occurrence links of the SQL store (mixed into `SQLStore`)."""
 
-    def _count_cooccurrence(self, pairs: Counter[tuple[int, int, int]], at: int) -> None:
-        """Add each pair's count; ``at``: the time in microseconds (see times.py)."""
+    def _count_cooccurrence(self, groups: Sequence[tuple[int, Sequence[int]]], at: int) -> None:
+        """Add one co-occurrence to every pair of each group's concepts: ``groups`` holds
+        ``(layer, concept ids of one memory)``; ``at``: the time in microseconds (see
+        times.py)."""
+        groups = [(layer, sorted(ids)) for layer, ids in groups if len(ids) > 1]
         if self.buffers_link_counts:
-            self._append_pending(
-                [(layer, a, b, n, at, None, None) for (layer, a, b), n in pairs.items()]
-            )
+            self._append_pending([(layer, ids, 1, at, None, None) for layer, ids in groups])
             return
+        pairs = Counter((layer, a, b) for layer, ids in groups for a, b in combinations(ids, 2))
         # One upsert per pair: the increment happens inside the statement, so two
         # writers can never read the same count and both write count + 1. Key order
         # keeps consecutive upserts on neighbouring B-tree pages.
@@ -49,37 +52,50 @@ class LinkQueries(SQLConnection):
         )
 
     def _append_pending(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Append link changes (layer, a, b, count, at, weight moved by feedback,
-        outcome) to the pending list, and fold it once it is long enough. The last two
-        are None on co-occurrence rows."""
+        """Append link changes (layer, concept ids ascending, count, at, weight moved by
+        feedback, outcome) to the pending list: every pair of the ids changes. Fold the
+        list once it is long enough. The last two are None on co-occurrence rows."""
+        if not rows:
+            return
+        _, last, links, base = self._pending_span()
+        number = last or base
+        numbered = []
+        for layer, ids, count, at, moved, outcome in rows:
+            number += len(ids) * (len(ids) - 1) // 2  # see migration 0018
+            numbered.append((number, layer, _id_list(ids), count, at, moved, outcome))
         self._conn.executemany(
-            "INSERT INTO pending_links (scope_id, a, b, count, at, moved, outcome)"
+            "INSERT INTO pending_links (id, scope_id, concepts, count, at, moved, outcome)"
             " VALUES (?,?,?,?,?,?,?)",
-            rows,
+            numbered,
         )
-        first, last, links = self._pending_span()
-        if first is not None and last - first + 1 >= pending_links.fold_at(links):
+        if number - base >= pending_links.fold_at(links):
             self._fold_links()
 
-    def _pending_span(self) -> tuple[int | None, int, int]:
-        """First and last id of the pending rows, and the rows `links` held at the last fold."""
+    def _pending_span(self) -> tuple[int | None, int, int, int]:
+        """First and last id of the pending rows (last 0: none), the rows `links` held at
+        the last fold, and the last id then (the pair changes pending are the last id
+        minus it)."""
         # One subquery each: SQLite answers a lone MIN or MAX of the key from the
         # B-tree's edge, but both in one SELECT scan the table.
-        first, last, links = self._query(
+        first, last, links, base = self._query(
             "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links),"
-            " (SELECT value FROM store_info WHERE key = 'links_at_fold')"
+            " (SELECT value FROM store_info WHERE key = 'links_at_fold'),"
+            " (SELECT value FROM store_info WHERE key = 'pending_links_base')"
         )[0]
-        return first, last or 0, int(links or 0)
+        return first, last or 0, int(links or 0), int(base or 0)
 
     def _fold_links(self) -> None:
         """Fold every pending count into `links`, inside the caller's write transaction
         (which excludes every other writer), then empty the pending list."""
         if not self.buffers_link_counts:
             return
+        _, last, _, _ = self._pending_span()
+        if not last:
+            return
         self._conn.execute(
             "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
             " updated_at) SELECT scope_id, a, b, SUM(count) + TOTAL(moved), SUM(count),"
-            " TOTAL(outcome), COUNT(outcome), MAX(at) FROM pending_links"
+            " TOTAL(outcome), COUNT(outcome), MAX(at) FROM pending_pairs"
             " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
             " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
             " count = links.count + excluded.count,"
@@ -88,9 +104,12 @@ class LinkQueries(SQLConnection):
             " updated_at = MAX(links.updated_at, excluded.updated_at)"
         )
         self._conn.execute("DELETE FROM pending_links")
+        # The next rows number on from the last one: ids are never reused.
         self._conn.execute(
-            "INSERT INTO store_info (key, value) SELECT 'links_at_fold', COUNT(*) FROM links"
-            " WHERE true ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+            "INSERT INTO store_info (key, value) VALUES"
+            " ('links_at_fold', (SELECT COUNT(*) FROM links)), ('pending_links_base', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [last],
         )
         self._pending_links.clear()
 
@@ -100,14 +119,14 @@ class LinkQueries(SQLConnection):
         pending = self._pending_links
         if not self.buffers_link_counts:
             return pending
-        first, last, _ = self._pending_span()
+        first, last, _, _ = self._pending_span()
         if first is None or first != pending.first or last < pending.last:
             pending.clear()  # empty, or folded since the copy was made
         if first is not None and last > pending.last:
             with self._lock:  # rows streamed from the cursor, never all in one list
                 pending.add(
                     self._conn.execute(
-                        "SELECT id, scope_id, a, b, count, moved, outcome"
+                        "SELECT id, scope_id, concepts, count, moved, outcome"
                         " FROM pending_links WHERE id > ? ORDER BY id",
                         [pending.last],
                     )
@@ -123,7 +142,7 @@ class LinkQueries(SQLConnection):
             layers = {key: self._own_layer(scope, roles_of(key)) for key, *_ in changes}
             if self.buffers_link_counts:
                 self._append_pending(
-                    [(layers[key], a, b, 0, at, delta, outcome) for key, a, b, delta in changes]
+                    [(layers[key], (a, b), 0, at, delta, outcome) for key, a, b, delta in changes]
                 )
                 return
             self._conn.executemany(
@@ -268,7 +287,7 @@ class LinkQueries(SQLConnection):
                 # A pair the query left out and nothing changed is weaker than `limit`
                 # pairs it returned, so merging the pending pairs keeps the top exact.
                 links.update(self._rows_of(layers, [p for p in changes if p not in links]))
-                updated = self._pending_updated([c.last_row for cs in changes.values() for c in cs])
+                written = self._pending_written([c.last_row for cs in changes.values() for c in cs])
                 for (a, b), change in changes.items():
                     row = links.get((a, b)) or LinkRow(a, b, 0.0, 0, 0.0, 0, "")
                     links[(a, b)] = LinkRow(
@@ -277,7 +296,7 @@ class LinkQueries(SQLConnection):
                         row.count + sum(c.count for c in change),
                         row.outcome_sum + sum(c.outcome_sum for c in change),
                         row.feedback_count + sum(c.feedback_count for c in change),
-                        max(row.updated_at, updated.get((a, b), "")),
+                        max(row.updated_at, *(written[c.last_row] for c in change)),
                     )  # fmt: skip
                 # Only a pending pair the query did not return needs its names looked up.
                 unnamed = sorted({c for pair in links for c in pair} - names.keys())
@@ -308,14 +327,19 @@ class LinkQueries(SQLConnection):
                     found[(a, b)] = _link_row(a, b, w, c, o, f, u)
         return found
 
-    def _pending_updated(self, row_ids: Sequence[int]) -> dict[tuple[int, int], str]:
-        """When each pair of the pending rows ``row_ids`` was last counted."""
-        latest: dict[tuple[int, int], int] = {}
-        for a, b, at in self._query_in(
-            "SELECT a, b, at FROM pending_links WHERE id IN (?*)", row_ids
-        ):
-            latest[(a, b)] = max(latest.get((a, b), at), at)
-        return {pair: times.from_micros(at) for pair, at in latest.items()}
+    def _pending_written(self, row_ids: Sequence[int]) -> dict[int, str]:
+        """When each of the pending rows ``row_ids`` was written."""
+        return {
+            row_id: times.from_micros(at)
+            for row_id, at in self._query_in(
+                "SELECT id, at FROM pending_links WHERE id IN (?*)", row_ids
+            )
+        }
+
+
+def _id_list(ids: Sequence[int]) -> str:
+    """Concept ids as the compact JSON array a pending row holds."""
+    return "[" + ",".join(str(i) for i in ids) + "]"
 
 
 def strongest_first(

@@ -11,9 +11,7 @@ same file twice changes nothing; each call is one write transaction.
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -44,7 +42,7 @@ class PortableQueries(SQLConnection):
     """Export and import of the SQL store (mixed into `SQLStore`)."""
 
     _fold_links: Callable[[], None]
-    _count_cooccurrence: Callable[[Counter[tuple[int, int, int]], int], None]
+    _count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]
     records_by_seq: Callable[[Sequence[int]], dict[int, Record]]
     intern_concepts: Callable[[Sequence[str]], dict[str, int]]
 
@@ -87,7 +85,7 @@ class PortableQueries(SQLConnection):
                 parts.append(
                     "SELECT s.access, ca.name, cb.name, SUM(l.count) + TOTAL(l.moved),"
                     " SUM(l.count), TOTAL(l.outcome), COUNT(l.outcome), MAX(l.at)"
-                    " FROM pending_links l" + joined
+                    " FROM pending_pairs l" + joined
                 )
             for sql in parts:
                 for access, a, b, w, c, o, f, at in self._query(sql, layers):
@@ -201,11 +199,10 @@ class PortableQueries(SQLConnection):
             )
             # The co-occurrence a write of these records would have counted; a link an
             # export carries sets its pair to the exported state afterwards.
-            pairs: Counter[tuple[int, int, int]] = Counter()
-            for _, layer, r in stored:
-                concepts = sorted(ids[n] for n, _ in r.memory.concepts)
-                pairs.update((layer, a, b) for a, b in itertools.combinations(concepts, 2))
-            self._count_cooccurrence(pairs, times.to_micros(now))
+            self._count_cooccurrence(
+                [(layer, [ids[n] for n, _ in r.memory.concepts]) for _, layer, r in stored],
+                times.to_micros(now),
+            )
             retired = [r.superseded_by for _, _, r in stored if r.superseded_by]
             successors = self._seqs_here(scope, retired)
             self._conn.executemany(

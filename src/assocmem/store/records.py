@@ -12,9 +12,7 @@ names only records the writer can read.
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +42,7 @@ class MemoryRecords(SQLConnection):
     """The memory records of the SQL store (mixed into `SQLStore`)."""
 
     _put_vectors: Callable[[Sequence[tuple[int, int, np.ndarray]]], None]
-    _count_cooccurrence: Callable[[Counter[tuple[int, int, int]], int], None]
+    _count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]
     # Where `touch` sends the access clock; None: this store's own connection.
     _clock: Store | None = None
 
@@ -89,11 +87,10 @@ class MemoryRecords(SQLConnection):
                     for pos, (name, form) in enumerate(memory.concepts)
                 ],
             )
-            pairs: Counter[tuple[int, int, int]] = Counter()
-            for _, layer, memory in stored:
-                concepts = sorted(ids[n] for n, _ in memory.concepts)
-                pairs.update((layer, a, b) for a, b in itertools.combinations(concepts, 2))
-            self._count_cooccurrence(pairs, times.to_micros(now))
+            self._count_cooccurrence(
+                [(layer, [ids[n] for n, _ in memory.concepts]) for _, layer, memory in stored],
+                times.to_micros(now),
+            )
             return results
 
     def _insert_memory(
@@ -363,7 +360,7 @@ class MemoryRecords(SQLConnection):
             concepts=count(f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}"),
             links=count(
                 f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
-                f" UNION SELECT a, b FROM pending_links WHERE {where}) AS pairs",
+                f" UNION SELECT a, b FROM pending_pairs WHERE {where}) AS pairs",
                 uses=2,
             )
             if self.buffers_link_counts

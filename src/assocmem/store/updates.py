@@ -11,9 +11,7 @@ the active value of its key.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from itertools import combinations
 from typing import Any
 
 from assocmem.errors import InvalidInput
@@ -31,7 +29,7 @@ class UpdateQueries(SQLConnection):
 
     _fold_links: Callable[[], None]
     _uncount_cooccurrence: Callable[[int, int], None]  # forget.py
-    _count_cooccurrence: Callable[[Counter[tuple[int, int, int]], int], None]  # links.py
+    _count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]  # links.py
     _drop_orphan_authors: Callable[[Sequence[tuple[int, str]]], None]  # forget.py
 
     @translated
@@ -88,14 +86,13 @@ class UpdateQueries(SQLConnection):
                 [new, author],
             )
             self._drop_orphan_authors([(old, author)])
-        concepts = sorted(
+        concepts = [
             c
             for (c,) in self._query(
                 "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
             )
-        )
-        pairs = Counter((new, a, b) for a, b in combinations(concepts, 2))
-        self._count_cooccurrence(pairs, times.to_micros(times.now()))
+        ]
+        self._count_cooccurrence([(new, concepts)], times.to_micros(times.now()))
 
     def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
         """Move a memory's share of the full-text statistics each backend keeps per
