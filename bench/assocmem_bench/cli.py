@@ -13,6 +13,16 @@ OUT_HELP = "where to write the JSON"
 DB_HELP = "sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL"
 
 
+def _names(text: str) -> list[str]:
+    """A comma-separated flag's values (argparse ``type``), empty ones dropped."""
+    return [name for name in text.split(",") if name]
+
+
+def _ints(text: str) -> list[int]:
+    """A comma-separated flag's whole numbers (argparse ``type``)."""
+    return [int(value) for value in _names(text)]
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bench`` and its subcommands to the assocmem CLI."""
     doc = "run a benchmark and write its results as JSON"
@@ -21,16 +31,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     doc = "write throughput and read latency at 10k and 100k memories"
     p = benches.add_parser("core", help=doc, description=doc)
-    p.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+    p.add_argument(
+        "--sizes", type=_ints, default="10000,100000", help="comma-separated store sizes"
+    )
     p.add_argument("--out", default="bench-core.json", help=OUT_HELP)
     p.add_argument("--db", default="sqlite", help=DB_HELP)
     p.set_defaults(handler=_core)
 
     doc = "writes/s, read p50/p95, disk, RSS and open time from 10k to 1M memories"
     p = benches.add_parser("scale", help=doc, description=doc)
-    p.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+    p.add_argument(
+        "--sizes", type=_ints, default="10000,100000", help="comma-separated store sizes"
+    )
     p.add_argument("--out", default="bench-scale.json", help=OUT_HELP)
-    p.add_argument("--db", default="sqlite,postgres", help="comma-separated; each: " + DB_HELP)
+    p.add_argument(
+        "--db", type=_names, default="sqlite,postgres", help="comma-separated; each: " + DB_HELP
+    )
     p.add_argument(
         "--embedder", default=scale.DEFAULT_EMBEDDER, help="embedder of the vector reads, or 'none'"
     )
@@ -42,7 +58,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--size", type=int, default=10_000, help="memories written, one call each")
     p.add_argument("--rounds", type=int, default=peers.ROUNDS, help="A/B pairs per peer")
     p.add_argument("--out", default="bench-peers.json", help=OUT_HELP)
-    p.add_argument("--peers", default=",".join(peers.PEERS), help="comma-separated peers")
+    p.add_argument(
+        "--peers", type=_names, default=",".join(peers.PEERS), help="comma-separated peers"
+    )
     p.add_argument(
         "--peer-python", action="append", default=[], metavar="PEER=PYTHON",
         help="run PEER under another interpreter (its own virtual environment)",
@@ -55,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--out", default="bench-locomo.json", help=OUT_HELP)
     p.add_argument("--db", default="sqlite", help=DB_HELP)
-    p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
+    p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
     p.add_argument("--model-dir", help="folder of a built embedder form")
     p.add_argument("--no-baselines", action="store_true", help="skip BM25/dense/hybrid")
@@ -63,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--declare", choices=["oracle"], help="declare the oracle graph; score reconstruct too"
     )
     p.add_argument(
-        "--profiles", default=",".join(locomo.PROFILES),
+        "--profiles", type=_names, default=",".join(locomo.PROFILES),
         help="comma-separated recall profiles to score assocmem under (default: both)",
     )  # fmt: skip
     p.set_defaults(handler=_locomo)
@@ -76,8 +94,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--notes", type=int, default=2000, help="notes in the store")
     p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
     p.add_argument("--locomo", help="a LoCoMo-format file for the split-half transfer")
-    p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
-    p.add_argument("--outcomes", default="0,1,2,3,5", help="comma-separated outcome counts")
+    p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
+    p.add_argument(
+        "--outcomes", type=_ints, default="0,1,2,3,5", help="comma-separated outcome counts"
+    )
     p.set_defaults(handler=_learning)
 
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
@@ -105,7 +125,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     # the influence gate against an AgentPoison-style attack
     doc = "top-1 poison hijack raw vs influence_only, legit recall under the gate, the spoof"
     p = benches.add_parser("trust", help=doc, description=doc)
-    p.add_argument("--sizes", default="1000,10000", help="comma-separated corpus sizes")
+    p.add_argument("--sizes", type=_ints, default="1000,10000", help="comma-separated corpus sizes")
     p.add_argument("--out", default="bench-trust.json", help=OUT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
     p.set_defaults(handler=_trust)
@@ -114,7 +134,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     doc = "attribution: relabels and taint strips caught, a below-k drip capped by a budget"
     p = benches.add_parser("trust-attribution", help=doc, description=doc)
     p.add_argument("--out", default="bench-trust-attr.json", help=OUT_HELP)
-    p.add_argument("--horizons", default="50,100,200,400,800", help="drip lengths, comma-separated")
+    p.add_argument(
+        "--horizons", type=_ints, default="50,100,200,400,800", help="drip lengths, comma-separated"
+    )
     p.add_argument("--reversible", type=int, default=10_000, help="a good source's reversible uses")
     p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
     p.set_defaults(handler=_trust_attribution)
@@ -130,7 +152,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("embed", help=doc, description=doc)
     p.add_argument("--out", default="bench-embed.json", help=OUT_HELP)
     p.add_argument("--models-dir", help="where the built forms live (built if missing)")
-    p.add_argument("--forms", default=",".join(embed_speed.FORMS), help="comma-separated forms")
+    p.add_argument(
+        "--forms", type=_names, default=",".join(embed_speed.FORMS), help="comma-separated forms"
+    )
     p.add_argument(
         "--threads", type=int, help="threads per call (0: torch/onnxruntime default pools)"
     )
@@ -138,10 +162,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     doc = "vector reads scanned vs HNSW graphs: build, p50/p95, recall@10, the libraries compared"
     p = benches.add_parser("ann", help=doc, description=doc)
-    p.add_argument("--sizes", default="10000,100000", help="comma-separated vector counts")
+    p.add_argument(
+        "--sizes", type=_ints, default="10000,100000", help="comma-separated vector counts"
+    )
     p.add_argument("--out", default="bench-ann.json", help=OUT_HELP)
     p.add_argument("--embedder", default="minilm-static", help="the embedder of the vectors")
-    p.add_argument("--libraries", default="faiss,usearch,hnswlib", help="ANN libraries compared")
+    p.add_argument(
+        "--libraries", type=_names, default="faiss,usearch,hnswlib", help="ANN libraries compared"
+    )
     p.add_argument(
         "--index-max", type=int, default=100_000, help="largest size the real store is filled to"
     )
@@ -156,22 +184,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--stream", type=int, default=2_000, help="memories of the budget stream")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated data")
     p.add_argument("--locomo", help="a LoCoMo-format file: recall before/after consolidate")
-    p.add_argument("--conversations", help="comma-separated sample ids (default: all)")
+    p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="none", help="embedder for --locomo, or 'none'")
     p.set_defaults(handler=_consolidate)
 
 
 def _core(args: argparse.Namespace) -> int:
-    report = core.run([int(s) for s in args.sizes.split(",")], args.out, db=args.db)
+    report = core.run(args.sizes, args.out, db=args.db)
     print(json.dumps(report["sizes"], indent=2))
     return 0
 
 
 def _scale(args: argparse.Namespace) -> int:
     report = scale.run(
-        [int(s) for s in args.sizes.split(",")],
+        args.sizes,
         args.out,
-        dbs=[db for db in args.db.split(",") if db],
+        dbs=args.db,
         embedder=args.embedder,
         queries=args.queries,
     )
@@ -185,7 +213,7 @@ def _peers(args: argparse.Namespace) -> int:
         args.out,
         size=args.size,
         rounds=args.rounds,
-        peers=[p for p in args.peers.split(",") if p],
+        peers=args.peers,
         pythons=pythons,
         queries=args.queries,
     )
@@ -198,13 +226,13 @@ def _locomo(args: argparse.Namespace) -> int:
     report = locomo.run(
         args.data,
         args.out,
-        conversations=args.conversations.split(",") if args.conversations else None,
+        conversations=args.conversations or None,
         embedder_name=None if args.embedder == "none" else args.embedder,
         embedder_options=options,
         baselines=not args.no_baselines,
         declare=args.declare,
         db=args.db,
-        profiles=[p for p in args.profiles.split(",") if p],
+        profiles=args.profiles,
     )
     rows = [
         (f"{name} ({profile})", table)
@@ -230,8 +258,8 @@ def _learning(args: argparse.Namespace) -> int:
         notes=args.notes,
         embedder_name=None if args.embedder == "none" else args.embedder,
         locomo_path=args.locomo,
-        conversations=args.conversations.split(",") if args.conversations else None,
-        outcomes=[int(n) for n in args.outcomes.split(",")],
+        conversations=args.conversations or None,
+        outcomes=args.outcomes,
     )
     for n, figures in report["outcomes"].items():
         row = "  ".join(f"{m} r@5={figures[m]['recall@5']:.3f}" for m in learning.MODES)
@@ -253,7 +281,7 @@ def _vault(args: argparse.Namespace) -> int:
 def _trust(args: argparse.Namespace) -> int:
     from . import trust_bench
 
-    report = trust_bench.run(args.out, [int(s) for s in args.sizes.split(",")], seed=args.seed)
+    report = trust_bench.run(args.out, args.sizes, seed=args.seed)
     print(json.dumps(report["runs"], indent=2))
     return 0
 
@@ -263,9 +291,9 @@ def _ann(args: argparse.Namespace) -> int:
 
     report = ann_bench.run(
         args.out,
-        [int(s) for s in args.sizes.split(",")],
+        args.sizes,
         embedder_name=args.embedder,
-        libraries=[name for name in args.libraries.split(",") if name],
+        libraries=args.libraries,
         index_max=args.index_max,
         queries=args.queries,
     )
@@ -282,7 +310,7 @@ def _consolidate(args: argparse.Namespace) -> int:
         stream_size=args.stream,
         seed=args.seed,
         locomo_path=args.locomo,
-        conversations=args.conversations.split(",") if args.conversations else None,
+        conversations=args.conversations or None,
         embedder_name=None if args.embedder == "none" else args.embedder,
     )
     print(json.dumps({k: v for k, v in report.items() if k != "environment"}, indent=2))
@@ -310,7 +338,7 @@ def _trust_attribution(args: argparse.Namespace) -> int:
 
     report = trust_attribution_bench.run(
         args.out,
-        horizons=tuple(int(h) for h in args.horizons.split(",") if h),
+        horizons=tuple(args.horizons),
         reversible=args.reversible,
         budget=args.budget,
     )
@@ -332,7 +360,6 @@ def _embed(args: argparse.Namespace) -> int:
     from assocmem.vectors.local import default_models_dir
 
     models = Path(args.models_dir) if args.models_dir else default_models_dir()
-    forms = [f for f in args.forms.split(",") if f]
-    report = embed_speed.run(args.out, models, forms=forms, threads=args.threads)
+    report = embed_speed.run(args.out, models, forms=args.forms, threads=args.threads)
     print(json.dumps(report, indent=2))
     return 0

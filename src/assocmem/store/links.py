@@ -9,6 +9,7 @@ so a pair reads the same whether its counts are pending or folded.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -159,23 +160,39 @@ class LinkQueries(SQLConnection):
         self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
     ) -> list[tuple[int, int, float]]:
         layers = self._layers(scope)
-        if not layers:
+        if not concept_ids or not layers:
             return []
         # If the summed weight over L layers reaches the threshold, one layer holds at
         # least threshold / L: scanning each layer from that floor loses no link.
         floor = min_weight / len(layers)
+        with self.snapshot():  # the walk and the other layers' sums from one state
+            found = self._neighbor_weights(scope, layers, concept_ids, floor, limit)
+        ranked = sorted(
+            ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
+            key=lambda row: (-row[2], row[0], row[1]),
+        )
+        return ranked[:limit]
+
+    def _neighbor_weights(
+        self,
+        scope: Scope,
+        layers: Sequence[int],
+        concept_ids: Sequence[int],
+        floor: float,
+        limit: int,
+    ) -> dict[tuple[int, int], float]:
+        """``{(concept, other end): weight summed over the reader's layers}`` of each
+        concept's ``limit`` strongest links on each side in each layer, at or above
+        ``floor``."""
+        pending = self._pending()
         found: dict[tuple[int, int], float] = {}
-        with self.snapshot():
-            pending = self._pending()
-            for layer in layers:
-                for concept in concept_ids:
-                    for concept_is_a in (True, False):
-                        side = self._strongest(layer, concept, concept_is_a, pending, floor, limit)
-                        for other, weight in side.items():
-                            found[(concept, other)] = found.get((concept, other), 0.0) + weight
-            if len(layers) > 1:
-                found = self._summed(scope, list(found))
-        return strongest_first(found, min_weight, limit)
+        for layer in layers:
+            for concept in concept_ids:
+                for concept_is_a in (True, False):
+                    side = self._strongest(layer, concept, concept_is_a, pending, floor, limit)
+                    for other, weight in side.items():
+                        found[(concept, other)] = found.get((concept, other), 0.0) + weight
+        return self._summed(scope, list(found)) if len(layers) > 1 else found
 
     def _strongest(
         self,
@@ -339,16 +356,4 @@ class LinkQueries(SQLConnection):
 
 def _id_list(ids: Sequence[int]) -> str:
     """Concept ids as the compact JSON array a pending row holds."""
-    return "[" + ",".join(str(i) for i in ids) + "]"
-
-
-def strongest_first(
-    found: dict[tuple[int, int], float], min_weight: float, limit: int
-) -> list[tuple[int, int, float]]:
-    """The ``limit`` strongest ``(concept, other end, weight)`` of ``found`` at or
-    above ``min_weight``; ties break on the ids, so every backend ranks alike."""
-    ranked = sorted(
-        ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
-        key=lambda row: (-row[2], row[0], row[1]),
-    )
-    return ranked[:limit]
+    return json.dumps(list(ids), separators=(",", ":"))

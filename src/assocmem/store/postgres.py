@@ -29,7 +29,6 @@ from assocmem.schema import Condition
 from assocmem.store import lexical
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
-from assocmem.store.links import strongest_first
 from assocmem.store.migrations import migrations
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
@@ -386,30 +385,17 @@ class PostgresStore(SQLStore):
             [new, seq],
         )
 
-    @translated
-    def neighbors(
-        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
-    ) -> list[tuple[int, int, float]]:
-        # The shared SQL's walk (each concept's strongest links on each side in each
-        # layer, from the same floor), in one statement: one per concept, side and
-        # layer cost a round trip and a plan each, most of a read's statements. Link
-        # counts are never pending here, so the rows are the weights.
-        layers = self._layers(scope)
-        if not concept_ids or not layers:
-            return []
-        floor = min_weight / len(layers)  # see the shared `neighbors`
-        with self.snapshot():  # the rows and the other layers' sums from one state
-            found = self._neighbor_rows(scope, layers, concept_ids, floor, limit)
-        return strongest_first(found, min_weight, limit)
-
-    def _neighbor_rows(
+    def _neighbor_weights(
         self,
         scope: Scope,
-        layers: list[int],
+        layers: Sequence[int],
         concept_ids: Sequence[int],
         floor: float,
         limit: int,
     ) -> dict[tuple[int, int], float]:
+        # The shared walk in one statement: one per concept, side and layer cost a
+        # round trip and a plan each, most of a read's statements. Link counts are
+        # never pending here, so the rows are the weights.
         rows = self._query(
             "SELECT c.concept, s.other, s.weight"
             " FROM unnest(?::bigint[]) AS c(concept), unnest(?::bigint[]) AS l(layer),"
@@ -419,7 +405,7 @@ class PostgresStore(SQLStore):
             " UNION ALL (SELECT a, weight FROM links"
             "  WHERE scope_id = l.layer AND b = c.concept AND weight >= ?"
             "  ORDER BY weight DESC, a LIMIT ?)) AS s",
-            [list(concept_ids), layers, floor, limit, floor, limit],
+            [list(concept_ids), list(layers), floor, limit, floor, limit],
         )
         found: dict[tuple[int, int], float] = {}
         for concept, other, weight in rows:
