@@ -36,3 +36,22 @@ def test_two_hops_reach_through_the_strongest_links(store_target: Target) -> Non
         one, two = _associated(mem, "alpha"), _associated(mem, "alpha", hops=2)
         assert far not in one and far in two
         assert weak not in two
+
+
+def test_the_associative_arm_leaves_out_only_what_the_concept_arm_ranks(
+    store_target: Target,
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="a") as mem:
+        # Two old notes tie "alpha" to "gamma"; forty newer ones carry "alpha" alone,
+        # so the concept arm's newest 32 carriers of "alpha" are all newer.
+        old = [mem.write(f"alpha gamma {n}", concepts=["alpha", "gamma"]).id for n in range(2)]
+        for n in range(40):
+            mem.write(f"alpha filler {n}", concepts=["alpha", f"filler{n}"])
+        found = mem.read(concepts=["alpha"], k=50, threshold=2.0)
+        by_id = {item.id: item for item in found.items}
+        # Older than every memory the concept arm ranks, they are reached through
+        # "gamma" rather than lost to both arms.
+        assert all(by_id[i].source == "hebbian_retrieval" for i in old)
+        for item in found.items:
+            assert not {"concept_scoped", "hebbian_retrieval"} <= set(item.sources)

@@ -100,13 +100,15 @@ def expand(
 
 
 def associative_hits(
-    store: Store, view: View, expansion: Expansion, query_ids: Sequence[int]
+    store: Store, view: View, expansion: Expansion, concept_ranked: Sequence[int]
 ) -> list[tuple[int, float, list[Reach]]]:
-    """Memories reached only through expanded concepts, strongest first.
+    """Memories reached through expanded concepts, strongest first.
 
     Returns ``(memory seq, score, reaches)``; the score is the summed strength of
-    the reached concepts a memory carries. Memories carrying a query concept are
-    left to the concept arm.
+    the reached concepts a memory carries. The memories the concept arm ranks
+    (``concept_ranked``) are left to it, so no memory gets both arms' votes for
+    one match; leaving out that short list, not every carrier of a query concept,
+    costs the store one list check per row instead of a probe per query concept.
     """
     if not expansion.reached:
         return []
@@ -114,7 +116,7 @@ def associative_hits(
         view,
         list(expansion.reached),
         per_concept=CANDIDATES_PER_CONCEPT,
-        without=list(query_ids),
+        skip=concept_ranked,
     )
     by_memory: dict[int, list[Reach]] = {}
     for seq, concept in rows:

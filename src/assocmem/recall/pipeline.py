@@ -132,12 +132,13 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         expansion = links.expand(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
-        associative = links.associative_hits(store, view, expansion, query_ids)[:depth]
+        concept_scoped = _concept_arm(store, view, query_ids)[:depth]
+        associative = links.associative_hits(store, view, expansion, concept_scoped)[:depth]
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
             **(_question_arms(store, view, request, question, space, probe, depth)
                if request.query is not None and question is not None else {}),
-            "concept_scoped": _concept_arm(store, view, query_ids)[:depth],
+            "concept_scoped": concept_scoped,
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }  # fmt: skip
         learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))

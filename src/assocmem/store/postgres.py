@@ -419,7 +419,7 @@ class PostgresStore(SQLStore):
         concept_ids: Sequence[int],
         *,
         per_concept: int,
-        without: Sequence[int] = (),
+        skip: Sequence[int] = (),
     ) -> list[tuple[int, int]]:
         # As the shared SQL does (each concept's newest in each layer, merged), in one
         # statement: each statement is planned for its own parameters (snapshot_begin),
@@ -428,17 +428,7 @@ class PostgresStore(SQLStore):
         if not concept_ids or not layers:
             return []
         visible, params = self._view_sql(view, layers, "m")
-        # OFFSET 0 keeps the exclusion a check of each row the index yields, newest
-        # first, so the LIMIT stops the walk: as an anti-join the planner (which
-        # cannot see how many rows each concept holds) may hash every row of a hub
-        # concept, then sort them (measured: up to 1.2 s a statement at 10k, 24x the
-        # total of the row-by-row check over the bench's reads).
-        exclude = (
-            " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
-            " AND x.concept_id = ANY(?::bigint[]) AND x.memory_seq = mc.memory_seq OFFSET 0)"
-            if without
-            else ""
-        )
+        exclude = " AND mc.memory_seq <> ALL(?::bigint[])" if skip else ""
         rows = self._query(
             "SELECT c.concept, newest.memory_seq"
             " FROM unnest(?::bigint[]) AS c(concept), unnest(?::bigint[]) AS l(layer),"
@@ -446,9 +436,8 @@ class PostgresStore(SQLStore):
             f"  JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
             f"  WHERE mc.scope_id = l.layer AND mc.concept_id = c.concept{exclude}"
             "  ORDER BY mc.memory_seq DESC LIMIT ?) AS newest",
-            [list(concept_ids), layers, *params, *([list(without)] if without else []),
-             per_concept],
-        )  # fmt: skip
+            [list(concept_ids), layers, *params, *([list(skip)] if skip else []), per_concept],
+        )
         newest: dict[int, list[int]] = {}
         for concept, seq in rows:
             newest.setdefault(concept, []).append(seq)

@@ -293,11 +293,11 @@ class Store(abc.ABC):
         concept_ids: Sequence[int],
         *,
         per_concept: int,
-        without: Sequence[int] = (),
+        skip: Sequence[int] = (),
     ) -> list[tuple[int, int]]:
         """``(memory seq, concept id)`` for readable memories carrying each concept:
-        the newest ``per_concept`` per concept, skipping memories that carry any
-        concept in ``without``."""
+        the newest ``per_concept`` per concept, leaving out the memories (seqs) in
+        ``skip``."""
 
     @abc.abstractmethod
     def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None:

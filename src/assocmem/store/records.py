@@ -276,9 +276,11 @@ class MemoryRecords(SQLConnection):
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         rows = self._query_in(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs)
         concepts: dict[int, list[tuple[str, str]]] = {}
+        # Each name looked up by its key: as a join, PostgreSQL hashed the whole
+        # concepts table (a vocabulary's worth of rows) for a few records' concepts.
         for seq, name, form in self._query_in(
-            "SELECT mc.memory_seq, c.name, mc.form FROM memory_concepts mc"
-            " JOIN concepts c ON c.id = mc.concept_id"
+            "SELECT mc.memory_seq, (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id),"
+            " mc.form FROM memory_concepts mc"
             " WHERE mc.memory_seq IN (?*) ORDER BY mc.memory_seq, mc.position",
             seqs,
         ):

@@ -27,14 +27,9 @@ class VisibilityQueries(SQLConnection):
         concept_ids: Sequence[int],
         *,
         per_concept: int,
-        without: Sequence[int] = (),
+        skip: Sequence[int] = (),
     ) -> list[tuple[int, int]]:
-        exclude = ""
-        if without:
-            exclude = (
-                " AND NOT EXISTS (SELECT 1 FROM memory_concepts x WHERE x.scope_id = mc.scope_id"
-                f" AND {in_list('x.concept_id', without)} AND x.memory_seq = mc.memory_seq)"
-            )
+        exclude = f" AND NOT {in_list('mc.memory_seq', skip)}" if skip else ""
         visible, params = self._view_sql(view, self._layers(view.scope), "m")
         found: list[tuple[int, int]] = []
         for concept in concept_ids:
@@ -47,7 +42,7 @@ class VisibilityQueries(SQLConnection):
                         f" JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
                         f" WHERE mc.scope_id = ? AND mc.concept_id = ?{exclude}"
                         " ORDER BY mc.memory_seq DESC LIMIT ?",
-                        [*params, layer, concept, *without, per_concept],
+                        [*params, layer, concept, *skip, per_concept],
                     )
                 ]
             found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
