@@ -11,6 +11,7 @@ weight a reader sees never drops below zero.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -100,9 +101,9 @@ def expand(
 
 
 def associative_hits(
-    store: Store, view: View, expansion: Expansion, concept_ranked: Sequence[int]
+    store: Store, view: View, expansion: Expansion, concept_ranked: Sequence[int], limit: int
 ) -> list[tuple[int, float, list[Reach]]]:
-    """Memories reached through expanded concepts, strongest first.
+    """The ``limit`` memories reached most strongly through expanded concepts, best first.
 
     Returns ``(memory seq, score, reaches)``; the score is the summed strength of
     the reached concepts a memory carries. The memories the concept arm ranks
@@ -119,11 +120,13 @@ def associative_hits(
         skip=concept_ranked,
     )
     by_memory: dict[int, list[Reach]] = {}
+    score: dict[int, float] = {}
     for seq, concept in rows:
-        by_memory.setdefault(seq, []).append(expansion.reached[concept])
-    hits = [(seq, sum(r.weight for r in reaches), reaches) for seq, reaches in by_memory.items()]
-    hits.sort(key=lambda h: (-h[1], -h[0]))
-    return hits
+        reach = expansion.reached[concept]
+        by_memory.setdefault(seq, []).append(reach)
+        score[seq] = score.get(seq, 0.0) + reach.weight
+    best = heapq.nsmallest(limit, score, key=lambda seq: (-score[seq], -seq))
+    return [(seq, score[seq], by_memory[seq]) for seq in best]
 
 
 def via(reaches: Sequence[Reach], names: dict[int, str]) -> tuple[Via, ...]:

@@ -199,17 +199,18 @@ class Fusion(Generic[K]):
                     vote = weight * _confidence(self._confidence, arm, key) / (self._k + rank)
                     self._parts.setdefault(key, {})[arm] = vote
 
-    def ranked(self) -> list[Fused[K]]:
-        """Every key voted for, best first."""
+    def ranked(self, limit: int | None = None) -> list[Fused[K]]:
+        """Every key voted for (the best ``limit`` of them, if given), best first."""
+        totals = {key: sum(parts.values()) for key, parts in self._parts.items()}
+        order = sorted(totals, key=lambda key: (-totals[key], key))
         position = {arm: i for i, arm in enumerate(ARM_ORDER)}
         fused = []
-        for key, by_arm in self._ranks.items():
+        for key in order if limit is None else order[:limit]:
+            by_arm = self._ranks[key]
             source = min(
                 by_arm, key=lambda arm: (by_arm[arm], position.get(arm, len(position)), arm)
             )
-            parts = self._parts[key]
-            fused.append(Fused(key, sum(parts.values()), dict(by_arm), dict(parts), source))
-        fused.sort(key=lambda f: (-f.score, f.key))
+            fused.append(Fused(key, totals[key], dict(by_arm), dict(self._parts[key]), source))
         return fused
 
 

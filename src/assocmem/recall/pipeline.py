@@ -133,7 +133,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
         concept_scoped = _concept_arm(store, view, query_ids)[:depth]
-        associative = links.associative_hits(store, view, expansion, concept_scoped)[:depth]
+        associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
             **(_question_arms(store, view, request, question, space, probe, depth)
@@ -149,14 +149,14 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             confidence={"learned": {hit.seq: hit.support for hit in voting}},
         )
         votes.add(rankings)
-        fused = votes.ranked()
+        fused = votes.ranked(depth)
         if fused and question is not None:
             # The later arms start from the best fused candidates; their votes join
             # the same fusion.
             later = _later_arms(store, view, question, space, probe, fused, depth)
             rankings.update(later)
             votes.add(later)
-            fused = votes.ranked()
+            fused = votes.ranked(depth)
         cues = [*request.cues, *(_question_cues(question) if question else [])]
         candidates = fused[:depth]
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
