@@ -8,7 +8,8 @@ list alone is ~40 ns an entry), and a word in a fifth of a million memories has
 reader's memories is ranked only where a memory also holds a rarer term of the same
 search (its exact contribution there), and among the reader's newest
 `LEXICAL_WINDOW` memories; its document frequency is its share of that window times
-the reader's memories, so it is never counted past `COMMON_POSTINGS` either. A memory
+the reader's memories, so it is never counted past `COMMON_POSTINGS` either (a backend
+that keeps per-term counts, PostgreSQL, looks the exact one up instead). A memory
 holding only common terms is found when it is recent; one holding a rare term is
 found wherever it is. Where no term is common, or the window holds every memory of
 the reader, nothing changes: every posting is ranked and counted, as before.
@@ -54,6 +55,11 @@ class LexicalBounds(SQLConnection):
         for each term, counted up to ``cap``."""
         raise NotImplementedError
 
+    def _exact_counts(self, layers: Sequence[int], terms: Sequence[str]) -> dict[str, int]:
+        """The terms whose memories in ``layers`` (any status) the store keeps counted,
+        with those counts; the rest are counted (and estimated) by `_frequencies`."""
+        return {}
+
     @translated
     def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]:
         frequencies = self._frequencies(scope, terms)
@@ -61,16 +67,19 @@ class LexicalBounds(SQLConnection):
 
     def _frequencies(self, scope: Scope, terms: Sequence[str]) -> dict[str, int]:
         """How many memories of the reader's layers (any status) the index matches for
-        each term: counted under `COMMON_POSTINGS`; at or over it, estimated from the
-        term's share of the window (exact when the window holds every memory), and
-        never put under it."""
+        each term: exact where the store keeps it counted (`_exact_counts`); else
+        counted under `COMMON_POSTINGS`, and at or over it estimated from the term's
+        share of the window (exact when the window holds every memory), and never put
+        under it."""
         layers = self._layers(scope)
         if not layers:
             return dict.fromkeys(terms, 0)
         memo = self._memo(("frequencies", tuple(layers)))
         known = memo if memo is not None else {}
         missing = [term for term in dict.fromkeys(terms) if term not in known]
-        found = self._count_matches(layers, missing, COMMON_POSTINGS) if missing else {}
+        exact = self._exact_counts(layers, missing) if missing else {}
+        rest = [term for term in missing if term not in exact]
+        found = self._count_matches(layers, rest, COMMON_POSTINGS) if rest else {}
         common = [term for term, count in found.items() if count >= COMMON_POSTINGS]
         if common:
             start, recent = self._window(layers)
@@ -81,6 +90,7 @@ class LexicalBounds(SQLConnection):
                 for term in common
             )
         known.update(found)
+        known.update(exact)
         return {term: int(known[term]) for term in terms}
 
     def _window(self, layers: Sequence[int]) -> tuple[int, int]:

@@ -294,6 +294,21 @@ class PostgresStore(SQLStore):
         )
         return [(seq, float(score)) for seq, score in rows]
 
+    def _exact_counts(self, layers: Sequence[int], terms: Sequence[str]) -> dict[str, int]:
+        # A term of one lexeme (nearly all) is counted by the write's own triggers
+        # (lexical_terms, 0016), so its whole frequency is one lookup: no bounded count
+        # and no window estimate; one the parser finds no lexeme in matches nothing.
+        rows = self._query(
+            "SELECT t.term, CASE cardinality(l.lexemes) WHEN 0 THEN 0"
+            " ELSE (SELECT COALESCE(SUM(c.docs), 0) FROM lexical_terms c"
+            "  WHERE c.scope_id = ANY(?::bigint[]) AND c.lexeme = l.lexemes[1]) END"
+            " FROM unnest(?::text[]) AS t(term), LATERAL (SELECT"
+            f" tsvector_to_array(to_tsvector('{TEXT_SEARCH_CONFIG}', t.term)) AS lexemes) AS l"
+            " WHERE cardinality(l.lexemes) <= 1",
+            [list(layers), list(terms)],
+        )
+        return {term: int(found) for term, found in rows}
+
     def _count_matches(
         self, layers: Sequence[int], terms: Sequence[str], cap: int, after: int = 0
     ) -> dict[str, int]:
@@ -301,18 +316,13 @@ class PostgresStore(SQLStore):
             return {}
         if after:
             return self._count_window(layers, terms, cap, after)
-        # A term of one lexeme (nearly all) is counted by the write's own triggers
-        # (lexical_terms); one the parser splits, or none, is counted here, up to cap.
+        # Terms the parser splits into several lexemes (the rest are `_exact_counts`).
         rows = self._query(
-            "SELECT t.term, CASE cardinality(l.lexemes) WHEN 0 THEN 0"
-            " WHEN 1 THEN (SELECT COALESCE(SUM(c.docs), 0) FROM lexical_terms c"
-            "  WHERE c.scope_id = ANY(?::bigint[]) AND c.lexeme = l.lexemes[1])"
-            " ELSE (SELECT COUNT(*) FROM (SELECT 1 FROM memories m"
+            "SELECT t.term, (SELECT COUNT(*) FROM (SELECT 1 FROM memories m"
             f"  WHERE m.fts @@ plainto_tsquery('{TEXT_SEARCH_CONFIG}', t.term)"
-            "  AND m.scope_id = ANY(?::bigint[]) LIMIT ?) AS found) END"
-            " FROM unnest(?::text[]) AS t(term), LATERAL (SELECT"
-            f" tsvector_to_array(to_tsvector('{TEXT_SEARCH_CONFIG}', t.term)) AS lexemes) AS l",
-            [list(layers), list(layers), cap, list(terms)],
+            "  AND m.scope_id = ANY(?::bigint[]) LIMIT ?) AS found)"
+            " FROM unnest(?::text[]) AS t(term)",
+            [list(layers), cap, list(terms)],
         )
         return {term: min(int(found), cap) for term, found in rows}
 
