@@ -158,7 +158,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             votes.add(later)
             fused = votes.ranked(depth)
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        candidates = fused[:depth]
+        candidates = fused  # the fusion's best `depth`
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
         if request.influence_only:  # gated before the cut, so k fills from the rest

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -185,13 +185,30 @@ class LinkQueries(SQLConnection):
         concept's ``limit`` strongest links on each side in each layer, at or above
         ``floor``."""
         pending = self._pending()
+        return self._over_layers(
+            scope,
+            layers,
+            (
+                (concept, other, weight)
+                for layer in layers
+                for concept in concept_ids
+                for concept_is_a in (True, False)
+                for other, weight in self._strongest(
+                    layer, concept, concept_is_a, pending, floor, limit
+                ).items()
+            ),
+        )
+
+    def _over_layers(
+        self, scope: Scope, layers: Sequence[int], rows: Iterable[tuple[int, int, float]]
+    ) -> dict[tuple[int, int], float]:
+        """``{(concept, other end): weight}`` of the pairs among each layer's strongest
+        links. With several layers each pair's weight is read whole, summed over all of
+        them (`_summed`): a link among one layer's strongest may fall below the cut in
+        another and still count there."""
         found: dict[tuple[int, int], float] = {}
-        for layer in layers:
-            for concept in concept_ids:
-                for concept_is_a in (True, False):
-                    side = self._strongest(layer, concept, concept_is_a, pending, floor, limit)
-                    for other, weight in side.items():
-                        found[(concept, other)] = found.get((concept, other), 0.0) + weight
+        for concept, other, weight in rows:
+            found[(concept, other)] = found.get((concept, other), 0.0) + weight
         return self._summed(scope, list(found)) if len(layers) > 1 else found
 
     def _strongest(

@@ -417,10 +417,7 @@ class PostgresStore(SQLStore):
             "  ORDER BY weight DESC, a LIMIT ?)) AS s",
             [list(concept_ids), list(layers), floor, limit, floor, limit],
         )
-        found: dict[tuple[int, int], float] = {}
-        for concept, other, weight in rows:
-            found[(concept, other)] = found.get((concept, other), 0.0) + weight
-        return self._summed(scope, list(found)) if len(layers) > 1 else found
+        return self._over_layers(scope, layers, rows)
 
     @translated
     def memories_with_concepts(
