@@ -1,16 +1,20 @@
 """The WAL stays bounded (issue 17, item 6): a reader holding an old snapshot lets
 it grow while it holds, and once the reader lets go the next commits checkpoint it
-and truncate it back under `SQLiteStore.wal_limit_bytes`."""
+and truncate it back under `SQLiteStore.wal_limit_bytes`. Checkpoints of ordinary
+writes run on a thread of their own (store/checkpoints.py), not in the commit."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from assocmem import Memory
+from assocmem.store.checkpoints import BACKSTOP_PAGES, PACE_S
 from assocmem.store.sqlite import SQLiteStore
 
 LIMIT = 256 * 1024
@@ -60,3 +64,47 @@ def test_the_store_sets_its_wal_bounds_and_secure_delete(tmp_path: Path) -> None
     finally:
         store.close()
     assert os.path.exists(path)
+
+
+def _checkpointers(path: Path) -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name == f"assocmem-checkpoint:{path}"]
+
+
+def test_single_writes_are_checkpointed_off_the_writers_path(tmp_path: Path) -> None:
+    # Sixty writes leave a few thousand WAL pages, far under the writer's own
+    # checkpoint (the backstop): only the checkpointer thread copies them into the
+    # file, while the writer is done with its commits.
+    path = tmp_path / "bg.db"
+    with Memory(str(path), agent_id="w") as mem:
+        mem.write("the first note", concepts=["first"])
+        time.sleep(3 * PACE_S)
+        before = path.stat().st_size
+        for n in range(60):
+            mem.write(f"note {n} " + "padding words " * 40, concepts=[f"c{n}", "pad"])
+        deadline = time.monotonic() + 5.0
+        while path.stat().st_size == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert path.stat().st_size > before, "the WAL's new pages reached the file"
+        assert SQLiteStore.wal_pages == BACKSTOP_PAGES > 60 * 40
+        assert _checkpointers(path)
+    assert not _checkpointers(path), "close stops the thread"
+
+
+def test_a_read_only_or_in_memory_store_runs_no_checkpointer(tmp_path: Path) -> None:
+    path = tmp_path / "ro.db"
+    with Memory(str(path), agent_id="w") as mem:
+        mem.write("a note", concepts=["note"])
+    os.chmod(path, 0o444)
+    try:
+        store = SQLiteStore(str(path), read_only=True)
+        try:
+            assert not _checkpointers(path)
+        finally:
+            store.close()
+    finally:
+        os.chmod(path, 0o644)
+    memory = SQLiteStore(":memory:")
+    try:
+        assert not _checkpointers(Path(":memory:"))
+    finally:
+        memory.close()

@@ -15,6 +15,7 @@ import math
 import os
 import sqlite3
 import time
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ from assocmem.errors import (
     StoreUnavailable,
 )
 from assocmem.schema import Condition
+from assocmem.store.checkpoints import BACKSTOP_PAGES, CHECKPOINT_RETRY_S, Checkpointer
 from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
@@ -73,13 +75,14 @@ class SQLiteStore(SQLStore):
     driver_errors = (sqlite3.Error,)
     buffers_link_counts = True
     # -- WAL bounds (issue 17, item 6) --
-    # A checkpoint copies the WAL into the file every `wal_pages` pages and, when no
-    # reader still needs its frames, restarts it; `wal_limit_bytes` is what the file
+    # A thread checkpoints soon after commits (store/checkpoints.py); the writer's own
+    # checkpoint copies the rest every `wal_pages` pages and, when no reader still
+    # needs its frames, restarts the WAL; `wal_limit_bytes` is what the file
     # is truncated back to then. A reader holding an old snapshot stops a restart, so
     # after a commit that finds the WAL over the limit, the writer retries one
     # truncating checkpoint (without waiting on readers) at most every
     # `wal_retry_s` seconds: once the reader lets go, the WAL shrinks again.
-    wal_pages = 4000  # 16 MiB of 4 KiB pages
+    wal_pages = BACKSTOP_PAGES
     wal_limit_bytes = 64 * 1024 * 1024
     wal_retry_s = 1.0
 
@@ -91,6 +94,7 @@ class SQLiteStore(SQLStore):
         self.path = path
         self.read_only = _not_writable(path) if read_only is None else read_only
         self._init_state()
+        self._checkpointer: Checkpointer | None = None
         # -- open/connect: a failure says what is wrong with the path, not only
         # sqlite's "unable to open database file".
         _check_path(path)
@@ -118,6 +122,15 @@ class SQLiteStore(SQLStore):
         except AssocmemError:
             self._conn.close()
             raise
+        if not self.read_only and path != ":memory:":
+            self._checkpointer = Checkpointer(path)
+            # A store dropped without close still stops its thread and connection.
+            weakref.finalize(self, self._checkpointer.close)
+
+    def close(self) -> None:
+        if self._checkpointer is not None:  # its connection first: the last one checkpoints
+            self._checkpointer.close()
+        super().close()
 
     def _configure(self, synchronous: str) -> None:
         conn = self._conn
@@ -240,6 +253,8 @@ class SQLiteStore(SQLStore):
             )
 
     def _after_commit(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.committed()
         if not self._scrub_pending and (
             self._wal_retry_at > time.monotonic() or self._wal_bytes() <= self.wal_limit_bytes
         ):
@@ -269,21 +284,27 @@ class SQLiteStore(SQLStore):
 
     def _checkpoint(self, *, wait: bool) -> bool:
         """Copy the WAL into the file and truncate it; whether it went through (a
-        reader of an old snapshot blocks it; ``wait``: for the busy timeout)."""
+        reader of an old snapshot blocks it; ``wait``: for the busy timeout).
+
+        Another connection's checkpoint (a checkpointer thread, this one's or another
+        process's) makes SQLite refuse at once rather than wait, so a waiting call
+        tries again until its time is up."""
+        deadline = time.monotonic() + (BUSY_TIMEOUT_S if wait else 0.0)
         with self._lock:
             if self._depth:
                 return False
             try:
-                if not wait:
-                    self._conn.execute("PRAGMA busy_timeout = 0")
-                try:
+                while True:
+                    left = max(0, int((deadline - time.monotonic()) * 1000))
+                    self._conn.execute(f"PRAGMA busy_timeout = {left}")
                     (busy, _, _) = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                finally:
-                    if not wait:
-                        self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                    if not busy or time.monotonic() >= deadline:
+                        return not busy
+                    time.sleep(CHECKPOINT_RETRY_S)
             except sqlite3.Error:
                 return False
-            return not busy
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
         return condition_sql(condition, alias)
