@@ -30,6 +30,7 @@ from assocmem import (
 from assocmem.adapters.client import Client  # noqa: E402
 from assocmem.store import postgres as pg_store  # noqa: E402
 from assocmem.store.migrations import migrations  # noqa: E402
+from assocmem.store.params import KEYED  # noqa: E402
 from assocmem.testing import ToyEmbedder  # noqa: E402
 from tests.conftest import fresh_database, raw_query  # noqa: E402
 
@@ -210,3 +211,25 @@ def test_two_servers_over_one_database_count_exactly(url: str) -> None:
         assert {r.id for r in Client(second).get(written)} == set(written)
     # The servers really shared the PostgreSQL database, not a file of their own.
     assert raw_query(url, "SELECT count(*) FROM memories") == [(1 + writers * notes,)]
+
+
+def test_reads_keep_plans_only_for_keyed_statements(url: str) -> None:
+    # psycopg prepares a statement once it has run a few times, and a prepared
+    # statement may settle on one generic plan. A read's walks over postings and its
+    # text searches must not: their best plans depend on how common the concepts and
+    # terms bound are. Its lookups by key may, which saves planning them every time.
+    with Memory(url, agent_id="ops") as mem:
+        mem.write_many([{"text": f"deploy {n} timed out behind the proxy"} for n in range(30)])
+        for _ in range(8):
+            mem.read("deploy proxy", k=5)
+            mem.read(concepts=["deploy", "proxy"], k=5)
+        prepared = [
+            " ".join(sql.split())
+            for (sql,) in mem._store._conn.raw.execute(
+                "SELECT statement FROM pg_prepared_statements"
+            )
+        ]
+    walks = ("memory_concepts mc JOIN memories", "FROM links WHERE scope_id = l.layer", "tsquery")
+    assert not [sql for sql in prepared if any(walk in sql for walk in walks)], prepared
+    assert any(sql.startswith(KEYED.strip()) and "FROM memories WHERE seq IN" in sql
+               for sql in prepared), prepared  # fmt: skip

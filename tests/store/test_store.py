@@ -21,6 +21,7 @@ from assocmem import (
 )
 from assocmem.store import sqlite as sqlite_store
 from assocmem.store.migrations import migrations
+from assocmem.store.params import KEYED
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def _plans(mem: Memory, run: Callable[[], object]) -> str:
         conn.set_trace_callback(None)
     plans = []
     for sql in statements:
-        if sql.lstrip().upper().startswith(("SELECT", "INSERT")):
+        if sql.removeprefix(KEYED).lstrip().upper().startswith(("SELECT", "INSERT")):
             plans += [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
     return "\n".join(plans)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from assocmem.errors import AssocmemError
 from assocmem.schema import Condition
-from assocmem.store.params import chunked, in_list, qmarks, translated
+from assocmem.store.params import KEYED, chunked, in_list, qmarks, translated
 from assocmem.store.pending_links import PendingLinks
 from assocmem.store.protocol import View
 from assocmem.types import Scope
@@ -279,7 +279,7 @@ class SQLConnection:
         token = self._transactions if self._depth else None
         if token is not None and token == self._epoch_read_in:
             return
-        rows = self._query("SELECT value FROM store_info WHERE key = ?", [CONCEPTS_EPOCH])
+        rows = self._query(KEYED + "SELECT value FROM store_info WHERE key = ?", [CONCEPTS_EPOCH])
         epoch = rows[0][0] if rows else None
         if epoch != self._concepts_epoch:
             self._concept_cache.clear()
@@ -300,7 +300,7 @@ class SQLConnection:
             if cached is None or version is None or cached[0] != version:
                 projects, channels = scope.readable_projects, scope.readable_channels
                 rows = self._query(
-                    "SELECT id, project_id, channel, access FROM scopes WHERE agent_id = ?"
+                    KEYED + "SELECT id, project_id, channel, access FROM scopes WHERE agent_id = ?"
                     f" AND {in_list('project_id', projects)} AND {in_list('channel', channels)}",
                     [scope.agent_id, *projects, *channels],
                 )
@@ -347,7 +347,7 @@ class SQLConnection:
 
     @translated
     def info(self, key: str) -> str | None:
-        rows = self._query("SELECT value FROM store_info WHERE key = ?", [key])
+        rows = self._query(KEYED + "SELECT value FROM store_info WHERE key = ?", [key])
         return str(rows[0][0]) if rows else None
 
     @translated

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assocmem.store.connection import SQLConnection, roles_of
-from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.params import KEYED, chunked, in_list, translated
 from assocmem.store.protocol import ConceptLessons
 from assocmem.text import times
 from assocmem.types import Scope
@@ -76,7 +76,7 @@ class LessonQueries(SQLConnection):
         return {
             int(c): float(t)
             for c, t in self._query(
-                "SELECT concept_id, SUM(taught) FROM lesson_concepts"
+                KEYED + "SELECT concept_id, SUM(taught) FROM lesson_concepts"
                 f" WHERE {in_list('scope_id', layers)}"
                 f" AND {in_list('concept_id', list(concept_ids))} GROUP BY concept_id",
                 [*layers, *concept_ids],

@@ -18,7 +18,7 @@ from typing import Any
 
 from assocmem.store import pending_links
 from assocmem.store.connection import SQLConnection, roles_of
-from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.params import KEYED, chunked, in_list, translated
 from assocmem.store.pending_links import PendingLinks
 from assocmem.store.protocol import LinkRow
 from assocmem.text import times
@@ -335,7 +335,9 @@ class LinkQueries(SQLConnection):
                 # Only a pending pair the query did not return needs its names looked up.
                 unnamed = sorted({c for pair in links for c in pair} - names.keys())
                 names.update(
-                    self._query_in("SELECT id, name FROM concepts WHERE id IN (?*)", unnamed)
+                    self._query_in(
+                        KEYED + "SELECT id, name FROM concepts WHERE id IN (?*)", unnamed
+                    )
                 )
         ranked = sorted(
             links.values(),

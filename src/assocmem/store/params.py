@@ -17,6 +17,13 @@ R = TypeVar("R")
 # Parameters per IN (...) list; SQLite allows 32766, smaller chunks keep plans simple.
 CHUNK = 500
 
+# Opens a read statement whose rows are found by unique keys (sequence numbers, ids,
+# names, a store_info key): its best plan cannot depend on the values bound, so
+# PostgreSQL may keep one plan for it across calls. A read's other statements walk
+# postings and search text whose sizes are Zipf-skewed, and are planned for their own
+# values each time (store/postgres.py). A comment, so it changes nothing else.
+KEYED = "/* keyed */ "
+
 
 def chunked(values: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
     """``values`` in consecutive slices of at most ``size``."""

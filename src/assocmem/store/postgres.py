@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from assocmem.errors import (
@@ -30,7 +31,7 @@ from assocmem.store import lexical
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
-from assocmem.store.params import in_list, translated
+from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_postgres import condition_sql
@@ -78,6 +79,8 @@ class _Connection:
         self._connect = connect
         self.raw = connect()
         self._in_transaction = False
+        # Inside a read snapshot: statements not marked KEYED are planned per call.
+        self.plan_per_call = False
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         begins = sql.startswith("BEGIN")
@@ -104,7 +107,11 @@ class _Connection:
     def _run(self, sql: str, params: Sequence[Any]) -> Any:
         if not params:
             return self.raw.execute(sql)
-        return self.raw.execute(_placeholders(sql), list(params))
+        # An unnamed statement is planned for the values bound to it; a prepared one
+        # (psycopg prepares a statement once it has run a few times) may settle on
+        # one generic plan for all values.
+        prepare = False if self.plan_per_call and not sql.startswith(KEYED) else None
+        return self.raw.execute(_placeholders(sql), list(params), prepare=prepare)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         rows = list(rows)
@@ -129,16 +136,27 @@ class PostgresStore(SQLStore):
     """
 
     driver_errors = (psycopg.Error,)
-    # Reads plan every statement for its own parameters: concept and term frequencies
-    # are Zipf-skewed, and one generic prepared plan cannot serve a hub concept and a
-    # rare one (measured: a generic anti-join plan read a hub's 67k rows per candidate).
-    # Writes keep prepared plans; their statements are point lookups and upserts.
-    # JIT is off for them: a read's statements run in milliseconds, and compiling one
+    # Reads plan each statement for its own parameters (see `_Connection._run`):
+    # concept and term frequencies are Zipf-skewed, and one generic prepared plan
+    # cannot serve a hub concept and a rare one (measured: a generic anti-join plan
+    # read a hub's 67k rows per candidate). Statements marked KEYED, which find rows
+    # by unique keys, keep prepared plans, as writes do: replanning each of them cost
+    # more than running it (0.1-0.2 ms of a read's ~4 at 10k).
+    # JIT is off for reads: their statements run in milliseconds, and compiling one
     # (jit_above_cost is reached by planner estimates, not run time) costs tens.
-    snapshot_begin = (
-        "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan;"
-        " SET LOCAL jit = off"
-    )
+    snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off"
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        outermost = not self._depth
+        with super().snapshot():
+            if outermost:
+                self._conn.plan_per_call = True
+            try:
+                yield
+            finally:
+                if outermost:
+                    self._conn.plan_per_call = False
 
     def __init__(self, url: str) -> None:
         self.path = url
@@ -366,7 +384,8 @@ class PostgresStore(SQLStore):
     def _layer_size(self, layers: Sequence[int]) -> int:
         # Kept by the write's triggers (lexical_layers): COUNT(*) visits every row.
         rows = self._query(
-            "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers WHERE scope_id = ANY(?::bigint[])",
+            KEYED + "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers"
+            " WHERE scope_id = ANY(?::bigint[])",
             [list(layers)],
         )
         return int(rows[0][0])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
 from assocmem.store.connection import SQLConnection, access_key, readable_by
-from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.params import KEYED, chunked, in_list, translated
 from assocmem.store.protocol import RankFields, Store, View, new_id
 from assocmem.text import times
 from assocmem.types import Record, Scope, Stats, WriteResult
@@ -224,7 +224,9 @@ class MemoryRecords(SQLConnection):
         return {n: cache[n] if n in cache else pending[n] for n in names}
 
     def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
-        return dict(self._query_in("SELECT name, id FROM concepts WHERE name IN (?*)", names))
+        return dict(
+            self._query_in(KEYED + "SELECT name, id FROM concepts WHERE name IN (?*)", names)
+        )
 
     # -- reads ----------------------------------------------------------------
 
@@ -255,8 +257,8 @@ class MemoryRecords(SQLConnection):
     @translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
-            "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text FROM memories"
-            " WHERE seq IN (?*)",
+            KEYED + "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text"
+            " FROM memories WHERE seq IN (?*)",
             seqs,
         )
         return {seq: RankFields(*fields) for seq, *fields in rows}
@@ -274,13 +276,16 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
-        rows = self._query_in(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs)
+        rows = self._query_in(
+            f"{KEYED}SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs
+        )
         concepts: dict[int, list[tuple[str, str]]] = {}
         # Each name looked up by its key: as a join, PostgreSQL hashed the whole
         # concepts table (a vocabulary's worth of rows) for a few records' concepts.
         for seq, name, form in self._query_in(
-            "SELECT mc.memory_seq, (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id),"
-            " mc.form FROM memory_concepts mc"
+            KEYED + "SELECT mc.memory_seq,"
+            " (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id), mc.form"
+            " FROM memory_concepts mc"
             " WHERE mc.memory_seq IN (?*) ORDER BY mc.memory_seq, mc.position",
             seqs,
         ):
@@ -297,7 +302,7 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
-        return dict(self._query_in("SELECT id, name FROM concepts WHERE id IN (?*)", ids))
+        return dict(self._query_in(KEYED + "SELECT id, name FROM concepts WHERE id IN (?*)", ids))
 
     @translated
     def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:

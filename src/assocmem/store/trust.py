@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assocmem.store.connection import SQLConnection
-from assocmem.store.params import translated
+from assocmem.store.params import KEYED, translated
 from assocmem.store.rows import View
 from assocmem.text.sources import SOURCE_CANON, canonical_source
 
@@ -117,7 +117,7 @@ class TrustQueries(SQLConnection):
         if not ids:
             return {}
         rows = self._query_in(
-            "SELECT m.id, CASE WHEN s.memory_seq IS NULL THEN 0 ELSE 1 END, a.public_key"
+            KEYED + "SELECT m.id, CASE WHEN s.memory_seq IS NULL THEN 0 ELSE 1 END, a.public_key"
             " FROM memories m LEFT JOIN trust_slashes s ON s.memory_seq = m.seq"
             " LEFT JOIN trust_attestations a ON a.memory_seq = m.seq"
             " WHERE m.id IN (?*) AND (s.memory_seq IS NOT NULL OR a.memory_seq IS NOT NULL)",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from assocmem.schema import fingerprint_key
 from assocmem.store.connection import SQLConnection
-from assocmem.store.params import in_list, translated
+from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.protocol import View
 from assocmem.types import Scope
 
@@ -63,7 +63,7 @@ class VisibilityQueries(SQLConnection):
         layers = self._layers(view.scope)
         near, params = self._view_sql(view, layers, "n")
         rows = self._query_in(
-            "SELECT m.seq,"
+            KEYED + "SELECT m.seq,"
             f" (SELECT MAX(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
             f"  AND n.thread = m.thread AND n.seq < m.seq AND {near}),"
             f" (SELECT MIN(n.seq) FROM memories n WHERE n.scope_id = m.scope_id"
@@ -101,7 +101,7 @@ class VisibilityQueries(SQLConnection):
         layers = self._layers(view.scope)
         where, params = self._view_sql(view, layers, "m")
         rows = self._query(
-            f"SELECT m.seq FROM memories m WHERE m.fingerprint_key = ? AND m.fingerprint = ?"
+            f"{KEYED}SELECT m.seq FROM memories m WHERE m.fingerprint_key = ? AND m.fingerprint = ?"
             f" AND {where} ORDER BY m.seq DESC LIMIT ?",
             [fingerprint_key(fingerprint), fingerprint, *params, limit],
         )
@@ -113,7 +113,8 @@ class VisibilityQueries(SQLConnection):
         if not layers:
             return []
         rows = self._query(
-            f"SELECT DISTINCT author FROM authors WHERE {in_list('scope_id', layers)}", layers
+            f"{KEYED}SELECT DISTINCT author FROM authors WHERE {in_list('scope_id', layers)}",
+            layers,
         )
         return sorted(author for (author,) in rows)
 
@@ -127,7 +128,7 @@ class VisibilityQueries(SQLConnection):
         threaded = {
             seq
             for (seq,) in self._query_in(
-                "SELECT seq FROM memories WHERE thread IS NOT NULL AND seq IN (?*)", seqs
+                KEYED + "SELECT seq FROM memories WHERE thread IS NOT NULL AND seq IN (?*)", seqs
             )
         }
         for seq in seqs:
