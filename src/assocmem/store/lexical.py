@@ -2,7 +2,7 @@
 common terms ranked over a bounded slice of their postings.
 
 A mixin of `SQLStore`. Ranking, not matching, is what a search pays per posting
-(FTS5's bm25 and PostgreSQL's ts_rank_cd read each matched row; a walk of a posting
+(FTS5's bm25 and PostgreSQL's ts_rank read each matched row; a walk of a posting
 list alone is ~40 ns an entry), and a word in a fifth of a million memories has
 200,000 of them. So a term the index matches in `COMMON_POSTINGS` or more of the
 reader's memories is ranked only where a memory also holds a rarer term of the same

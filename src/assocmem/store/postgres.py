@@ -284,11 +284,14 @@ class PostgresStore(SQLStore):
         where, params = self._view_sql(view, layers, "m")
         common = common_terms(terms, self._frequencies(view.scope, terms))
         # Each term becomes its own plain query, OR-ed: no caller text is read as syntax.
+        # Ranked by term frequency (ts_rank): cover density (ts_rank_cd) cost 1.5 µs a
+        # matched row against 0.08 µs, most of a common term's search, and LoCoMo's
+        # recall@10 on PostgreSQL was 0.775 / 0.773 with it, 0.780 / 0.774 without.
         full = _tsquery(len(terms))
         if not common:
             rows = self._query(
                 f"WITH q AS (SELECT ({full}) AS query)"
-                " SELECT m.seq, ts_rank_cd(m.fts, q.query) AS score FROM memories m, q"
+                " SELECT m.seq, ts_rank(m.fts, q.query) AS score FROM memories m, q"
                 f" WHERE m.fts @@ q.query AND {where} ORDER BY score DESC, m.seq LIMIT ?",
                 [*terms, *params, limit],
             )
@@ -299,7 +302,7 @@ class PostgresStore(SQLStore):
         # reads the window by its seq range rather than the term's whole posting list.
         rare = [term for term in terms if term not in common]
         start, _ = self._window(layers)
-        ranked = f"SELECT m.seq, ts_rank_cd(m.fts, {full}) AS score FROM memories m WHERE "
+        ranked = f"SELECT m.seq, ts_rank(m.fts, {full}) AS score FROM memories m WHERE "
         branches = [f"{ranked}m.seq > ? AND m.fts @@ ({full}) AND {where}"]
         values = [*terms, start, *terms, *params]
         if rare:
