@@ -90,6 +90,24 @@ def test_answers_past_questions_shared_reach_a_question_asking_what_they_were_ta
     assert ledger not in {i.id for i in alone.items if i.source == "learned"}
 
 
+def test_a_vote_counts_how_exclusively_the_lessons_name_the_memory(mem: Memory) -> None:
+    ids = _write(mem)
+    fix, ledger = ids[FIX], ids[NOTES[5]]
+    _teach(mem, "Why does the pool stall at night?", fix)
+    _teach(mem, "Why does the pool stall during the batch?", ledger)
+    _teach(mem, "Why does the pool stall on Mondays?", fix)
+    items = {i.id: i for i in mem.read(concepts=["pool", "stall"], k=5).items}
+    # Both were taught the whole question (support 1), but "pool stall" was answered
+    # with the fix two times in three and with the ledger once: votes of 2/3 and 1/3.
+    assert items[fix].parts["learned"] == pytest.approx(4.0 * (2 / 3) / 61)
+    assert items[ledger].parts["learned"] == pytest.approx(4.0 * (1 / 3) / 62)
+    # A memory every such question was answered with keeps the whole vote.
+    _teach(mem, "Why is the printer ledger jammed?", ids[NOTES[4]])
+    alone = mem.read(concepts=["printer", "ledger", "jam"], k=5).items
+    assert alone[0].id == ids[NOTES[4]]
+    assert alone[0].parts["learned"] == pytest.approx(4.0 / 61)
+
+
 def test_lessons_survive_reopening_and_a_rebuilt_store_lacks_them(store_target: Target) -> None:
     question = "What helped when the pool was dry?"
     with Memory(store_target("taught"), agent_id="ops") as mem:

@@ -14,6 +14,15 @@ too? That holds when several past questions share answers, where no single
 memory holds most of a concept's outcomes. Either one, past half, lets the
 memory vote in fusion; less only corroborates what the question found.
 
+How loud a vote is depends on one more thing: how exclusively the lessons point
+at this memory (its concentration). Support says how much of the question its
+lessons explain; it says nothing of how many other memories the same lessons
+name. A memory that is one of twelve answers given to questions about a word
+holds a twelfth of what that word taught, and a question carrying the word says
+that much about it, whatever its support. So a vote counts support times
+concentration: full where every past question with these words had this answer,
+a fraction where the words were answered many ways.
+
 Invariants: a lesson's weight, summed over the layers a reader sees, never drops
 below zero; a read weighs each of its concepts by how sharply its lessons point
 (a filler taught with every answer points nowhere), so reads with no lesson for
@@ -60,11 +69,21 @@ class LearnedHit:
     of the question counts by how sharply its lessons point (an inverse document
     frequency among the memories they reach) times this memory's share of them;
     broadly, the part of the whole question's information this memory was taught.
+    ``concentration`` in [0, 1] is how exclusively the lessons found point here:
+    this memory's share of each concept's helpful outcomes, averaged over those
+    concepts by their information.
     """
 
     seq: int
     support: float
+    concentration: float
     lessons: tuple[Lesson, ...]
+
+    @property
+    def confidence(self) -> float:
+        """The weight of this memory's vote in fusion: the part of the question its
+        lessons explain, times how exclusively they name it (see the module docstring)."""
+        return self.support * self.concentration
 
 
 def feedback_delta(current: float, outcome: float) -> float:
@@ -167,6 +186,7 @@ def learned_hits(
         LearnedHit(
             seq,
             max(_sharpness(found, info, known), _coverage(found, info, whole)),
+            _concentration(found, info),
             tuple(sorted(found, key=lambda lesson: (-lesson.weight, lesson.concept_id))),
         )
         for seq, found in by_memory.items()
@@ -175,6 +195,14 @@ def learned_hits(
     hits = [hit for hit in hits if hit.seq in readable and hit.support > 0]
     hits.sort(key=lambda hit: (-hit.support, -hit.seq))
     return hits
+
+
+def _concentration(found: Sequence[Lesson], info: Mapping[int, float]) -> float:
+    """How exclusively the lessons found point at one memory, in [0, 1]: its share of
+    each concept's helpful outcomes, weighted by the concept's information (a filler,
+    which names every answer, barely counts either way)."""
+    total = sum(info[lesson.concept_id] for lesson in found)
+    return sum(info[lesson.concept_id] * lesson.share for lesson in found) / total
 
 
 def _sharpness(found: Sequence[Lesson], info: Mapping[int, float], known: float) -> float:
@@ -200,8 +228,10 @@ def _coverage(found: Sequence[Lesson], info: Mapping[int, float], whole: float) 
 
 def voting(hits: Sequence[LearnedHit]) -> list[LearnedHit]:
     """The hits whose lessons explain most of the question: they vote in fusion (the
-    `learned` arm) and may bring back a memory no other arm found."""
-    return [hit for hit in hits if hit.support > MAJORITY]
+    `learned` arm) and may bring back a memory no other arm found. Ordered as the arm
+    ranks them, by the confidence of their votes (ties: newest first)."""
+    chosen = [hit for hit in hits if hit.support > MAJORITY]
+    return sorted(chosen, key=lambda hit: (-hit.confidence, -hit.seq))
 
 
 def corroborating(hits: Sequence[LearnedHit]) -> dict[int, float]:

@@ -39,11 +39,14 @@ ARM_ORDER: tuple[str, ...] = (
 # The learned arm carries what outcomes taught (see `lessons`): an application
 # said this memory answered questions with these concepts, which no retrieval
 # guess can say. Each of its votes is scaled by the share of the question its
-# lessons explain, and a vote explaining all of it weighs as much as every other
-# non-exact arm of a text read together (1 + 1 + 0.25 + 0.25 + 0.5 · 3 = 4): ranked
-# first, such a memory stands level with one that every other arm ranked first,
-# and one explaining half the question stands with a memory both direct arms rank
-# first. With no lesson for the question's concepts the arm is empty.
+# lessons explain times how exclusively they name the memory (a word answered
+# twelve ways names each answer a twelfth: `lessons.LearnedHit.confidence`). A
+# vote explaining all of it, with lessons naming only this memory, weighs as much
+# as every other non-exact arm of a text read together (1 + 1 + 0.25 + 0.25 +
+# 0.5 · 3 = 4): ranked first, such a memory stands level with one that every other
+# arm ranked first, and one explaining half the question stands with a memory both
+# direct arms rank first. With no lesson for the question's concepts the arm is
+# empty.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,

@@ -146,7 +146,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         rankings["learned"] = [hit.seq for hit in voting]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
-            confidence={"learned": {hit.seq: hit.support for hit in voting}},
+            confidence={"learned": {hit.seq: hit.confidence for hit in voting}},
         )
         votes.add(rankings)
         fused = votes.ranked(depth)
