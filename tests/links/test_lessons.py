@@ -108,6 +108,21 @@ def test_a_vote_counts_how_exclusively_the_lessons_name_the_memory(mem: Memory) 
     assert alone[0].parts["learned"] == pytest.approx(4.0 / 61)
 
 
+def test_memories_only_lessons_bring_do_not_widen_the_question(mem: Memory) -> None:
+    ids = _write(mem)
+    mem.write_many([{"text": f"Shelf {n} of the archive holds ledgers."} for n in range(40)])
+    also = mem.write("Flush the resolver whenever the keyring changes.").id
+    kin = mem.write("The resolver keyring audit is due on Friday.").id
+    result = mem.read("How do I fix the pool running dry again?", k=5)
+    mem.feedback([ids[FIX], also], 1.0, query_concepts=result.query_concepts)
+    items = mem.read("What helped when the pool was dry?", k=10).items
+    assert {i.id for i in items[:2]} == {ids[FIX], also}
+    # Both answers share "keyring" and "resolver", the question neither: a search
+    # widened by the answers' words would reach the audit note. They are guesses
+    # lessons made, not matches of the question, so nothing widens by them.
+    assert all("lexical_expansion" not in i.sources for i in items if i.id == kin)
+
+
 def test_lessons_survive_reopening_and_a_rebuilt_store_lacks_them(store_target: Target) -> None:
     question = "What helped when the pool was dry?"
     with Memory(store_target("taught"), agent_id="ops") as mem:
