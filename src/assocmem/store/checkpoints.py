@@ -36,6 +36,10 @@ BACKSTOP_PAGES = 12_000
 # A checkpoint that must happen (a forget's scrub) and found another one running
 # tries again after this long: one copying a pace's worth of frames takes a few ms.
 CHECKPOINT_RETRY_S = 0.002
+# How long a checkpoint that need not wait (the writer's, once the WAL is over its
+# limit) keeps trying: one background checkpoint of a pace's frames, fsyncs included,
+# takes up to ~20 ms here.
+CHECKPOINT_BRIEF_S = 0.05
 
 
 class Checkpointer:

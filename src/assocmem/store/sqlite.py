@@ -31,7 +31,12 @@ from assocmem.errors import (
     StoreUnavailable,
 )
 from assocmem.schema import Condition
-from assocmem.store.checkpoints import BACKSTOP_PAGES, CHECKPOINT_RETRY_S, Checkpointer
+from assocmem.store.checkpoints import (
+    BACKSTOP_PAGES,
+    CHECKPOINT_BRIEF_S,
+    CHECKPOINT_RETRY_S,
+    Checkpointer,
+)
 from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
@@ -287,9 +292,11 @@ class SQLiteStore(SQLStore):
         reader of an old snapshot blocks it; ``wait``: for the busy timeout).
 
         Another connection's checkpoint (a checkpointer thread, this one's or another
-        process's) makes SQLite refuse at once rather than wait, so a waiting call
-        tries again until its time is up."""
-        deadline = time.monotonic() + (BUSY_TIMEOUT_S if wait else 0.0)
+        process's) makes SQLite refuse at once rather than wait, so a call tries again
+        until its time is up: the busy timeout when waiting, else `CHECKPOINT_BRIEF_S`,
+        about one background checkpoint's length (a reader's snapshot, which may last
+        any time, is waited on no longer than that either)."""
+        deadline = time.monotonic() + (BUSY_TIMEOUT_S if wait else CHECKPOINT_BRIEF_S)
         with self._lock:
             if self._depth:
                 return False
