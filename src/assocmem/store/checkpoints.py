@@ -15,9 +15,10 @@ while it ran), and it then finds little left to copy or sync. The thread also
 bounds how far a crash or power loss can reach back: it syncs the WAL at most
 `PACE_S` after a commit.
 
-Invariants: the thread never writes rows and never holds a lock a writer waits
-for; if it stops or falls behind, the backstop bounds the WAL as before; `close`
-returns only once its connection is closed.
+Invariants: the thread never writes rows and never holds a lock a commit waits
+for (only the store's own truncating checkpoints may wait, briefly, for its
+checkpoint to end); if it stops or falls behind, the backstop bounds the WAL as
+before; `close` returns only once its connection is closed.
 """
 
 from __future__ import annotations

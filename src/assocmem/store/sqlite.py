@@ -85,8 +85,8 @@ class SQLiteStore(SQLStore):
     # needs its frames, restarts the WAL; `wal_limit_bytes` is what the file
     # is truncated back to then. A reader holding an old snapshot stops a restart, so
     # after a commit that finds the WAL over the limit, the writer retries one
-    # truncating checkpoint (without waiting on readers) at most every
-    # `wal_retry_s` seconds: once the reader lets go, the WAL shrinks again.
+    # truncating checkpoint (waiting on readers no longer than `CHECKPOINT_BRIEF_S`) at
+    # most every `wal_retry_s` seconds: once the reader lets go, the WAL shrinks again.
     wal_pages = BACKSTOP_PAGES
     wal_limit_bytes = 64 * 1024 * 1024
     wal_retry_s = 1.0
