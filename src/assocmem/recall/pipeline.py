@@ -148,16 +148,19 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             weights=fusion.arm_weights(request.concepts_given),
             confidence={"learned": {hit.seq: hit.confidence for hit in voting}},
         )
-        votes.add(rankings)
-        fused = votes.ranked(depth)
-        seeds = _direct(rankings, request, depth) if voting else fused
+        votes.add({arm: keys for arm, keys in rankings.items() if arm != "learned"})
+        # The later arms widen the question by what its best matches share
+        # (pseudo-relevance feedback), so they start from the arms that matched the
+        # question itself. A memory lessons vote for is a guess at the answer, not a
+        # match of the question: seeded from a wrong guess, the widened searches would
+        # follow its words and push more of its topic into the read.
+        seeds = votes.ranked(depth)
+        votes.add({"learned": rankings["learned"]})
         if seeds and question is not None:
-            # The later arms start from the best fused candidates; their votes join
-            # the same fusion.
             later = _later_arms(store, view, question, space, probe, seeds, depth)
             rankings.update(later)
-            votes.add(later)
-            fused = votes.ranked(depth)
+            votes.add(later)  # their votes join the same fusion
+        fused = votes.ranked(depth)
         cues = [*request.cues, *(_question_cues(question) if question else [])]
         candidates = fused  # the fusion's best `depth`
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
@@ -216,20 +219,6 @@ def _refused(
     else:
         plain = _concept_arm(store, view, query_ids)[: request.k]
     return _gates(store, view, plain, request.as_of)
-
-
-def _direct(rankings: dict[str, list[int]], request: ReadRequest, depth: int) -> list[Fused[int]]:
-    """The best candidates of the arms that matched the question itself, lessons left out.
-
-    The later arms widen the question by what its best matches share (pseudo-relevance
-    feedback). A memory that lessons vote for is a guess at the answer, not a match of
-    the question: seeded from a wrong guess, the widened searches would follow its
-    words and push more of its topic into the read, so one wrong lesson would cost
-    several places. Without voting lessons these are the fused candidates themselves.
-    """
-    direct: Fusion[int] = Fusion(weights=fusion.arm_weights(request.concepts_given))
-    direct.add({arm: keys for arm, keys in rankings.items() if arm != "learned"})
-    return direct.ranked(depth)
 
 
 def _later_arms(
