@@ -221,11 +221,11 @@ class SQLConnection:
             if self._depth:
                 yield
                 return
+            self._transactions += 1  # this snapshot's token, taken before it opens
             try:
-                self._conn.execute(self.snapshot_begin)
+                self._open_snapshot()
             except self.driver_errors as exc:
                 raise self.translate(exc) from exc
-            self._transactions += 1
             self._depth += 1
             self._in_snapshot = True
             try:
@@ -238,6 +238,11 @@ class SQLConnection:
                     self._conn.execute("COMMIT")
                 except self.driver_errors:
                     self._conn.execute("ROLLBACK")
+
+    def _open_snapshot(self) -> None:
+        """Begin a read transaction (`snapshot_begin`); a backend may read, in the same
+        round trip, what each snapshot checks first (see `_note_concepts_epoch`)."""
+        self._conn.execute(self.snapshot_begin)
 
     def _memo(self, key: Any) -> dict[Any, Any] | None:
         """The memo of ``key`` kept for the open read snapshot (None outside one: a
@@ -280,7 +285,11 @@ class SQLConnection:
         if token is not None and token == self._epoch_read_in:
             return
         rows = self._query(KEYED + "SELECT value FROM store_info WHERE key = ?", [CONCEPTS_EPOCH])
-        epoch = rows[0][0] if rows else None
+        self._note_concepts_epoch(rows[0][0] if rows else None, token)
+
+    def _note_concepts_epoch(self, epoch: Any, token: int | None) -> None:
+        """Keep the cached concept ids only if ``epoch`` (CONCEPTS_EPOCH as read in the
+        transaction or snapshot ``token``) is the one they were read under."""
         if epoch != self._concepts_epoch:
             self._concept_cache.clear()
             self._concepts_epoch = epoch

@@ -28,15 +28,17 @@ from assocmem.errors import (
 )
 from assocmem.schema import Condition
 from assocmem.store import lexical
+from assocmem.store.connection import CONCEPTS_EPOCH
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.protocol import View
+from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
-from assocmem.types import Scope, WriteResult
+from assocmem.types import Record, Scope, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +147,13 @@ class PostgresStore(SQLStore):
     # JIT is off for reads: their statements run in milliseconds, and compiling one
     # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off"
+    # What every read checks first, sent with its BEGIN: a round trip each would cost
+    # as much as running them. Scopes are only ever inserted, by one writer at a time
+    # (the advisory lock), so the newest id names the scope rows a snapshot sees.
+    snapshot_checks = (
+        "SELECT (SELECT max(id) FROM scopes),"
+        f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}')"
+    )
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -265,10 +274,20 @@ class PostgresStore(SQLStore):
         self._conn.execute("BEGIN")
         self._conn.execute("SELECT pg_advisory_xact_lock(?)", [WRITE_LOCK])
 
+    def _open_snapshot(self) -> None:
+        # Statements without parameters go as one simple query, one round trip; the
+        # cursor is left on the first statement's result.
+        cursor = self._conn.execute(f"{self.snapshot_begin}; {self.snapshot_checks}")
+        while cursor.description is None and cursor.nextset():
+            pass
+        newest_scope, epoch = cursor.fetchone()
+        self._version_in = (self._transactions, ("scopes", newest_scope))
+        self._note_concepts_epoch(epoch, self._transactions)
+
     def _data_version(self) -> Any:
-        # Inside a snapshot nothing another connection commits is visible, and inside a
-        # write transaction no one else writes (the advisory lock): the scope layers
-        # read once hold until it ends. Between transactions: re-read every time.
+        # Inside a write transaction no one else writes (the advisory lock): the scope
+        # layers read once hold until it ends. A snapshot is versioned by its newest
+        # scope instead (`_open_snapshot`). Between transactions: re-read every time.
         return self._transactions if self._depth else None
 
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
@@ -440,6 +459,23 @@ class PostgresStore(SQLStore):
             [list(concept_ids), list(layers), floor, limit, floor, limit],
         )
         return self._over_layers(scope, layers, rows)
+
+    @translated
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        # As the shared SQL does, but each record's concepts come in the same
+        # statement, as an array of (name, form) pairs in position order: a read asks
+        # for its results' records once, and a second round trip cost as much again.
+        rows = self._query_in(
+            f"{KEYED}SELECT {MEMORY_COLUMNS}, ARRAY(SELECT ARRAY["
+            " (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id), mc.form]"
+            " FROM memory_concepts mc WHERE mc.memory_seq = memories.seq ORDER BY mc.position)"
+            " FROM memories WHERE seq IN (?*)",
+            seqs,
+        )
+        return {
+            row[0]: record_from_row(row[:-1], [(name, form) for name, form in row[-1]])
+            for row in rows
+        }
 
     @translated
     def memories_with_concepts(

@@ -26,7 +26,7 @@ from assocmem.types import Record, Scope, Stats, WriteResult
 if TYPE_CHECKING:
     import numpy as np
 
-_MEMORY_COLUMNS = (
+MEMORY_COLUMNS = (
     "seq, id, agent_id, project_id, channel, text, kind, tags, value, meta, source, "
     "observed_at, version, verified_at, verification_scope, recheck_by, confidence, access, "
     "key_subject, key_relation, derived_from, status, protected, valence, created_at, "
@@ -277,7 +277,7 @@ class MemoryRecords(SQLConnection):
     @translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         rows = self._query_in(
-            f"{KEYED}SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs
+            f"{KEYED}SELECT {MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs
         )
         concepts: dict[int, list[tuple[str, str]]] = {}
         # Each name looked up by its key: as a join, PostgreSQL hashed the whole
@@ -290,7 +290,7 @@ class MemoryRecords(SQLConnection):
             seqs,
         ):
             concepts.setdefault(seq, []).append((name, form))
-        return {row[0]: _record(row, concepts.get(row[0], [])) for row in rows}
+        return {row[0]: record_from_row(row, concepts.get(row[0], [])) for row in rows}
 
     @translated
     def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
@@ -380,7 +380,7 @@ class MemoryRecords(SQLConnection):
         )
 
 
-def _record(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
+def record_from_row(row: Sequence[Any], concepts: list[tuple[str, str]]) -> Record:
     (
         _seq, id_, agent, project, channel, text, kind, tags, value, meta, source, observed,
         version, verified, vscope, recheck, confidence, access, key_s, key_r, derived, status,

@@ -1,0 +1,76 @@
+"""What a connection caches between reads (the scope layers a reader sees, concept
+ids by name) follows what other connections commit, on both backends.
+
+PostgreSQL reads check both in the round trip that opens their snapshot; these
+tests hold whatever way a backend checks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from assocmem import Memory
+from assocmem.store.params import KEYED
+
+
+def test_a_reader_sees_a_layer_another_connection_makes_after_its_first_read(
+    store_target: Callable[..., str],
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="ops", project_id="web") as reader:
+        reader.write("the web deploy uses the blue pool", concepts=["deploy"])
+        assert [i.text for i in reader.read(concepts=["deploy"], k=5).items] == [
+            "the web deploy uses the blue pool"
+        ]  # the reader's layers are cached now: only ("web", "") exists
+        with Memory(target, agent_id="ops") as writer:  # project "": a new layer
+            writer.write("every deploy drains the old pool first", concepts=["deploy"])
+        found = {i.text for i in reader.read(concepts=["deploy"], k=5).items}
+        assert "every deploy drains the old pool first" in found
+        found = {i.text for i in reader.read("drains the old pool", k=5).items}
+        assert "every deploy drains the old pool first" in found
+
+
+def test_a_reader_drops_concept_ids_another_connection_forgot(
+    store_target: Callable[..., str],
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="ops") as reader, Memory(target, agent_id="ops") as other:
+        old = other.write("the canary flagged a slow start", concepts=["canary"])
+        assert [i.id for i in reader.read(concepts=["canary"], k=5).items] == [old.id]
+        # Forgetting the only memory with "canary" deletes the concept; writing it
+        # again makes a new id, which the reader must look up afresh.
+        other.forget([old.id])
+        new = other.write("a second canary passed", concepts=["canary"])
+        assert [i.id for i in reader.read(concepts=["canary"], k=5).items] == [new.id]
+
+
+def test_a_postgres_read_checks_its_caches_in_the_round_trip_that_begins_it(
+    store_target: Callable[..., str], backend: str
+) -> None:
+    if backend != "postgres":
+        pytest.skip("a SQLite read makes no round trips")
+    with Memory(store_target(), agent_id="ops") as mem:
+        mem.write_many(
+            [{"text": f"deploy {n} timed out", "concepts": ["deploy"]} for n in range(5)]
+        )
+        mem.read(concepts=["deploy"], k=3)
+        raw = mem._store._conn.raw
+        sent: list[str] = []
+        execute = raw.execute
+
+        def recording(query: str, *args: object, **kwargs: object) -> object:
+            sent.append(" ".join(str(query).split()))
+            return execute(query, *args, **kwargs)  # type: ignore[arg-type]
+
+        raw.execute = recording  # type: ignore[method-assign]
+        try:
+            assert mem.read(concepts=["deploy"], k=3).items
+        finally:
+            del raw.execute
+    assert sent[0].startswith("BEGIN") and "FROM scopes" in sent[0], sent
+    assert not [s for s in sent[1:] if "FROM scopes" in s or "FROM store_info" in s], sent
+    # A read's records come with their concepts: one statement for both.
+    records = [s for s in sent if "FROM memories WHERE seq IN" in s and "mc.form" in s]
+    assert records and not [s for s in sent if s.startswith(KEYED.strip() + " SELECT mc.")]
