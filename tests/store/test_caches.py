@@ -74,3 +74,16 @@ def test_a_postgres_read_checks_its_caches_in_the_round_trip_that_begins_it(
     # A read's records come with their concepts: one statement for both.
     records = [s for s in sent if "FROM memories WHERE seq IN" in s and "mc.form" in s]
     assert records and not [s for s in sent if s.startswith(KEYED.strip() + " SELECT mc.")]
+
+
+def test_a_reader_names_concepts_by_what_they_are_now_called(
+    store_target: Callable[..., str],
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="ops") as reader, Memory(target, agent_id="ops") as other:
+        first = other.write("the canary deploy passed", concepts=["deploy", "canary"])
+        assert [edge.target for edge in reader.graph(["deploy"]).edges] == ["canari"]
+        # The forget deletes both concepts; SQLite may hand their ids to new names.
+        other.forget([first.id])
+        other.write("the falcon deploy stalled", concepts=["deploy", "falcon"])
+        assert [edge.target for edge in reader.graph(["deploy"]).edges] == ["falcon"]

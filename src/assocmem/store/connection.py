@@ -76,6 +76,9 @@ class SQLConnection:
         self._lock = threading.RLock()
         self._depth = 0
         self._concept_cache: dict[str, int] = {}
+        # And the other way, id -> name, for the names a read reports; both are
+        # dropped together (`_drop_concept_caches`).
+        self._concept_names: dict[int, str] = {}
         # Readable layers per (agent, projects, channels), valid while the backend's
         # data version is unchanged (no other connection committed).
         self._layer_cache: dict[tuple[Any, ...], tuple[Any, list[tuple[int, str]]]] = {}
@@ -291,9 +294,15 @@ class SQLConnection:
         """Keep the cached concept ids only if ``epoch`` (CONCEPTS_EPOCH as read in the
         transaction or snapshot ``token``) is the one they were read under."""
         if epoch != self._concepts_epoch:
-            self._concept_cache.clear()
+            self._drop_concept_caches()
             self._concepts_epoch = epoch
         self._epoch_read_in = token
+
+    def _drop_concept_caches(self) -> None:
+        """Forget every cached concept id and name (concept names were deleted or
+        renamed: a forget, a refold)."""
+        self._concept_cache.clear()
+        self._concept_names.clear()
 
     # -- scope layers -----------------------------------------------------------
 

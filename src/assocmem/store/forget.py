@@ -133,7 +133,7 @@ class ForgetQueries(SQLConnection):
             " DO UPDATE SET value = CAST(CAST(store_info.value AS INTEGER) + 1 AS TEXT)",
             [CONCEPTS_EPOCH],
         )
-        self._concept_cache.clear()
+        self._drop_concept_caches()
         self._concepts_epoch = None
         return [name for _, name in orphans]
 

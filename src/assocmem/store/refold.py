@@ -58,7 +58,7 @@ def refold_once(store: SQLStore) -> bool:
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [FOLD_KEY, FOLDING],
         )
-    store._concept_cache.clear()
+    store._drop_concept_caches()
     log.info("store refolded its concepts to folding %s", FOLDING)
     return True
 
