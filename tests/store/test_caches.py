@@ -71,6 +71,9 @@ def test_a_postgres_read_checks_its_caches_in_the_round_trip_that_begins_it(
             del raw.execute
     assert sent[0].startswith("BEGIN") and "FROM scopes" in sent[0], sent
     assert not [s for s in sent[1:] if "FROM scopes" in s or "FROM store_info" in s], sent
+    # Nothing was taught and nothing marked: those tables are not asked.
+    asked = ("lesson_concepts", "trust_slashes", "trust_attestations")
+    assert not [s for s in sent[1:] if any(table in s for table in asked)], sent
     # A read's records come with their concepts: one statement for both.
     records = [s for s in sent if "FROM memories WHERE seq IN" in s and "mc.form" in s]
     assert records and not [s for s in sent if s.startswith(KEYED.strip() + " SELECT mc.")]
@@ -87,3 +90,22 @@ def test_a_reader_names_concepts_by_what_they_are_now_called(
         other.forget([first.id])
         other.write("the falcon deploy stalled", concepts=["deploy", "falcon"])
         assert [edge.target for edge in reader.graph(["deploy"]).edges] == ["falcon"]
+
+
+def test_a_reader_uses_lessons_and_marks_another_connection_made_after_its_first_read(
+    store_target: Callable[..., str],
+) -> None:
+    # PostgreSQL skips asking tables its snapshot found empty; the next snapshot
+    # must find them filled.
+    target = store_target()
+    notes = ["The pool ran dry during the nightly batch.", "Rotate the keyring first."]
+    with Memory(target, agent_id="ops") as reader, Memory(target, agent_id="ops") as other:
+        dry, fix = (r.id for r in other.write_many([{"text": t} for t in notes]))
+        held_out = "What helped when the pool was dry?"
+        first = reader.read(held_out, k=1).items
+        assert [i.id for i in first] == [dry] and not first[0].record.slashed
+        taught = other.read("How do I fix the pool running dry again?", k=2)
+        other.feedback([fix], outcome=1.0, query_concepts=taught.query_concepts)
+        other.slash([fix], scope="memory")  # type: ignore[list-item]
+        items = reader.read(held_out, k=1).items
+        assert [(i.id, i.source, i.record.slashed) for i in items] == [(fix, "learned", True)]

@@ -79,6 +79,8 @@ class SQLConnection:
         # And the other way, id -> name, for the names a read reports; both are
         # dropped together (`_drop_concept_caches`).
         self._concept_names: dict[int, str] = {}
+        # Tables the open read snapshot found empty as it began (see `_empty`).
+        self._empty_in_snapshot: frozenset[str] = frozenset()
         # Readable layers per (agent, projects, channels), valid while the backend's
         # data version is unchanged (no other connection committed).
         self._layer_cache: dict[tuple[Any, ...], tuple[Any, list[tuple[int, str]]]] = {}
@@ -237,15 +239,22 @@ class SQLConnection:
                 self._depth -= 1
                 self._in_snapshot = False
                 self._snapshot_memo.clear()
+                self._empty_in_snapshot = frozenset()
                 try:
                     self._conn.execute("COMMIT")
                 except self.driver_errors:
                     self._conn.execute("ROLLBACK")
 
     def _open_snapshot(self) -> None:
-        """Begin a read transaction (`snapshot_begin`); a backend may read, in the same
-        round trip, what each snapshot checks first (see `_note_concepts_epoch`)."""
+        """Begin a read transaction (`snapshot_begin`). A backend may read, in the same
+        round trip, what each snapshot checks first (see `_note_concepts_epoch`), and
+        which tables were empty as it began (`_empty_in_snapshot`)."""
         self._conn.execute(self.snapshot_begin)
+
+    def _empty(self, table: str) -> bool:
+        """Whether ``table`` was empty when the open read snapshot began; False when
+        not known (outside a snapshot, or a backend that did not look)."""
+        return self._in_snapshot and table in self._empty_in_snapshot
 
     def _memo(self, key: Any) -> dict[Any, Any] | None:
         """The memo of ``key`` kept for the open read snapshot (None outside one: a

@@ -71,7 +71,7 @@ class LessonQueries(SQLConnection):
     @translated
     def lesson_taught(self, scope: Scope, concept_ids: Sequence[int]) -> dict[int, float]:
         layers = self._layers(scope)
-        if not layers or not concept_ids:
+        if not layers or not concept_ids or self._empty("lesson_concepts"):
             return {}
         return {
             int(c): float(t)

@@ -65,6 +65,8 @@ TEXT_SEARCH_CONFIG = "english"
 # its size, and autovacuum still refines in between.
 ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
+# Tables a read asks on every read whose emptiness each snapshot checks as it begins.
+SKIPPED_WHEN_EMPTY = ("lesson_concepts", "trust_slashes", "trust_attestations")
 
 
 class _Connection:
@@ -150,9 +152,12 @@ class PostgresStore(SQLStore):
     # What every read checks first, sent with its BEGIN: a round trip each would cost
     # as much as running them. Scopes are only ever inserted, by one writer at a time
     # (the advisory lock), so the newest id names the scope rows a snapshot sees.
+    # Tables that many stores never fill (no feedback taught, no trust marks) are
+    # checked for a first row, so a read of such a store skips asking them.
     snapshot_checks = (
         "SELECT (SELECT max(id) FROM scopes),"
-        f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}')"
+        f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"
+        + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in SKIPPED_WHEN_EMPTY)
     )
 
     @contextmanager
@@ -280,9 +285,12 @@ class PostgresStore(SQLStore):
         cursor = self._conn.execute(f"{self.snapshot_begin}; {self.snapshot_checks}")
         while cursor.description is None and cursor.nextset():
             pass
-        newest_scope, epoch = cursor.fetchone()
+        newest_scope, epoch, *empty = cursor.fetchone()
         self._version_in = (self._transactions, ("scopes", newest_scope))
         self._note_concepts_epoch(epoch, self._transactions)
+        self._empty_in_snapshot = frozenset(
+            t for t, none in zip(SKIPPED_WHEN_EMPTY, empty, strict=True) if none
+        )
 
     def _data_version(self) -> Any:
         # Inside a write transaction no one else writes (the advisory lock): the scope

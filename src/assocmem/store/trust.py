@@ -114,7 +114,7 @@ class TrustQueries(SQLConnection):
         """``(slashed, attested key)`` of those of ``ids`` that carry either mark (one
         statement, keyed by the records' own ids: a read or a get pays one lookup for
         its marks and none to find their seqs)."""
-        if not ids:
+        if not ids or (self._empty("trust_slashes") and self._empty("trust_attestations")):
             return {}
         rows = self._query_in(
             KEYED + "SELECT m.id, CASE WHEN s.memory_seq IS NULL THEN 0 ELSE 1 END, a.public_key"
