@@ -67,13 +67,17 @@ def test_a_postgres_read_checks_its_caches_in_the_round_trip_that_begins_it(
         raw.execute = recording  # type: ignore[method-assign]
         try:
             assert mem.read(concepts=["deploy"], k=3).items
+            assert mem.read("deploy timed out", k=3).items
         finally:
             del raw.execute
-    assert sent[0].startswith("BEGIN") and "FROM scopes" in sent[0], sent
-    assert not [s for s in sent[1:] if "FROM scopes" in s or "FROM store_info" in s], sent
-    # Nothing was taught and nothing marked: those tables are not asked.
-    asked = ("lesson_concepts", "trust_slashes", "trust_attestations")
-    assert not [s for s in sent[1:] if any(table in s for table in asked)], sent
+    begins = [i for i, s in enumerate(sent) if s.startswith("BEGIN")]
+    assert len(begins) == 2 and begins[0] == 0, sent  # one snapshot per read
+    assert all("FROM scopes" in sent[i] for i in begins), sent
+    rest = [s for i, s in enumerate(sent) if i not in begins]
+    assert not [s for s in rest if "FROM scopes" in s or "FROM store_info" in s], sent
+    # Nothing was taught, marked or authored: those tables are not asked.
+    asked = ("lesson_concepts", "trust_slashes", "trust_attestations", "FROM authors")
+    assert not [s for s in rest if any(table in s for table in asked)], sent
     # A read's records come with their concepts: one statement for both.
     records = [s for s in sent if "FROM memories WHERE seq IN" in s and "mc.form" in s]
     assert records and not [s for s in sent if s.startswith(KEYED.strip() + " SELECT mc.")]
@@ -92,7 +96,7 @@ def test_a_reader_names_concepts_by_what_they_are_now_called(
         assert [edge.target for edge in reader.graph(["deploy"]).edges] == ["falcon"]
 
 
-def test_a_reader_uses_lessons_and_marks_another_connection_made_after_its_first_read(
+def test_a_reader_uses_lessons_marks_and_authors_another_connection_added_after_its_first_read(
     store_target: Callable[..., str],
 ) -> None:
     # PostgreSQL skips asking tables its snapshot found empty; the next snapshot
@@ -109,3 +113,8 @@ def test_a_reader_uses_lessons_and_marks_another_connection_made_after_its_first
         other.slash([fix], scope="memory")  # type: ignore[list-item]
         items = reader.read(held_out, k=1).items
         assert [(i.id, i.source, i.record.slashed) for i in items] == [(fix, "learned", True)]
+        # The first authors named: the reader's next question naming one prefers her notes.
+        other.write("Bob: the garden needs water", author="Bob")
+        other.write("Alice: the garden needs water too", author="Alice")
+        named = reader.read("What did Bob say about the garden?", k=1).items
+        assert named[0].record.author == "Bob" and named[0].parts["prefer"] > 1

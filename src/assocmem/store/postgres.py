@@ -66,7 +66,7 @@ TEXT_SEARCH_CONFIG = "english"
 ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
 # Tables a read asks on every read whose emptiness each snapshot checks as it begins.
-SKIPPED_WHEN_EMPTY = ("lesson_concepts", "trust_slashes", "trust_attestations")
+SKIPPED_WHEN_EMPTY = ("lesson_concepts", "trust_slashes", "trust_attestations", "authors")
 
 
 class _Connection:
@@ -152,8 +152,9 @@ class PostgresStore(SQLStore):
     # What every read checks first, sent with its BEGIN: a round trip each would cost
     # as much as running them. Scopes are only ever inserted, by one writer at a time
     # (the advisory lock), so the newest id names the scope rows a snapshot sees.
-    # Tables that many stores never fill (no feedback taught, no trust marks) are
-    # checked for a first row, so a read of such a store skips asking them.
+    # Tables that many stores never fill (no feedback taught, no trust marks, no
+    # authors named) are checked for a first row, so a read of such a store skips
+    # asking them.
     snapshot_checks = (
         "SELECT (SELECT max(id) FROM scopes),"
         f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"

@@ -110,7 +110,7 @@ class VisibilityQueries(SQLConnection):
     @translated
     def authors(self, scope: Scope) -> list[str]:
         layers = self._layers(scope)
-        if not layers:
+        if not layers or self._empty("authors"):
             return []
         rows = self._query(
             f"{KEYED}SELECT DISTINCT author FROM authors WHERE {in_list('scope_id', layers)}",
