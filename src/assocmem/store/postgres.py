@@ -65,7 +65,8 @@ TEXT_SEARCH_CONFIG = "english"
 # its size, and autovacuum still refines in between.
 ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
-# Tables a read asks on every read whose emptiness each snapshot checks as it begins.
+# Tables every read would ask, checked for a first row as each read snapshot begins
+# (`snapshot_checks`): a read skips those found empty.
 SKIPPED_WHEN_EMPTY = ("lesson_concepts", "trust_slashes", "trust_attestations", "authors")
 
 

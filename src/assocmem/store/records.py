@@ -280,8 +280,9 @@ class MemoryRecords(SQLConnection):
             f"{KEYED}SELECT {MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs
         )
         concepts: dict[int, list[tuple[str, str]]] = {}
-        # Each name looked up by its key: as a join, PostgreSQL hashed the whole
-        # concepts table (a vocabulary's worth of rows) for a few records' concepts.
+        # Each name looked up by its key, as PostgreSQL's one-statement version does
+        # (`PostgresStore.records_by_seq`): as a join, it hashed the whole concepts
+        # table (a vocabulary's worth of rows) for a few records' concepts.
         for seq, name, form in self._query_in(
             KEYED + "SELECT mc.memory_seq,"
             " (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id), mc.form"
