@@ -307,6 +307,22 @@ class SQLConnection:
             self._concepts_epoch = epoch
         self._epoch_read_in = token
 
+    def _names_by_id(self, ids: Sequence[int]) -> dict[int, str]:
+        """The names of those concept ids that exist, cached like ids by name."""
+        self._check_concept_cache()
+        names = self._concept_names
+        missing = [i for i in ids if i not in names]
+        if missing:
+            found = self._query_in(
+                KEYED + "SELECT id, name FROM concepts WHERE id IN (?*)", missing
+            )
+            if self._depth and not self._in_snapshot:
+                # A write transaction's own new concepts may still be rolled back, and
+                # their ids handed out again: its answers are not kept.
+                return {i: names[i] for i in ids if i in names} | dict(found)
+            names.update(found)
+        return {i: names[i] for i in ids if i in names}
+
     def _drop_concept_caches(self) -> None:
         """Forget every cached concept id and name (concept names were deleted or
         renamed: a forget, a refold)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from assocmem.store import pending_links
 from assocmem.store.connection import SQLConnection, roles_of
-from assocmem.store.params import KEYED, chunked, in_list, translated
+from assocmem.store.params import chunked, in_list, translated
 from assocmem.store.pending_links import PendingLinks
 from assocmem.store.protocol import LinkRow
 from assocmem.text import times
@@ -334,11 +334,7 @@ class LinkQueries(SQLConnection):
                     )  # fmt: skip
                 # Only a pending pair the query did not return needs its names looked up.
                 unnamed = sorted({c for pair in links for c in pair} - names.keys())
-                names.update(
-                    self._query_in(
-                        KEYED + "SELECT id, name FROM concepts WHERE id IN (?*)", unnamed
-                    )
-                )
+                names.update(self._names_by_id(unnamed))
         ranked = sorted(
             links.values(),
             key=lambda r: (-r.weight, *sorted((names.get(r.a, ""), names.get(r.b, "")))),

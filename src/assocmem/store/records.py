@@ -303,19 +303,7 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
-        self._check_concept_cache()
-        names = self._concept_names
-        missing = [i for i in ids if i not in names]
-        if missing:
-            found = self._query_in(
-                KEYED + "SELECT id, name FROM concepts WHERE id IN (?*)", missing
-            )
-            if self._depth and not self._in_snapshot:
-                # A write transaction's own new concepts may still be rolled back, and
-                # their ids handed out again: its answers are not kept.
-                return {i: names[i] for i in ids if i in names} | dict(found)
-            names.update(found)
-        return {i: names[i] for i in ids if i in names}
+        return self._names_by_id(ids)
 
     @translated
     def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:
