@@ -213,23 +213,78 @@ def test_two_servers_over_one_database_count_exactly(url: str) -> None:
     assert raw_query(url, "SELECT count(*) FROM memories") == [(1 + writers * notes,)]
 
 
-def test_reads_keep_plans_only_for_keyed_statements(url: str) -> None:
+def _prepared(mem: Memory) -> list[str]:
+    rows = mem._store._conn.raw.execute("SELECT statement FROM pg_prepared_statements")
+    return [" ".join(sql.split()) for (sql,) in rows]
+
+
+def test_reads_keep_plans_only_where_one_plan_serves_every_value(url: str) -> None:
     # psycopg prepares a statement once it has run a few times, and a prepared
-    # statement may settle on one generic plan. A read's walks over postings and its
-    # text searches must not: their best plans depend on how common the concepts and
-    # terms bound are. Its lookups by key may, which saves planning them every time.
+    # statement may settle on one generic plan. A text search's best plan depends on
+    # how common its terms are, and so does a walk's under a view with conditions (a
+    # selective filter may start from memories): those are planned per call. Lookups
+    # by key, the walk of links and the walk of an unfiltered view keep their plans.
     with Memory(url, agent_id="ops") as mem:
         mem.write_many([{"text": f"deploy {n} timed out behind the proxy"} for n in range(30)])
         for _ in range(8):
+            mem.read("deploy proxy", k=5, where={"kind": "episodic"})
+        filtered = _prepared(mem)
+        for _ in range(8):
             mem.read("deploy proxy", k=5)
             mem.read(concepts=["deploy", "proxy"], k=5)
-        prepared = [
-            " ".join(sql.split())
-            for (sql,) in mem._store._conn.raw.execute(
-                "SELECT statement FROM pg_prepared_statements"
-            )
-        ]
-    walks = ("memory_concepts mc JOIN memories", "FROM links WHERE scope_id = l.layer", "tsquery")
-    assert not [sql for sql in prepared if any(walk in sql for walk in walks)], prepared
+        prepared = _prepared(mem)
+    walks = ("memory_concepts mc JOIN memories", "FROM links WHERE scope_id = l.layer")
+    assert not [sql for sql in filtered if walks[0] in sql], filtered
+    assert any(walks[1] in sql for sql in filtered), filtered  # links know no view
+    assert not [sql for sql in prepared if "tsquery" in sql], prepared
+    for walk in walks:
+        assert any(walk in sql for sql in prepared), (walk, prepared)
     assert any(sql.startswith(KEYED.strip()) and "FROM memories WHERE seq IN" in sql
                for sql in prepared), prepared  # fmt: skip
+
+
+def test_kept_walk_plans_read_no_more_of_a_hub_than_they_return(url: str) -> None:
+    # The walks' kept (generic) plans serve a concept in every memory as they serve
+    # a rare one: each reads a concept's newest postings and strongest links in
+    # index order and stops at its LIMIT. Counted in the index statistics, under a
+    # plan forced generic from the first call.
+    with Memory(url, agent_id="ops") as mem:
+        mem.write_many(
+            [{"text": f"note {n}", "concepts": ["hub", f"c{n}", f"d{n % 50}"]} for n in range(1500)]
+        )
+        store = mem._store
+        store._conn.raw.execute("ANALYZE")
+        store._conn.raw.execute("SET plan_cache_mode = force_generic_plan")
+
+        def tuples_read(index: str) -> int:
+            raw = store._conn.raw
+            raw.execute("SELECT pg_stat_force_next_flush()")
+            raw.execute("SELECT pg_stat_clear_snapshot()")
+            rows = raw.execute(
+                "SELECT idx_tup_read FROM pg_stat_user_indexes WHERE indexrelname = %s",
+                [index],
+            ).fetchall()
+            return int(rows[0][0])
+
+        def scanned() -> list[tuple[int, ...]]:  # rows read by sequential scans
+            tuples_read("links_by_a_weight")
+            return store._conn.raw.execute(
+                "SELECT seq_tup_read FROM pg_stat_user_tables"
+                " WHERE relname IN ('memory_concepts', 'links') ORDER BY relname"
+            ).fetchall()
+
+        sequential = scanned()
+        for _ in range(7):  # psycopg prepares on the sixth run; each call counted alike
+            before = tuples_read("memory_concepts_pkey")
+            found = mem.read(concepts=["hub"], k=5, hops=0)
+            walked = tuples_read("memory_concepts_pkey") - before
+            # the 32 newest of 1,500 postings (CANDIDATES_PER_CONCEPT), not all
+            assert found.items and 32 <= walked <= 40, walked
+            before = tuples_read("links_by_a_weight") + tuples_read("links_by_b_weight")
+            mem.read(concepts=["hub"], k=5)
+            walked = tuples_read("links_by_a_weight") + tuples_read("links_by_b_weight") - before
+            # "hub" has 1,550 links: the walk reads the 25 strongest per side at most
+            assert 25 <= walked <= 50, walked
+        assert scanned() == sequential
+        assert any("newest.memory_seq" in sql for sql in _prepared(mem))
+        assert any("s.other, s.weight" in sql for sql in _prepared(mem))

@@ -129,6 +129,26 @@ class _Connection:
         self.raw.close()
 
 
+def _ids(ids: Sequence[int]) -> str:
+    """An array of `_padded` ids, one placeholder each, for a walk to unnest.
+
+    A kept plan prices a bound array as 10 rows, so PostgreSQL found a walk of two
+    concepts cheaper planned anew each time and never kept it. The length of an
+    array constructor is known to it; padding it to a power of two keeps the
+    statements few (one per power) and the price within 2x.
+    """
+    return "ARRAY[" + ", ".join(["?::bigint"] * _padded_length(len(ids))) + "]"
+
+
+def _padded(ids: Sequence[int]) -> list[int | None]:
+    """``ids`` and NULLs up to the length `_ids` gives: a NULL id matches no row."""
+    return [*ids, *[None] * (_padded_length(len(ids)) - len(ids))]
+
+
+def _padded_length(count: int) -> int:
+    return 1 << max(0, count - 1).bit_length()
+
+
 def _placeholders(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
@@ -144,9 +164,10 @@ class PostgresStore(SQLStore):
     # Reads plan each statement for its own parameters (see `_Connection._run`):
     # concept and term frequencies are Zipf-skewed, and one generic prepared plan
     # cannot serve a hub concept and a rare one (measured: a generic anti-join plan
-    # read a hub's 67k rows per candidate). Statements marked KEYED, which find rows
-    # by unique keys, keep prepared plans, as writes do: replanning each of them cost
-    # more than running it (0.1-0.2 ms of a read's ~4 at 10k).
+    # read a hub's 67k rows per candidate). Statements marked KEYED keep prepared
+    # plans, as writes do: those that find rows by unique keys, and the concept and
+    # neighbour walks, whose plan has one shape for every value. Replanning each of
+    # them cost more than running it (0.1-0.2 ms of a read's ~4 at 10k).
     # JIT is off for reads: their statements run in milliseconds, and compiling one
     # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off"
@@ -456,17 +477,19 @@ class PostgresStore(SQLStore):
     ) -> dict[tuple[int, int], float]:
         # The shared walk in one statement: one per concept, side and layer cost a
         # round trip and a plan each, most of a read's statements. Link counts are
-        # never pending here, so the rows are the weights.
+        # never pending here, so the rows are the weights. Its plan is one for every
+        # concept (an ordered index scan cut by LIMIT, migration 0019), so it is kept:
+        # planning it took longer than running it.
         rows = self._query(
-            "SELECT c.concept, s.other, s.weight"
-            " FROM unnest(?::bigint[]) AS c(concept), unnest(?::bigint[]) AS l(layer),"
+            f"{KEYED}SELECT c.concept, s.other, s.weight"
+            f" FROM unnest({_ids(concept_ids)}) AS c(concept), unnest({_ids(layers)}) AS l(layer),"
             " LATERAL ((SELECT b AS other, weight FROM links"
             "  WHERE scope_id = l.layer AND a = c.concept AND weight >= ?"
             "  ORDER BY weight DESC, b LIMIT ?)"
             " UNION ALL (SELECT a, weight FROM links"
             "  WHERE scope_id = l.layer AND b = c.concept AND weight >= ?"
             "  ORDER BY weight DESC, a LIMIT ?)) AS s",
-            [list(concept_ids), list(layers), floor, limit, floor, limit],
+            [*_padded(concept_ids), *_padded(layers), floor, limit, floor, limit],
         )
         return self._over_layers(scope, layers, rows)
 
@@ -497,21 +520,31 @@ class PostgresStore(SQLStore):
         skip: Sequence[int] = (),
     ) -> list[tuple[int, int]]:
         # As the shared SQL does (each concept's newest in each layer, merged), in one
-        # statement: each statement is planned for its own parameters (snapshot_begin),
-        # and planning one per concept and layer took longer than running them.
+        # statement: planning one per concept and layer took longer than running them.
+        # Under a view without conditions the plan is one for every concept (a nested
+        # loop of ordered index scans, each cut by LIMIT), so it is kept; conditions
+        # (a time window, a `where`) may be selective enough to start from memories,
+        # and are planned for their values. The skip list is a hashed subplan: `<> ALL`
+        # over a bound array compares each row with every entry.
         layers = self._layers(view.scope)
         if not concept_ids or not layers:
             return []
         visible, params = self._view_sql(view, layers, "m")
-        exclude = " AND mc.memory_seq <> ALL(?::bigint[])" if skip else ""
+        exclude = " AND mc.memory_seq NOT IN (SELECT unnest(?::bigint[]))" if skip else ""
         rows = self._query(
-            "SELECT c.concept, newest.memory_seq"
-            " FROM unnest(?::bigint[]) AS c(concept), unnest(?::bigint[]) AS l(layer),"
+            ("" if view.conditions else KEYED) + "SELECT c.concept, newest.memory_seq"
+            f" FROM unnest({_ids(concept_ids)}) AS c(concept), unnest({_ids(layers)}) AS l(layer),"
             " LATERAL (SELECT mc.memory_seq FROM memory_concepts mc"
             f"  JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
             f"  WHERE mc.scope_id = l.layer AND mc.concept_id = c.concept{exclude}"
             "  ORDER BY mc.memory_seq DESC LIMIT ?) AS newest",
-            [list(concept_ids), layers, *params, *([list(skip)] if skip else []), per_concept],
+            [
+                *_padded(concept_ids),
+                *_padded(layers),
+                *params,
+                *([list(skip)] if skip else []),
+                per_concept,
+            ],
         )
         newest: dict[int, list[int]] = {}
         for concept, seq in rows:
