@@ -8,6 +8,8 @@ holds what only PostgreSQL has.
 from __future__ import annotations
 
 import multiprocessing
+import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -288,3 +290,50 @@ def test_kept_walk_plans_read_no_more_of_a_hub_than_they_return(url: str) -> Non
         assert scanned() == sequential
         assert any("newest.memory_seq" in sql for sql in _prepared(mem))
         assert any("s.other, s.weight" in sql for sql in _prepared(mem))
+
+
+def _vacuum_counts(url: str) -> dict[str, int]:
+    """Manual VACUUMs per walked table (autovacuum counts apart, in autovacuum_count)."""
+    rows = raw_query(
+        url,
+        "SELECT relname, vacuum_count FROM pg_stat_user_tables"
+        " WHERE relname IN ('memories', 'memory_concepts')",
+    )
+    return {name: int(count) for name, count in rows}
+
+
+def _vacuum_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "assocmem-vacuum" and t.is_alive()]
+
+
+def test_a_bulk_write_has_the_walked_tables_vacuumed_without_waiting_for_autovacuum(
+    url: str,
+) -> None:
+    # Reads' walks answer from indexes alone only on pages VACUUM marked all-visible;
+    # autovacuum would mark them a minute later. Past autovacuum's insert trigger
+    # (1,000 rows on an empty table), the writer's process has them vacuumed itself,
+    # and its close waits for that VACUUM: a bulk import that exits at once counts.
+    with Memory(url, agent_id="ops") as mem:
+        mem.write_many([{"text": f"bulk note {n} about the proxy"} for n in range(1200)])
+    assert not _vacuum_threads()
+    marked = raw_query(
+        url,
+        "SELECT relname, relallvisible FROM pg_class"
+        " WHERE relname IN ('memories', 'memory_concepts') ORDER BY relname",
+    )
+    assert [name for name, pages in marked if pages > 0] == ["memories", "memory_concepts"]
+    deadline = time.monotonic() + 30  # the vacuuming backend reports as it exits
+    while _vacuum_counts(url) != {"memories": 1, "memory_concepts": 1}:
+        assert time.monotonic() < deadline, _vacuum_counts(url)  # not autovacuum's
+        time.sleep(0.1)
+    with Memory(url, agent_id="ops") as mem:
+        assert [r.record.text for r in mem.read("proxy", k=3).items]
+
+
+def test_writes_below_the_insert_trigger_start_no_vacuum(url: str) -> None:
+    with Memory(url, agent_id="ops") as mem:
+        for n in range(30):
+            mem.write(f"single note {n}")
+        mem.write_many([{"text": f"batched note {n}"} for n in range(500)])
+        assert not _vacuum_threads()
+        assert _vacuum_counts(url) == {"memories": 0, "memory_concepts": 0}

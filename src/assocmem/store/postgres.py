@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from assocmem.errors import (
@@ -36,6 +38,7 @@ from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
+from assocmem.store.vacuums import Vacuumer
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
 from assocmem.types import Record, Scope, WriteResult
@@ -201,6 +204,8 @@ class PostgresStore(SQLStore):
         self.native_vectors = False
         self._written_since_analyze = 0
         self._analyzed_rows = 0  # until the planner is asked, once migrated
+        self._unsettled = 0  # rows written since the vacuumer last heard of a commit
+        self._vacuumer: Vacuumer | None = None
         try:
             self._conn = _Connection(self._connect)
         except psycopg.Error as exc:
@@ -218,6 +223,18 @@ class PostgresStore(SQLStore):
         except AssocmemError:
             self._conn.close()
             raise
+        # Its connections need none of this store's session settings, and holding
+        # none of its methods, it lets a store dropped without close be collected
+        # (and then stops its thread).
+        self._vacuumer = Vacuumer(
+            partial(psycopg.connect, url, autocommit=True), self._analyzed_rows
+        )
+        weakref.finalize(self, self._vacuumer.close)
+
+    def close(self) -> None:
+        if self._vacuumer is not None:
+            self._vacuumer.close()
+        super().close()
 
     def _connect(self) -> psycopg.Connection[Any]:
         """A new autocommit connection with this store's session settings."""
@@ -565,7 +582,11 @@ class PostgresStore(SQLStore):
         self, scope: Any, memories: Sequence[Any], vectors: np.ndarray | None = None
     ) -> list[WriteResult]:
         results = super().write(scope, memories, vectors)
-        self._written_since_analyze += sum(r.stored for r in results)
+        stored = sum(r.stored for r in results)
+        self._written_since_analyze += stored
+        self._unsettled += stored
+        if not self._depth:  # committed in its own transaction, before these counts
+            self._after_commit()
         return results
 
     def _next_seqs(self, count: int) -> list[int]:
@@ -578,6 +599,9 @@ class PostgresStore(SQLStore):
 
     def _after_commit(self) -> None:
         self._refresh_statistics()  # a write nested in a caller's transaction counts too
+        if self._vacuumer is not None and self._unsettled:
+            self._vacuumer.added(self._unsettled)
+            self._unsettled = 0
 
     # -- erasure (issue 17, item 5) ----------------------------------------------
 
