@@ -582,11 +582,12 @@ class PostgresStore(SQLStore):
         self, scope: Any, memories: Sequence[Any], vectors: np.ndarray | None = None
     ) -> list[WriteResult]:
         results = super().write(scope, memories, vectors)
-        stored = sum(r.stored for r in results)
-        self._written_since_analyze += stored
-        self._unsettled += stored
-        if not self._depth:  # committed in its own transaction, before these counts
-            self._after_commit()
+        with self._lock:  # the counts are shared by every thread writing through this store
+            stored = sum(r.stored for r in results)
+            self._written_since_analyze += stored
+            self._unsettled += stored
+            if not self._depth:  # committed in its own transaction, before these counts
+                self._after_commit()
         return results
 
     def _next_seqs(self, count: int) -> list[int]:
