@@ -204,7 +204,7 @@ class PostgresStore(SQLStore):
         self.native_vectors = False
         self._written_since_analyze = 0
         self._analyzed_rows = 0  # until the planner is asked, once migrated
-        self._unsettled = 0  # rows written since the vacuumer last heard of a commit
+        self._unsettled = 0  # rows written, not yet counted at a commit
         self._vacuumer: Vacuumer | None = None
         try:
             self._conn = _Connection(self._connect)
@@ -582,11 +582,9 @@ class PostgresStore(SQLStore):
         self, scope: Any, memories: Sequence[Any], vectors: np.ndarray | None = None
     ) -> list[WriteResult]:
         results = super().write(scope, memories, vectors)
-        with self._lock:  # the counts are shared by every thread writing through this store
-            stored = sum(r.stored for r in results)
-            self._written_since_analyze += stored
-            self._unsettled += stored
-            if not self._depth:  # committed in its own transaction, before these counts
+        with self._lock:  # the count is shared by every thread writing through this store
+            self._unsettled += sum(r.stored for r in results)
+            if not self._depth:  # committed in its own transaction, before this count
                 self._after_commit()
         return results
 
@@ -599,10 +597,13 @@ class PostgresStore(SQLStore):
         return sorted(int(seq) for (seq,) in rows)
 
     def _after_commit(self) -> None:
-        self._refresh_statistics()  # a write nested in a caller's transaction counts too
-        if self._vacuumer is not None and self._unsettled:
-            self._vacuumer.added(self._unsettled)
-            self._unsettled = 0
+        # The rows written since the last commit (a write nested in a caller's
+        # transaction counts at that commit) go to ANALYZE's count and the vacuumer's.
+        written, self._unsettled = self._unsettled, 0
+        self._written_since_analyze += written
+        self._refresh_statistics()
+        if written and self._vacuumer is not None:
+            self._vacuumer.added(written)
 
     # -- erasure (issue 17, item 5) ----------------------------------------------
 
