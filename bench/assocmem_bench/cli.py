@@ -23,6 +23,14 @@ def _ints(text: str) -> list[int]:
     return [int(value) for value in _names(text)]
 
 
+def _positive(text: str) -> int:
+    """A whole number of at least 1 (argparse ``type``)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bench`` and its subcommands to the assocmem CLI."""
     doc = "run a benchmark and write its results as JSON"
@@ -97,6 +105,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument(
         "--outcomes", type=_ints, default="0,1,2,3,5", help="comma-separated outcome counts"
+    )
+    p.add_argument(
+        "--repeats", type=_positive, help="two-fold splits of the LoCoMo questions (default: 5)"
     )
     p.set_defaults(handler=_learning)
 
@@ -260,13 +271,18 @@ def _learning(args: argparse.Namespace) -> int:
         locomo_path=args.locomo,
         conversations=args.conversations or None,
         outcomes=args.outcomes,
+        repeats=args.repeats or learning.REPEATS,
     )
     for n, figures in report["outcomes"].items():
         row = "  ".join(f"{m} r@5={figures[m]['recall@5']:.3f}" for m in learning.MODES)
         print(f"outcomes {n}: {row}")
     if "locomo" in report:
         overall = report["locomo"]["recall@10"]["overall(1-4)"]
-        print(f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}")
+        gains = [fold["gain"]["mean"] for fold in report["locomo"]["folds"]]
+        print(
+            f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}"
+            f" over {len(gains)} folds (each {min(gains):+.3f} to {max(gains):+.3f})"
+        )
     return 0
 
 

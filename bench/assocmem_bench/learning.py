@@ -9,8 +9,9 @@ rating random notes, BM25 and dense baselines, the n = 3 store read again in a
 fresh process (restart), a store rebuilt from the notes (what feedback taught is
 not in them), and teaching half the types (do their fixes crowd the other half's
 top 5?). With a LoCoMo-format file, each conversation's questions are split in
-two halves and feedback on one half's evidence is scored on the other's, with a
-random-feedback control and bootstrap intervals of the paired gains.
+two halves and feedback on one half's evidence is scored on the other's, both ways
+round and on several splits (see `REPEATS`), with a random-feedback control and
+bootstrap intervals of the paired gains.
 
 The note store is built (and embedded) once; each condition reads a copy of its
 SQLite file, taken after the store was closed (so the WAL is checkpointed into it).
@@ -441,16 +442,43 @@ def describe(workload: Workload) -> dict[str, Any]:
 
 
 # -- LoCoMo transfer -----------------------------------------------------------
+#
+# One split of a conversation's questions mixes the effect of feedback with the luck
+# of which questions landed together: on LoCoMo dev the gain of one split moves by
+# about as much as its own interval is wide. So the split is repeated, two-fold
+# (each half teaches, the other is read; Dietterich's 5x2 cross-validation): every
+# question is held out exactly once per repetition, and its gain is the mean over
+# its repetitions. Intervals resample questions, each with all its folds, so a
+# question read five times weighs as one. Fold 0 is the single split of earlier
+# reports, drawn by the same hashes.
+REPEATS = 5
 
 
-def split_questions(questions: Sequence[locomo.Question], seed: int) -> Halves:
+def _key(seed: int, index: int) -> str:
+    """The hash key of a repetition's split or a fold's random draw: the seed alone for
+    the first, so the first fold is the single split earlier reports drew."""
+    return str(seed) if index == 0 else f"{seed}.{index}"
+
+
+def split_questions(questions: Sequence[locomo.Question], seed: int, repetition: int = 0) -> Halves:
     """Training and held-out halves: sorted by a seeded hash of the text, alternating."""
+    key = _key(seed, repetition)
 
     def digest(q: locomo.Question) -> str:
-        return hashlib.sha256(f"{seed}\n{q.text}".encode()).hexdigest()
+        return hashlib.sha256(f"{key}\n{q.text}".encode()).hexdigest()
 
     ordered = sorted(questions, key=lambda q: (digest(q), q.text))
     return ordered[0::2], ordered[1::2]
+
+
+def folds(questions: Sequence[locomo.Question], seed: int, repeats: int) -> list[Halves]:
+    """Each repetition's split, then the same split the other way round: every question
+    is held out once per repetition."""
+    chosen = []
+    for repetition in range(repeats):
+        train, held = split_questions(questions, seed, repetition)
+        chosen += [(train, held), (held, train)]
+    return chosen
 
 
 def evidence_recall(
@@ -468,9 +496,12 @@ def evidence_recall(
     return found
 
 
-def scored_halves(conversation: locomo.Conversation, seed: int) -> Halves:
-    """The training and held-out halves of a conversation's category 1-4 questions."""
-    return split_questions([q for q in conversation.questions if q.category in locomo.SCORED], seed)
+def scored(conversation: locomo.Conversation) -> list[locomo.Question]:
+    """A conversation's category 1-4 questions."""
+    return [q for q in conversation.questions if q.category in locomo.SCORED]
+
+
+Recalls = dict[str, float]  # system -> recall@10 of one held-out read
 
 
 def transfer_conversation(
@@ -478,36 +509,51 @@ def transfer_conversation(
     folder: Path,
     embedder: Embedder | None,
     seed: int,
+    repeats: int,
     progress: Any,
-) -> dict[str, Any]:
-    """No-feedback, feedback and random-feedback recall@10 on one conversation's held-out half."""
-    train, held = scored_halves(conversation, seed)
+) -> list[list[Recalls]]:
+    """Per fold, the no-feedback, feedback and random-feedback recall@10 of each held-out
+    question, indexed like `scored(conversation)`: None where the fold trained on it."""
+    questions = scored(conversation)
+    index = {id(q): n for n, q in enumerate(questions)}
     base = folder / f"{conversation.sample_id}.db"
     mem, dia_of = locomo.index_assocmem(conversation, str(base), embedder, LOCOMO_PROFILE)
     mem.close()
     by_dia = {dia: memory_id for memory_id, dia in dia_of.items()}
-    rng = random.Random(f"{seed}:locomo:{conversation.sample_id}")
     # Turns are drawn by their place in the conversation: memory ids written in the
     # same millisecond sort in no fixed order, so a draw over them differs per run.
     turns = [t.dia_id for t in conversation.turns if t.dia_id in by_dia]
-    plans = {
-        "no_feedback": [],
-        "feedback": [(q.text, [by_dia[e] for e in q.evidence]) for q in train],
-        "random": [
-            (q.text, [by_dia[d] for d in rng.sample(turns, len(q.evidence))]) for q in train
-        ],
-    }
-    recall = {}
-    for name, steps in plans.items():
-        path = copy_store(base, folder / f"{conversation.sample_id}-{name}.db")
-        with Memory(
-            str(path), agent_id="locomo", embedder=embedder, profile=LOCOMO_PROFILE
-        ) as copy:
-            teach(copy, steps, lambda: locomo.step(progress, conversation.sample_id))
-            recall[name] = evidence_recall(
-                copy, held, dia_of, lambda: locomo.step(progress, conversation.sample_id)
-            )
-    return {"train": len(train), "held": held, "recall": recall}
+
+    def tick() -> None:
+        locomo.step(progress, conversation.sample_id)
+
+    per_fold = []
+    for fold, (train, held) in enumerate(folds(questions, seed, repeats)):
+        rng = random.Random(f"{_key(seed, fold)}:locomo:{conversation.sample_id}")
+        plans = {
+            "no_feedback": [],
+            "feedback": [(q.text, [by_dia[e] for e in q.evidence]) for q in train],
+            "random": [
+                (q.text, [by_dia[d] for d in rng.sample(turns, len(q.evidence))]) for q in train
+            ],
+        }
+        reads: list[Recalls] = [{} for _ in held]
+        for name, steps in plans.items():
+            path = copy_store(base, folder / f"{conversation.sample_id}-{fold}-{name}.db")
+            with Memory(
+                str(path), agent_id="locomo", embedder=embedder, profile=LOCOMO_PROFILE
+            ) as copy:
+                teach(copy, steps, tick)
+                found = evidence_recall(copy, held, dia_of, tick)
+                for read, recall in zip(reads, found, strict=True):
+                    read[name] = recall
+            for leftover in path.parent.glob(f"{path.name}*"):
+                leftover.unlink()  # ten folds of copies would fill a small temp disk
+        row: list[Recalls | None] = [None] * len(questions)
+        for q, read in zip(held, reads, strict=True):
+            row[index[id(q)]] = read
+        per_fold.append(row)
+    return per_fold
 
 
 def bootstrap_ci(diffs: Sequence[float], rng: Any) -> list[float] | None:
@@ -522,8 +568,9 @@ def bootstrap_ci(diffs: Sequence[float], rng: Any) -> list[float] | None:
     return [round(float(low), 3), round(float(high), 3)]
 
 
-def transfer_table(rows: Sequence[tuple[int, dict[str, float]]], seed: int) -> dict[str, Any]:
-    """Per category and overall: each system's recall@10 and the paired gains with CIs."""
+def transfer_table(rows: Sequence[tuple[int, Recalls]], seed: int) -> dict[str, Any]:
+    """Per category and overall: each system's recall@10 and the paired gains with CIs
+    (a row is one question: its recalls, each averaged over the folds that held it out)."""
     import numpy
 
     rng = numpy.random.default_rng(seed)
@@ -545,6 +592,10 @@ def transfer_table(rows: Sequence[tuple[int, dict[str, float]]], seed: int) -> d
     return table
 
 
+def _averaged(reads: Sequence[Recalls]) -> Recalls:
+    return {s: statistics.fmean(r[s] for r in reads) for s in ("no_feedback", "feedback", "random")}
+
+
 def locomo_transfer(
     path: str,
     conversations: Sequence[str] | None,
@@ -552,36 +603,52 @@ def locomo_transfer(
     embedder: Embedder | None,
     seed: int,
     say: Any,
+    repeats: int = REPEATS,
 ) -> dict[str, Any]:
-    """The LoCoMo split-half feedback transfer over every (chosen) conversation."""
+    """The LoCoMo split-half feedback transfer over every (chosen) conversation, on
+    ``repeats`` two-fold splits (see `REPEATS`)."""
     began = time.perf_counter()
-    rows: list[tuple[int, dict[str, float]]] = []
+    rows: list[tuple[int, Recalls]] = []
+    fold_rows: list[list[tuple[int, Recalls]]] = [[] for _ in range(2 * repeats)]
     per_conversation = {}
     loaded = locomo.load(path, conversations)
-    halves = [scored_halves(c, seed) for c in loaded]
-    total = sum(2 * len(t) + 3 * len(h) for t, h in halves)
+    # Per repetition every question is taught twice (feedback, random) and read three
+    # times (no feedback, feedback, random).
+    total = sum(5 * repeats * len(scored(c)) for c in loaded)
     progress = progress_bar(total, desc="locomo transfer", unit="read")
     for conversation in loaded:
-        result = transfer_conversation(conversation, folder, embedder, seed, progress)
-        mine = [
-            (q.category, {s: result["recall"][s][i] for s in result["recall"]})
-            for i, q in enumerate(result["held"])
-        ]
+        per_fold = transfer_conversation(conversation, folder, embedder, seed, repeats, progress)
+        mine = []
+        for n, q in enumerate(scored(conversation)):
+            held = [fold[n] for fold in per_fold if fold[n] is not None]
+            mine.append((q.category, _averaged(held)))
+        for fold, found in zip(fold_rows, per_fold, strict=True):
+            pairs = zip(scored(conversation), found, strict=True)
+            fold.extend((q.category, r) for q, r in pairs if r is not None)
         rows.extend(mine)
         per_conversation[conversation.sample_id] = {
-            "training": result["train"],
-            "held_out": len(result["held"]),
+            "questions": len(mine),
             **{s: _mean(r[s] for _, r in mine) for s in ("no_feedback", "feedback", "random")},
         }
         say(f"locomo {conversation.sample_id}: {per_conversation[conversation.sample_id]}")
     progress.close()
     table = transfer_table(rows, seed)
-    say(f"locomo overall: {table.get('overall(1-4)')}")
+    by_fold = [transfer_table(found, seed)["overall(1-4)"] for found in fold_rows]
+    say(f"locomo overall, {repeats} two-fold repetitions: {table.get('overall(1-4)')}")
     return {
         "data": Path(path).name,
         "k": READ_K,
         "resamples": RESAMPLES,
+        "repeats": repeats,
         "recall@10": table,
+        "folds": [
+            {
+                "repetition": n // 2,
+                "held_out": "second half" if n % 2 == 0 else "first half",
+                **block,
+            }
+            for n, block in enumerate(by_fold)
+        ],
         "per_conversation": per_conversation,
         "seconds": _since(began),
     }
@@ -600,6 +667,7 @@ def run(
     locomo_path: str | None = None,
     conversations: Sequence[str] | None = None,
     outcomes: Sequence[int] = (0, 1, 2, 3, 5),
+    repeats: int = REPEATS,
 ) -> dict[str, Any]:
     """Run the benchmark and write the JSON report to ``out``; returns the report."""
     start = time.perf_counter()
@@ -621,7 +689,7 @@ def run(
         bar.update(1)
         if locomo_path:
             report["locomo"] = locomo_transfer(
-                locomo_path, conversations, folder, embedder, seed, ctx.say
+                locomo_path, conversations, folder, embedder, seed, ctx.say, repeats
             )
             seconds["locomo"] = report["locomo"]["seconds"]
             bar.update(1)

@@ -8,6 +8,7 @@ never the learning figures themselves.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = folder / "learning.json"
     data = _tiny_locomo_file(folder / "tiny.json")
     argv = ["bench", "learning", "--types", "8", "--notes", "200", "--embedder", "none",
-            "--outcomes", "0,1,3", "--locomo", str(data), "--out", str(out)]  # fmt: skip
+            "--outcomes", "0,1,3", "--locomo", str(data), "--repeats", "2",
+            "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     return json.loads(out.read_text())
 
@@ -54,9 +56,16 @@ def test_report_has_every_section(report: dict[str, Any]) -> None:
     assert report["baselines"]["dense"] is None and report["workload"]["dense_check"] is None
     assert report["workload"]["notes"] == {"total": 200, "fix": 8, "symptom": 24, "noise": 168}
     assert report["interference"]["taught_types"] == [0, 2, 4, 6]
-    overall = report["locomo"]["recall@10"]["overall(1-4)"]
-    assert overall["n"] == 4  # the tiny file's 8 scored questions, half held out
+    transfer = report["locomo"]
+    overall = transfer["recall@10"]["overall(1-4)"]
+    assert overall["n"] == 8  # the tiny file's 8 scored questions, each held out twice
     assert len(overall["gain"]["ci95"]) == 2
+    assert transfer["repeats"] == 2 and len(transfer["folds"]) == 4
+    assert [fold["n"] for fold in transfer["folds"]] == [4, 4, 4, 4]
+    # A question's recall is its mean over the folds that held it out.
+    for system in ("no_feedback", "feedback", "random"):
+        folded = sum(fold[system] for fold in transfer["folds"]) / 4
+        assert overall[system] == pytest.approx(folded, abs=0.002)
 
 
 @pytest.mark.slow
@@ -125,6 +134,24 @@ def test_the_locomo_split_is_seeded_and_disjoint() -> None:
     assert (train, held) == learning.split_questions(list(reversed(questions)), 0)
     assert len(train) == len(held) == 10 and not {q.text for q in train} & {q.text for q in held}
     assert (train, held) != learning.split_questions(questions, 1)
+
+
+def test_every_question_is_held_out_once_per_repetition() -> None:
+    questions = [learning.locomo.Question(f"question {n}?", 1, ["D1:1"]) for n in range(20)]
+    chosen = learning.folds(questions, 0, 3)
+    assert len(chosen) == 6
+    assert chosen[0] == learning.split_questions(questions, 0)  # the single split of old
+    for train, held in chosen:
+        assert sorted(q.text for q in train + held) == sorted(q.text for q in questions)
+    for first, second in zip(chosen[0::2], chosen[1::2], strict=True):
+        assert first == second[::-1]
+    assert len({tuple(q.text for q in held) for _, held in chosen[0::2]}) == 3
+    assert set(Counter(q.text for _, held in chosen for q in held).values()) == {3}
+
+
+def test_the_repeats_must_be_positive(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "learning", "--repeats", "0", "--out", str(tmp_path / "x.json")])
 
 
 def test_store_copies_refuse_an_open_wal(tmp_path: Path) -> None:
