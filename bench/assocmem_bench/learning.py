@@ -511,7 +511,7 @@ def transfer_conversation(
     seed: int,
     repeats: int,
     progress: Any,
-) -> list[list[Recalls]]:
+) -> list[list[Recalls | None]]:
     """Per fold, the no-feedback, feedback and random-feedback recall@10 of each held-out
     question, indexed like `scored(conversation)`: None where the fold trained on it."""
     questions = scored(conversation)
@@ -618,12 +618,13 @@ def locomo_transfer(
     progress = progress_bar(total, desc="locomo transfer", unit="read")
     for conversation in loaded:
         per_fold = transfer_conversation(conversation, folder, embedder, seed, repeats, progress)
-        mine = []
-        for n, q in enumerate(scored(conversation)):
-            held = [fold[n] for fold in per_fold if fold[n] is not None]
-            mine.append((q.category, _averaged(held)))
+        questions = scored(conversation)
+        mine = [
+            (q.category, _averaged([r for fold in per_fold if (r := fold[n]) is not None]))
+            for n, q in enumerate(questions)
+        ]
         for fold, found in zip(fold_rows, per_fold, strict=True):
-            pairs = zip(scored(conversation), found, strict=True)
+            pairs = zip(questions, found, strict=True)
             fold.extend((q.category, r) for q, r in pairs if r is not None)
         rows.extend(mine)
         per_conversation[conversation.sample_id] = {
