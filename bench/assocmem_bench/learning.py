@@ -501,6 +501,9 @@ def scored(conversation: locomo.Conversation) -> list[locomo.Question]:
     return [q for q in conversation.questions if q.category in locomo.SCORED]
 
 
+# The reads of a held-out half: its store untaught, taught the other half's evidence,
+# and taught as many random turns.
+SYSTEMS = ("no_feedback", "feedback", "random")
 Recalls = dict[str, float]  # system -> recall@10 of one held-out read
 
 
@@ -515,7 +518,7 @@ def transfer_conversation(
     """Per fold, the no-feedback, feedback and random-feedback recall@10 of each held-out
     question, indexed like `scored(conversation)`: None where the fold trained on it."""
     questions = scored(conversation)
-    index = {id(q): n for n, q in enumerate(questions)}
+    index = {id(q): n for n, q in enumerate(questions)}  # a fold's halves hold these objects
     base = folder / f"{conversation.sample_id}.db"
     mem, dia_of = locomo.index_assocmem(conversation, str(base), embedder, LOCOMO_PROFILE)
     mem.close()
@@ -583,7 +586,7 @@ def transfer_table(rows: Sequence[tuple[int, Recalls]], seed: int) -> dict[str, 
     table = {}
     for name, group in groups.items():
         block: dict[str, Any] = {"n": len(group)}
-        for system in ("no_feedback", "feedback", "random"):
+        for system in SYSTEMS:
             block[system] = _mean(r[system] for r in group)
         for system, label in (("feedback", "gain"), ("random", "random_gain")):
             diffs = [r[system] - r["no_feedback"] for r in group]
@@ -593,7 +596,7 @@ def transfer_table(rows: Sequence[tuple[int, Recalls]], seed: int) -> dict[str, 
 
 
 def _averaged(reads: Sequence[Recalls]) -> Recalls:
-    return {s: statistics.fmean(r[s] for r in reads) for s in ("no_feedback", "feedback", "random")}
+    return {s: statistics.fmean(r[s] for r in reads) for s in SYSTEMS}
 
 
 def locomo_transfer(
@@ -629,7 +632,7 @@ def locomo_transfer(
         rows.extend(mine)
         per_conversation[conversation.sample_id] = {
             "questions": len(mine),
-            **{s: _mean(r[s] for _, r in mine) for s in ("no_feedback", "feedback", "random")},
+            **{s: _mean(r[s] for _, r in mine) for s in SYSTEMS},
         }
         say(f"locomo {conversation.sample_id}: {per_conversation[conversation.sample_id]}")
     progress.close()
