@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -83,8 +84,16 @@ def test_answers_past_questions_shared_reach_a_question_asking_what_they_were_ta
     assert set(learned) == {fix, ledger}
     assert {v.concept for v in learned[ledger].via} == {"pool", "stall"}
     # Words no lesson knows weigh against the broad reading: the question asks more.
+    # Each taught concept reaches both notes (information ln 2), each unknown one counts
+    # as much as a concept no lesson spreads (ln 3): the ledger's lessons cover
+    # 2 ln 2 / (2 ln 2 + 3 ln 3) of this question, and its vote shrinks by as much.
+    assert learned[ledger].parts["learned"] == pytest.approx(4.0 * (1 / 3) / 62)
+    covered = 2 * math.log(2) / (2 * math.log(2) + 3 * math.log(3))
     wider = mem.read(concepts=["pool", "stall", "zebrafish", "quasar", "marmalade"], k=5)
-    assert ledger not in {i.id for i in wider.items if i.source == "learned"}
+    ranked = [i.id for i in wider.items]
+    assert ranked.index(fix) < ranked.index(ledger)
+    shrunk = wider.items[ranked.index(ledger)].parts["learned"]
+    assert shrunk == pytest.approx(4.0 * (1 / 3) * covered / 62)
     # One concept shared by several answers is left to the sharp reading.
     alone = mem.read(concepts=["stall"], k=5)
     assert ledger not in {i.id for i in alone.items if i.source == "learned"}

@@ -11,17 +11,21 @@ often than not)? That is what one or a few outcomes can say, and it leaves the
 question's untaught words to the arms that read words and meaning. Broadly: was
 this memory taught most of what the question asks, its untaught words counted
 too? That holds when several past questions share answers, where no single
-memory holds most of a concept's outcomes. Either one, past half, lets the
-memory vote in fusion; less only corroborates what the question found.
+memory holds most of a concept's outcomes. The larger reading is the memory's
+support.
 
-How loud a vote is depends on one more thing: how exclusively the lessons point
-at this memory (its concentration). Support says how much of the question its
-lessons explain; it says nothing of how many other memories the same lessons
-name. A memory that is one of twelve answers given to questions about a word
-holds a twelfth of what that word taught, and a question carrying the word says
-that much about it, whatever its support. So a vote counts support times
-concentration: full where every past question with these words had this answer,
-a fraction where the words were answered many ways.
+Every memory the lessons reach votes in fusion, as loud as two things together.
+Support says how much of the question its lessons explain; it says nothing of
+how many other memories the same lessons name. A memory that is one of twelve
+answers given to questions about a word holds a twelfth of what that word
+taught, and a question carrying the word says that much about it, whatever its
+support. So a vote counts support times how exclusively the lessons point at
+this memory (its concentration): full where every past question with these
+words had this answer, a fraction where the words were answered many ways or
+explain little of the question. Evidence this graded needs no cut-off: a
+partial vote is small (a quarter as confident, it weighs as one direct arm's), so
+alone it ranks with what only one arm found, and beside a direct match it counts
+as one more arm agreeing.
 
 Invariants: a lesson's weight, summed over the layers a reader sees, never drops
 below zero; a read weighs each of its concepts by how sharply its lessons point
@@ -44,9 +48,7 @@ from assocmem.types import Scope, Via
 LESSONS_PER_CONCEPT = 64
 # Lessons speak sharply for a memory only when, for some concept of the question,
 # most of the helpful outcomes that carried that concept rated it: when the concept
-# was asked about, this memory helped more often than not. The same majority
-# splits lessons that explain most of a question (they vote) from lessons that
-# only corroborate what the question found.
+# was asked about, this memory helped more often than not.
 MAJORITY = 0.5
 
 
@@ -227,19 +229,9 @@ def _coverage(found: Sequence[Lesson], info: Mapping[int, float], whole: float) 
 
 
 def voting(hits: Sequence[LearnedHit]) -> list[LearnedHit]:
-    """The hits whose lessons explain most of the question: they vote in fusion (the
-    `learned` arm) and may bring back a memory no other arm found. Ordered as the arm
-    ranks them, by the confidence of their votes (ties: newest first)."""
-    chosen = [hit for hit in hits if hit.support > MAJORITY]
-    return sorted(chosen, key=lambda hit: (-hit.confidence, -hit.seq))
-
-
-def corroborating(hits: Sequence[LearnedHit]) -> dict[int, float]:
-    """``{seq: support}`` of the hits whose lessons explain half the question or less.
-    They only corroborate what the question's own arms found, as a bounded fold
-    after fusion: alone they would push in whatever a shared word was once taught
-    to (see `fusion.lesson_factor`)."""
-    return {hit.seq: hit.support for hit in hits if hit.support <= MAJORITY}
+    """The hits as the `learned` arm ranks them in fusion: by the confidence of their
+    votes, which scales each vote (ties: newest first)."""
+    return sorted(hits, key=lambda hit: (-hit.confidence, -hit.seq))
 
 
 def via(hit: LearnedHit, names: Mapping[int, str]) -> tuple[Via, ...]:

@@ -45,8 +45,9 @@ ARM_ORDER: tuple[str, ...] = (
 # as every other non-exact arm of a text read together (1 + 1 + 0.25 + 0.25 +
 # 0.5 · 3 = 4): ranked first, such a memory stands level with one that every other
 # arm ranked first, and one explaining half the question stands with a memory both
-# direct arms rank first. With no lesson for the question's concepts the arm is
-# empty.
+# direct arms rank first. A vote a quarter as confident weighs one direct arm's:
+# alone it ranks with what only one arm found. With no lesson for the question's
+# concepts the arm is empty.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,
@@ -105,10 +106,6 @@ ACCESS_RESET_MIN = 0.01
 # which is worth a reader's caution wherever it comes up.
 DECAY_WEIGHT = 0.1
 VALENCE_WEIGHT = 0.1
-# Lessons explaining half a question or less lift a candidate the question's arms
-# found by up to 10% (0.2 × ½), the bound every fold keeps; lessons explaining
-# more vote in fusion instead (see `lessons`).
-LESSON_WEIGHT = 0.2
 # Importance: the score scales with ((1 + value) / 2) ** 0.25, so the default
 # value 1 is neutral, value 3 lifts a memory by 19% and value 0 lowers it by 16%.
 VALUE_EXPONENT = 0.25
@@ -240,12 +237,6 @@ def _confidence(confidence: Mapping[str, Mapping[K, float]] | None, arm: str, ke
     if confidence is None or arm not in confidence:
         return 1.0
     return max(0.0, min(1.0, confidence[arm].get(key, 1.0)))
-
-
-def lesson_factor(support: float) -> float:
-    """The score multiplier for a candidate whose lessons explain ``support`` of the
-    question without voting (at most half of it)."""
-    return 1.0 + LESSON_WEIGHT * max(0.0, min(1.0, support))
 
 
 def decay(kind: str, age_days: float) -> float:

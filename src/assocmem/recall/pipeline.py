@@ -164,7 +164,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         cues = [*request.cues, *(_question_cues(question) if question else [])]
         candidates = fused  # the fusion's best `depth`
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
-        scored = _scored(store, candidates, boosts, lessons.corroborating(learned), request)
+        scored = _scored(store, candidates, boosts, request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
             among = standings.counted_among(view.scope)
             earned = standings.earned(store, among, [e.key for e in scored], request.strict)
@@ -411,12 +411,10 @@ def _scored(
     store: Store,
     pool: list[Fused[int]],
     boosts: dict[int, float],
-    corroborated: dict[int, float],
     request: ReadRequest,
 ) -> list[_Scored]:
-    """Fold value, decay, valence, question form (where the profile folds it),
-    preference and the support of lessons too partial to vote into the fused
-    scores; best first."""
+    """Fold value, decay, valence, question form (where the profile folds it) and
+    preference into the fused scores; best first."""
     as_of = times.to_datetime(request.as_of or times.now())
     fields = store.rank_fields([f.key for f in pool])
     question_fold = request.profile.question_fold
@@ -433,7 +431,6 @@ def _scored(
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
         folds["prefer"] = boosts.get(candidate.key, 1.0)
-        folds["lessons"] = fusion.lesson_factor(corroborated.get(candidate.key, 0.0))
         score = candidate.score
         for factor in folds.values():
             score *= factor
