@@ -14,18 +14,18 @@ too? That holds when several past questions share answers, where no single
 memory holds most of a concept's outcomes. The larger reading is the memory's
 support.
 
-Every memory the lessons reach votes in fusion, as loud as two things together.
-Support says how much of the question its lessons explain; it says nothing of
-how many other memories the same lessons name. A memory that is one of twelve
-answers given to questions about a word holds a twelfth of what that word
-taught, and a question carrying the word says that much about it, whatever its
-support. So a vote counts support times how exclusively the lessons point at
-this memory (its concentration): full where every past question with these
-words had this answer, a fraction where the words were answered many ways or
-explain little of the question. Evidence this graded needs no cut-off: a
-partial vote is small (a quarter as confident, it weighs as one direct arm's), so
-alone it ranks with what only one arm found, and beside a direct match it counts
-as one more arm agreeing.
+Every memory the lessons give some support votes in fusion, as loud as two
+things together. Support says how much of the question its lessons explain; it
+says nothing of how many other memories the same lessons name. A memory that is
+one of twelve answers given to questions about a word holds a twelfth of what
+that word taught, and a question carrying the word says that much about it,
+whatever its support. So a vote counts support times how exclusively the lessons
+point at this memory (its concentration): full where every past question with
+these words had this answer, a fraction where the words were answered many ways
+or explain little of the question. Evidence this graded needs no cut-off: a
+partial vote is small (a quarter as confident, it weighs as one direct arm's),
+so alone it ranks with what only one arm found, and beside a direct match it
+counts as one more arm agreeing.
 
 Invariants: a lesson's weight, summed over the layers a reader sees, never drops
 below zero; a read weighs each of its concepts by how sharply its lessons point
