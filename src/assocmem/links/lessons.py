@@ -158,8 +158,9 @@ def teach(
 def learned_hits(
     store: Store, view: View, query_ids: Sequence[int], asked: int | None = None
 ) -> list[LearnedHit]:
-    """Readable memories the query's concepts were taught to point at, best supported
-    first (ties: newest first).
+    """Readable memories the query's concepts were taught to point at, as the `learned`
+    arm ranks them in fusion: by the confidence of their votes, which scales each
+    vote (ties: newest first).
 
     ``asked`` is how many distinct concepts the question carries, those the store
     has never seen included (``query_ids`` holds only the known ones); by default,
@@ -195,7 +196,7 @@ def learned_hits(
     ]
     readable = store.visible(view, [hit.seq for hit in hits]) if hits else set()
     hits = [hit for hit in hits if hit.seq in readable and hit.support > 0]
-    hits.sort(key=lambda hit: (-hit.support, -hit.seq))
+    hits.sort(key=lambda hit: (-hit.confidence, -hit.seq))
     return hits
 
 
@@ -226,12 +227,6 @@ def _coverage(found: Sequence[Lesson], info: Mapping[int, float], whole: float) 
     if len(found) < 2:
         return 0.0
     return sum(info[lesson.concept_id] for lesson in found) / whole
-
-
-def voting(hits: Sequence[LearnedHit]) -> list[LearnedHit]:
-    """The hits as the `learned` arm ranks them in fusion: by the confidence of their
-    votes, which scales each vote (ties: newest first)."""
-    return sorted(hits, key=lambda hit: (-hit.confidence, -hit.seq))
 
 
 def via(hit: LearnedHit, names: Mapping[int, str]) -> tuple[Via, ...]:

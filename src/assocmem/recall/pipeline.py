@@ -142,11 +142,10 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }  # fmt: skip
         learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
-        voting = lessons.voting(learned)[:depth]
-        rankings["learned"] = [hit.seq for hit in voting]
+        rankings["learned"] = [hit.seq for hit in learned[:depth]]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
-            confidence={"learned": {hit.seq: hit.confidence for hit in voting}},
+            confidence={"learned": {hit.seq: hit.confidence for hit in learned[:depth]}},
         )
         votes.add({arm: keys for arm, keys in rankings.items() if arm != "learned"})
         # The later arms widen the question by what its best matches share
