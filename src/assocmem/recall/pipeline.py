@@ -142,10 +142,11 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }  # fmt: skip
         learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
-        rankings["learned"] = [hit.seq for hit in learned[:depth]]
+        voters = learned[:depth]
+        rankings["learned"] = [hit.seq for hit in voters]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
-            confidence={"learned": {hit.seq: hit.confidence for hit in learned[:depth]}},
+            confidence={"learned": {hit.seq: hit.confidence for hit in voters}},
         )
         votes.add({arm: keys for arm, keys in rankings.items() if arm != "learned"})
         # The later arms widen the question by what its best matches share
