@@ -20,6 +20,12 @@ from assocmem import embedder_names
 from assocmem.adapters.cli.operations import emit
 from assocmem.adapters.cli.transfer import add_import
 from assocmem.adapters.cli.vault import add_vault
+from assocmem.adapters.server.limits import (
+    BODY_TIMEOUT,
+    HEADER_TIMEOUT,
+    KEEP_ALIVE_TIMEOUT,
+    MAX_CONNECTIONS,
+)
 from assocmem.config import Config, build_embedder_form, store_target
 from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
 
@@ -31,9 +37,8 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     try:
-        import uvicorn
-
-        from assocmem.adapters.server import create_app
+        from assocmem.adapters.server import connections, create_app
+        from assocmem.adapters.server.gate import Hosts
         from assocmem.adapters.server.keys import KeyRing
         from assocmem.adapters.server.logs import configure as configure_logging
     except ImportError as exc:
@@ -46,16 +51,63 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
             f"no API keys configured: refusing to serve on {args.host}. Add keys with "
             "`assocmem keys add` and pass --keys, or pass --no-auth to serve unauthenticated"
         )
+    # A keyless server answers only to its own names; a keyed one, where no public name
+    # is given, to any (a page rebound to it has no key).
+    allowed = tuple(args.allowed_hosts or ())
+    hosts = Hosts(own=(args.host,), allowed=allowed, check_host=ring is None or bool(allowed))
     # A built Embedder, so the HTTP embedder arrives with its URL, model and key.
     embedder: Any = config.build_embedder()
     app = create_app(store_target(config.db), keys=ring, default_agent=config.agent,
                      embedder=embedder, vault_roots=config.vault_roots,
                      strict_corroboration=config.strict_corroboration,
-                     receipts=config.receipts, receipt_key=config.read_receipt_key())  # fmt: skip
+                     receipts=config.receipts, receipt_key=config.read_receipt_key(),
+                     hosts=hosts, body_timeout=args.body_timeout)  # fmt: skip
     configure_logging(config.log_level)  # assocmem's records: requests, errors, the store
-    # Our request lines replace uvicorn's access log (they also name the agent).
-    uvicorn.run(app, host=args.host, port=args.port, log_level=config.log_level, access_log=False)
+    connections.serve(app, host=args.host, port=args.port, log_level=config.log_level,
+                      keep_alive_timeout=args.keep_alive_timeout,
+                      header_timeout=args.header_timeout,
+                      max_connections=args.max_connections)  # fmt: skip
     return 0
+
+
+def _positive(kind: type[int] | type[float]) -> Any:
+    """An argparse type: a number of ``kind`` above zero."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be a positive {kind.__name__}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _add_serve_bounds(p: argparse.ArgumentParser) -> None:
+    """The flags bounding what a client may hold (their defaults' reasons are in
+    server/limits.py) and the names the server answers to."""
+    p.add_argument("--allowed-host", dest="allowed_hosts", action="append", metavar="NAME",
+                   help="a name (or name:port) clients may reach this server by besides "
+                   "the loopback names and --host, e.g. the public name behind a proxy "
+                   "(repeat). A keyless server answers only to those; a keyed one with none "
+                   "given answers to any, its keys guarding it. A request from a web page of "
+                   "another origin is always refused")  # fmt: skip
+    p.add_argument("--keep-alive-timeout", type=_positive(int), default=KEEP_ALIVE_TIMEOUT,
+                   metavar="SECONDS", help="close a connection with no request in flight "
+                   "after this long without a byte (default: %(default)s)")  # fmt: skip
+    p.add_argument("--header-timeout", type=_positive(float), default=HEADER_TIMEOUT,
+                   metavar="SECONDS", help="close a connection whose request head has not "
+                   "all arrived this long after it opened or was last answered "
+                   "(default: %(default)s)")  # fmt: skip
+    p.add_argument("--body-timeout", type=_positive(float), default=BODY_TIMEOUT,
+                   metavar="SECONDS", help="answer 408 to a request whose body has not all "
+                   "arrived this long after its head (default: %(default)s)")  # fmt: skip
+    p.add_argument("--max-connections", type=_positive(int), default=MAX_CONNECTIONS,
+                   metavar="N", help="serve at most this many connections at once (503 "
+                   "beyond), shedding the longest idle first; kept below the open-file "
+                   "limit, which serve raises to its hard one (default: %(default)s)")  # fmt: skip
 
 
 def _key_file(config: Config) -> str:
@@ -235,8 +287,9 @@ def add_services(subparsers: Subparsers) -> None:
     p.add_argument(
         "--log-level", default=argparse.SUPPRESS,
         help="the log level: debug, info, warning or error (default: $ASSOCMEM_LOG_LEVEL,"
-        " else info; info logs every request)",
+        " else info; info logs every request, refusals and pages throttled per client)",
     )  # fmt: skip
+    _add_serve_bounds(p)
     add_keys(subparsers)
     add_import(subparsers)  # import FILE, in cli/transfer.py
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py

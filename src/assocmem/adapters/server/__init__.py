@@ -1,6 +1,6 @@
 """The HTTP server (FastAPI + uvicorn, the ``server`` extra) and its API keys.
 
-Invariant: importing this package, or `keys` (standard library only), needs no extra;
+Invariant: importing this package, `keys` or `limits` (standard library only), needs no extra;
 FastAPI is imported only when `create_app` is first used, and its absence is
 `DependencyMissing`.
 """

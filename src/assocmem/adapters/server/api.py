@@ -7,7 +7,8 @@ model (fields documented) and response model (the result type, answered in its
 ``to_dict()`` form) generated from `surface.operations()`; one
 connection writes to the store, a small pool reads; errors leave as
 ``{"error": {"type", "message", "field"}}`` with the status of their class, never a
-stack trace, and bad input is never a 500.
+stack trace, and bad input is never a 500. A request reaches a route only through the
+gate (`gate.Gate`), which checks its host, key and size before its body is read.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from starlette.exceptions import HTTPException
 
 from assocmem import Embedder, __version__
 from assocmem.adapters.server import logs, static
+from assocmem.adapters.server.gate import Gate, Hosts, bearer, error_body
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
+from assocmem.adapters.server.limits import BODY_TIMEOUT
+from assocmem.adapters.server.limits import MAX_BODY_BYTES as MAX_BODY_BYTES  # the client's too
 from assocmem.errors import (
     AccessDenied,
     AssocmemError,
@@ -40,13 +44,6 @@ from assocmem.errors import (
 from assocmem.pool import READERS, MemoryPool
 from assocmem.surface import Operation, operations
 from assocmem.types import Scope
-
-# Requests larger than this are refused (413) before they are parsed: a batch of
-# the largest memories a single call should carry, not a way to fill the disk.
-MAX_BODY_BYTES = 8 * 1024 * 1024
-# A streamed body found too large is still read (and dropped) up to this much, so the
-# client has finished sending and reads the 413 rather than a reset connection.
-DRAIN_BYTES = 4 * MAX_BODY_BYTES
 
 # The error type of a framework-level refusal (no route, wrong method), by status.
 HTTP_ERROR_TYPES = {401: "AuthenticationRequired", 403: "AccessDenied", 404: "NotFound"}
@@ -66,11 +63,6 @@ STATUS: tuple[tuple[type[AssocmemError], int], ...] = (
 )
 
 
-def error_body(error_type: str, message: str, field_name: str | None = None) -> dict[str, Any]:
-    """The one shape every error response has."""
-    return {"error": {"type": error_type, "message": message, "field": field_name}}
-
-
 def create_app(
     db: str,
     *,
@@ -82,6 +74,8 @@ def create_app(
     strict_corroboration: bool = False,
     receipts: bool = False,
     receipt_key: str | None = None,
+    hosts: Hosts | None = None,
+    body_timeout: float = BODY_TIMEOUT,
 ) -> FastAPI:
     """The application serving the store ``db``.
 
@@ -96,6 +90,9 @@ def create_app(
             is refused), so no client reads or writes other server folders.
         strict_corroboration, receipts, receipt_key: as for `Memory` (the key as hex):
             every caller's origins count as verified keys; every write appends a receipt.
+        hosts: the names a request's Host and Origin may give (`gate.Hosts`); None
+            checks neither (an application embedded behind checks of its own).
+        body_timeout: seconds a request's whole body has to arrive in.
     """
     state: dict[str, MemoryPool] = {}
 
@@ -125,7 +122,10 @@ def create_app(
         redoc_url=None,
     )
     static.mount(app)
-    app.add_middleware(BodyLimit)
+    ops = operations()
+    guarded = [f"/v1/{name}" for name in ops]
+    # -- hosts, key and size are checked before a body is read (gate.py)
+    app.add_middleware(Gate, hosts=hosts, keys=keys, guarded=guarded, body_timeout=body_timeout)
     app.add_middleware(logs.RequestLog)  # outermost of ours: it sees every answer
     _errors(app)
 
@@ -140,7 +140,7 @@ def create_app(
         state["pool"].check()
         return {"status": "ready"}
 
-    for op in operations().values():
+    for op in ops.values():
         _route(app, op, state, keys, default_agent)
     return app
 
@@ -233,7 +233,7 @@ def _caller_scope(
     role = arguments.pop("role", None)
     if keys is None:
         return MemoryPool.scope(asked_agent or default_agent, project, channel, role), True
-    entry = keys.identify(_bearer(request))
+    entry = keys.identify(bearer(request.headers.get("authorization")))
     if asked_agent is not None and asked_agent != entry.agent_id:
         raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
     scope = MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))
@@ -250,12 +250,6 @@ def _role(entry: KeyEntry, asked: Any) -> str | None:
     if asked not in entry.roles:
         raise AccessDenied("this key may not read in that role")
     return str(asked)
-
-
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else None
 
 
 def _body_model(op: Operation) -> type:
@@ -279,59 +273,3 @@ def _body_model(op: Operation) -> type:
         **fields,
     )
     return model
-
-
-class BodyLimit:
-    """Refuses request bodies over `MAX_BODY_BYTES` with 413, declared or streamed.
-
-    A declared length is checked before any body is read (the server holds the client
-    to it); a body without one (chunked) is read here first, so the refusal comes
-    from this layer and not as the framework's 400 for a body it could not read.
-    """
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None:
-            if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-                await _too_large(send)
-                return
-            await self.app(scope, receive, send)
-            return
-        messages: list[dict[str, Any]] = []
-        seen = 0
-        while True:
-            message: dict[str, Any] = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break  # the client went away; the app sees that as it would have
-            seen += len(message.get("body", b""))
-            if seen > MAX_BODY_BYTES:
-                while message.get("more_body") and seen <= DRAIN_BYTES:
-                    message = await receive()
-                    seen += len(message.get("body", b""))
-                await _too_large(send)
-                return
-            if not message.get("more_body"):
-                break
-
-        async def replayed() -> dict[str, Any]:
-            return messages.pop(0) if messages else await receive()
-
-        await self.app(scope, replayed, send)
-
-
-async def _too_large(send: Any) -> None:
-    import json
-
-    body = json.dumps(
-        error_body("InvalidInput", f"request body is larger than {MAX_BODY_BYTES} bytes")
-    ).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json")]})  # fmt: skip
-    await send({"type": "http.response.body", "body": body})
