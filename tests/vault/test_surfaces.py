@@ -11,6 +11,7 @@ import pytest
 
 from assocmem import Client, Memory, PathRefused
 from assocmem.adapters import cli
+from assocmem.vault import notes
 from tests.adapters.server_kit import post, running_server
 
 
@@ -39,6 +40,30 @@ def test_a_served_vault_is_refused_without_roots_and_outside_them(
         assert hits[0].note in {"learning/Deliberate Practice.md", "habits/Habit Loops.md"}
         assert client.maintenance_report().dead_links[0].target == "Opportunity Cost"
         assert client.apply_links().dry_run is True
+
+
+def test_a_skipped_note_and_its_reason_reach_every_surface(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / "learning" / "Binary.md").write_bytes(b"# Binary\n\nbefore\x00after\n")
+    skipped = {"learning/Binary.md": notes.HAS_NUL}
+    with running_server(str(tmp_path / "served.db"), "--vault-root", str(vault)) as url:
+        status, body = post(url, "vault_index", {"path": str(vault)})
+        assert (status, body["skipped"], body["notes"]) == (200, skipped, 18)
+        assert Client(url).vault_index(str(vault)).skipped == skipped
+    assert cli.main(["--db", str(tmp_path / "cli.db"), "--json", "vault", "index", str(vault)]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == skipped
+    pytest.importorskip("mcp")
+    anyio = pytest.importorskip("anyio")
+    from mcp.client import Client as McpClient
+
+    from assocmem.adapters.mcp import build_server
+
+    async def index() -> Any:
+        async with McpClient(build_server(str(tmp_path / "mcp.db"))) as client:
+            return (await client.call_tool("vault_index", {"path": str(vault)})).structured_content
+
+    assert anyio.run(index)["skipped"] == skipped
 
 
 def test_a_memory_with_roots_refuses_other_folders(vault: Path, tmp_path: Path) -> None:

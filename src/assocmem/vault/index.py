@@ -4,9 +4,11 @@ Invariants: a re-index reads only files whose stat moved and parses only those w
 content hash changed; a note that changed or went has its old memories forgotten
 (taking the relations they anchor with them) before its new ones are written; each
 batch of notes commits with its memories, declarations and rows together, so an
-interrupted index leaves every note either as it was or as it is now. Vault memories
-live in the vault's own scope (`vault_scope`) and carry ``meta.vault``, so an
-ordinary read never sees them and vault reads see nothing else.
+interrupted index leaves every note either as it was or as it is now; a note found
+but not readable or indexable now is skipped with its reason, never failing the rest,
+and one indexed before stays as it was. Vault memories live in the vault's own scope
+(`vault_scope`) and carry ``meta.vault``, so an ordinary read never sees them and
+vault reads see nothing else.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from __future__ import annotations
 import posixpath
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
+from assocmem.errors import InvalidInput
 from assocmem.graph import declare as declarations
 from assocmem.graph import traverse as traversal
 from assocmem.schema import NewMemory
@@ -90,36 +93,25 @@ def index(
 ) -> IndexReport:
     """Index the vault at ``root`` (resolved) into ``scope`` (a `vault_scope`)."""
     started = time.perf_counter()
-    walked = parsing.walk(root, max_bytes)
     known = {row.path: row for row in store.vault_notes(scope)}
     # Another folder than last time: every old note goes, every new one is read.
     known_root_changed = bool(known) and store.vault_root(scope) != str(root)
-    changed: list[tuple[parsing.Found, str, Note]] = []
-    touched: list[NoteRow] = []  # same bytes, new stat: only the row moves
-    read = 0
-    for found in walked.found:
-        row = None if known_root_changed else known.get(found.path)
-        if row is not None and (row.size, row.mtime_ns) == (found.size, found.mtime_ns):
-            continue
-        try:
-            data = found.absolute.read_bytes()
-        except OSError as exc:
-            walked.skipped[found.path] = f"unreadable: {exc.strerror}"
-            continue
-        read += 1
-        digest = parsing.content_hash(data)
-        if row is not None and row.hash == digest:
-            touched.append(replace(row, size=found.size, mtime_ns=found.mtime_ns))
-            continue
-        changed.append((found, digest, parsing.parse(found.path, data)))
-    present = {f.path for f in walked.found if f.path not in walked.skipped}
+    rows = {} if known_root_changed else known
+    with parsing.opened(root) as folder:
+        walked = parsing.walk(folder, max_bytes)
+        reads = _read(folder, root, walked.found, rows, max_bytes)
+    # A note the walk found but that could not be read or indexed now stays as the
+    # index had it: a save or a swap mid-index must not cost it its memories.
+    kept = reads.skipped.keys() & rows.keys()
+    present = {f.path for f in walked.found if f.path not in reads.skipped} | kept
     removed = sorted(p for p in known if known_root_changed or p not in present)
     removed_set = set(removed)
-    rewritten = {f.path for f, _, _ in changed}
+    changed = reads.changed
+    rewritten = {f.path for f, _, _, _ in changed}
     resolver = Resolver.of(
         [(r.path, r.title, r.aliases) for p, r in known.items()
          if p not in removed_set and p not in rewritten]
-        + [(n.path, n.title, n.aliases) for _, _, n in changed]
+        + [(n.path, n.title, n.aliases) for _, _, n, _ in changed]
     )  # fmt: skip
     before = Resolver.of((r.path, r.title, r.aliases) for r in known.values())
     _remove(store, scope, [known[p] for p in removed], str(root))
@@ -130,20 +122,70 @@ def index(
         if resolver.names != before.names
         else 0
     )
-    store.save_vault(scope, str(root), touched, {}, [])  # also remembers the root
-    added = sum(1 for f, _, _ in changed if f.path not in known or known_root_changed)
+    store.save_vault(scope, str(root), reads.touched, {}, [])  # also remembers the root
+    added = sum(1 for f, _, _, _ in changed if f.path not in rows)
     return IndexReport(
         root=str(root),
         notes=len(present),
-        read=read,
+        read=reads.read,
         added=added,
         changed=len(changed) - added,
         removed=len(removed),
         relinked=relinked,
         chunks=chunks,
-        skipped=dict(sorted(walked.skipped.items())),
+        skipped=dict(sorted((walked.skipped | reads.skipped).items())),
         seconds=round(time.perf_counter() - started, 4),
     )
+
+
+# A note to write: as found (with the stat it was read at), its hash, parsed, and
+# the memories its chunks become.
+Changed = tuple[parsing.Found, str, Note, list[NewMemory]]
+
+
+@dataclass
+class _Reads:
+    """What reading the found notes gave: notes to write, rows whose stat alone moved,
+    how many files were read, and the notes skipped with the reason for each."""
+
+    changed: list[Changed] = field(default_factory=list)
+    touched: list[NoteRow] = field(default_factory=list)
+    read: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def _read(
+    folder: int,
+    root: Path,
+    found: Sequence[parsing.Found],
+    rows: Mapping[str, NoteRow],
+    max_bytes: int,
+) -> _Reads:
+    """Read the notes whose stat moved since ``rows``; parse those whose hash moved."""
+    reads = _Reads()
+    for entry in found:
+        row = rows.get(entry.path)
+        if row is not None and (row.size, row.mtime_ns) == (entry.size, entry.mtime_ns):
+            continue
+        try:
+            got = parsing.read(folder, root, entry, max_bytes)
+        except parsing.Unreadable as exc:
+            reads.skipped[entry.path] = exc.reason
+            continue
+        reads.read += 1
+        entry = replace(entry, size=got.size, mtime_ns=got.mtime_ns)
+        digest = parsing.content_hash(got.data)
+        if row is not None and row.hash == digest:
+            reads.touched.append(replace(row, size=entry.size, mtime_ns=entry.mtime_ns))
+            continue
+        parsed = parsing.parse(entry.path, got.data)
+        try:
+            memories = _memories(parsed)
+        except InvalidInput as exc:  # validated here, so one bad note never fails a batch
+            reads.skipped[entry.path] = f"not indexable: {exc.message}"
+            continue
+        reads.changed.append((entry, digest, parsed, memories))
+    return reads
 
 
 def _seqs(store: Store, scope: Scope, ids: Sequence[str]) -> list[int]:
@@ -170,7 +212,7 @@ def _write(
     scope: Scope,
     space: VectorSpace | None,
     root: str,
-    changed: Sequence[tuple[parsing.Found, str, Note]],
+    changed: Sequence[Changed],
     resolver: Resolver,
     known: Mapping[str, NoteRow],
 ) -> int:
@@ -179,21 +221,20 @@ def _write(
     written = 0
     for start in range(0, len(changed), BATCH_NOTES):
         batch = changed[start : start + BATCH_NOTES]
-        memories = [(note, _memories(note)) for _, _, note in batch]
-        flat = [m for _, ms in memories for m in ms]
+        flat = [m for _, _, _, ms in batch for m in ms]
         vectors = space.embed([(m.text, m.author) for m in flat]) if space and flat else None
         with store.transaction():
-            old = [i for _, _, n in batch if n.path in known for i in known[n.path].memory_ids]
+            old = [i for _, _, n, _ in batch if n.path in known for i in known[n.path].memory_ids]
             store.delete_memories(scope, _seqs(store, scope, old))
             results = store.write(scope, flat, vectors) if flat else []
             ids = iter(r.id for r in results)
             per_note = [
-                tuple(i for i in (next(ids) for _ in ms) if i is not None) for _, ms in memories
+                tuple(i for i in (next(ids) for _ in ms) if i is not None) for *_, ms in batch
             ]
             # Each note's first chunk anchors its relations: one lookup for the batch.
             anchors = store.visible_seqs(scope, [n[0] for n in per_note if n], statuses=STATUSES)
             rows, links = [], {}
-            for (found, digest, note), note_ids in zip(batch, per_note, strict=True):
+            for (found, digest, note, _), note_ids in zip(batch, per_note, strict=True):
                 note_links = _links(note, resolver)
                 anchor = anchors.get(note_ids[0]) if note_ids else None
                 _declare(store, scope, note, anchor, note_links)

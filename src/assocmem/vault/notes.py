@@ -1,23 +1,29 @@
 """A folder of Markdown notes, walked safely and each note parsed into what the index keeps.
 
-Invariants: the walk yields only regular ``.md`` files whose resolved path stays
-inside the resolved root, so a symlink or junction pointing elsewhere is never
-followed (nor a symlinked folder walked); a file over the size cap is reported,
-never read. Parsing is pure: the same bytes give the same `Note`.
+Invariants: the walk and every read go down from one open descriptor of the root,
+opening each folder and note relative to its parent and never through a link, so a
+link (or a folder swapped for one mid-index) is never followed; a note is read only if
+it is still the regular file, inside the root, that the walk found, and never past the
+size cap. A note that cannot be read as found is reported with the reason, never
+raised. Parsing is pure: the same bytes give the same `Note`. POSIX only: the
+descriptor walk needs ``dir_fd``.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import stat
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from assocmem.errors import InvalidInput
 from assocmem.optional import require_frontmatter
 
 # Notes larger than this are skipped: a 2 MiB Markdown file is a dump, not a note,
@@ -26,7 +32,28 @@ MAX_NOTE_BYTES = 2 * 1024 * 1024
 # A chunk is one heading's section, split at paragraphs past this many characters
 # (well under the write limit of 64 KiB, and near what an excerpt should cover).
 MAX_CHUNK_CHARS = 4_000
+# No chunk runs past this, whatever its paragraphs: twice the target, so a chunk past
+# its target still takes a whole ordinary paragraph, and at four UTF-8 bytes a
+# character still under the store's 64 KiB text limit.
+MAX_CHUNK_HARD_CHARS = 2 * MAX_CHUNK_CHARS
 HASH_TAG = "b2:"  # content hashes carry their algorithm (STYLE 16)
+
+# Why a note was skipped, as the index reports it.
+LINKED = "a link (links are never followed)"
+BECAME_LINK = "became a link during the index (links are never followed)"
+REPLACED = "replaced during the index"
+VANISHED = "vanished during the index"
+MOVED_OUT = "moved out of the vault during the index"
+HAS_NUL = "contains a NUL byte (not a text note)"
+
+# Every folder and note is opened without following a link, in that place or on the
+# way (O_NOFOLLOW on each step down), and never inherited by a child process; a note
+# opens non-blocking, so a FIFO swapped in is refused by its fstat, not waited on.
+_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)  # getattr: absent where the walk cannot run
+_FOLDER_FLAGS = os.O_RDONLY | os.O_CLOEXEC | _NOFOLLOW | getattr(os, "O_DIRECTORY", 0)
+_NOTE_FLAGS = os.O_RDONLY | os.O_CLOEXEC | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+_PROC_FD = Path("/proc/self/fd")  # where Linux names an open descriptor's path
+_READ_BYTES = 1 << 20  # one read takes most notes whole; the cap bounds the rest
 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n|#]*)(#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
 _MDLINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(\s*<?([^)\s>]+\.md)(?:#[^)\s]*)?>?\s*\)")
@@ -73,12 +100,31 @@ class Note:
 
 @dataclass(frozen=True)
 class Found:
-    """A note file the walk found: its relative path, absolute path and stat."""
+    """A note file the walk found: its relative path, its stat, and the device and
+    inode that say a later read still has the same file."""
 
     path: str
-    absolute: Path
     size: int
     mtime_ns: int
+    device: int
+    inode: int
+
+
+@dataclass(frozen=True)
+class Read:
+    """A note's bytes and its stat as read (which the index then remembers)."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+
+
+class Unreadable(Exception):
+    """A note the walk found that cannot be read as found; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass
@@ -89,52 +135,137 @@ class Walk:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def walk(root: Path, max_bytes: int = MAX_NOTE_BYTES) -> Walk:
-    """Every note file under ``root`` (already resolved), in path order."""
+@contextmanager
+def opened(root: Path) -> Iterator[int]:
+    """The root folder (already resolved), held open so that the walk and every read
+    start from the same folder whatever happens to its path meanwhile."""
+    try:
+        folder = os.open(root, _FOLDER_FLAGS)
+    except OSError as exc:
+        raise InvalidInput(
+            f"the vault folder {str(root)!r} cannot be opened: {exc.strerror}", field="path"
+        ) from exc
+    try:
+        yield folder
+    finally:
+        os.close(folder)
+
+
+def walk(folder: int, max_bytes: int = MAX_NOTE_BYTES) -> Walk:
+    """Every note file under ``folder`` (the root's descriptor), in path order."""
     result = Walk()
-    for absolute, relative in _files(root, root, result):
-        try:
-            info = absolute.lstat()
-        except OSError as exc:
-            result.skipped[relative] = f"unreadable: {exc.strerror}"
-            continue
+    for relative, info in _files(folder, "", result):
         if info.st_size > max_bytes:
             result.skipped[relative] = f"too large: {info.st_size} bytes > {max_bytes}"
             continue
-        result.found.append(Found(relative, absolute, info.st_size, info.st_mtime_ns))
+        result.found.append(
+            Found(relative, info.st_size, info.st_mtime_ns, info.st_dev, info.st_ino)
+        )
     result.found.sort(key=lambda f: f.path)
     return result
 
 
-def _files(root: Path, folder: Path, result: Walk) -> Iterator[tuple[Path, str]]:
+def _files(folder: int, prefix: str, result: Walk) -> Iterator[tuple[str, os.stat_result]]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
-        result.skipped[_relative(root, folder) + "/"] = f"unreadable: {exc.strerror}"
+        result.skipped[prefix or "./"] = _reason(exc)
         return
     for entry in entries:
         if entry.name.startswith("."):
             continue  # .obsidian/, .git/, .trash/: tool state, not notes
-        path = Path(entry.path)
-        relative = _relative(root, path)
-        mode = entry.stat(follow_symlinks=False).st_mode
-        if stat.S_ISLNK(mode) or _is_junction(path):
-            result.skipped[relative] = "a link (links are never followed)"
-        elif stat.S_ISDIR(mode):
-            yield from _files(root, path, result)
-        elif stat.S_ISREG(mode) and entry.name.lower().endswith(".md"):
-            # Every folder on the way was entered as a real folder (links are never
-            # descended into), so a regular file found here lies inside the root.
-            yield path, relative
+        relative = prefix + entry.name
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            result.skipped[relative] = _reason(exc)
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            result.skipped[relative] = LINKED
+        elif stat.S_ISDIR(info.st_mode):
+            yield from _subfolder(folder, entry.name, info, relative, result)
+        elif stat.S_ISREG(info.st_mode) and entry.name.lower().endswith(".md"):
+            yield relative, info
 
 
-def _is_junction(path: Path) -> bool:
-    is_junction = getattr(os.path, "isjunction", None)  # Windows junctions (Python 3.12+)
-    return bool(is_junction(path)) if is_junction else False
+def _subfolder(
+    parent: int, name: str, info: os.stat_result, relative: str, result: Walk
+) -> Iterator[tuple[str, os.stat_result]]:
+    try:
+        folder = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        result.skipped[relative] = _reason(exc)
+        return
+    try:
+        if _identity(os.fstat(folder)) != _identity(info):
+            result.skipped[relative] = REPLACED
+        else:
+            yield from _files(folder, relative + "/", result)
+    finally:
+        os.close(folder)
 
 
-def _relative(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
+def read(folder: int, root: Path, found: Found, max_bytes: int = MAX_NOTE_BYTES) -> Read:
+    """The bytes of a note the walk found, opened down from ``folder`` (the descriptor
+    of ``root``) step by step without following a link, and only while it is still the
+    same regular file inside the root; raises `Unreadable` with the reason otherwise."""
+    *parents, name = found.path.split("/")
+    with ExitStack() as stack:
+        try:
+            at = folder
+            for part in parents:
+                at = os.open(part, _FOLDER_FLAGS, dir_fd=at)
+                stack.callback(os.close, at)
+            note = os.open(name, _NOTE_FLAGS, dir_fd=at)
+            stack.callback(os.close, note)
+            info = os.fstat(note)
+            _check(note, info, root, found, max_bytes)
+            data = _read_at_most(note, max_bytes)
+        except OSError as exc:
+            raise Unreadable(_reason(exc)) from exc
+    if b"\x00" in data:
+        raise Unreadable(HAS_NUL)  # a binary or UTF-16 file, which no memory may hold
+    return Read(data, info.st_size, info.st_mtime_ns)
+
+
+def _check(note: int, info: os.stat_result, root: Path, found: Found, max_bytes: int) -> None:
+    """Refuse an open note that is not the regular file the walk found, too large, or
+    (where /proc says) no longer inside the root."""
+    if not stat.S_ISREG(info.st_mode) or _identity(info) != (found.device, found.inode):
+        raise Unreadable(REPLACED)
+    if info.st_size > max_bytes:
+        raise Unreadable(f"too large: {info.st_size} bytes > {max_bytes}")
+    try:
+        where = Path(os.readlink(_PROC_FD / str(note)))
+    except OSError:
+        return  # no /proc: the link-free descent from the root's descriptor suffices
+    if not where.is_relative_to(root):
+        raise Unreadable(MOVED_OUT)  # a folder on its path was renamed out meanwhile
+
+
+def _read_at_most(note: int, max_bytes: int) -> bytes:
+    """The whole file, refusing one that grew past the cap since its fstat."""
+    parts, size = [], 0
+    while piece := os.read(note, _READ_BYTES):
+        size += len(piece)
+        if size > max_bytes:
+            raise Unreadable(f"too large: over {max_bytes} bytes")
+        parts.append(piece)
+    return b"".join(parts)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return VANISHED
+    if exc.errno in (errno.ELOOP, errno.EMLINK):  # EMLINK: O_NOFOLLOW on a link on BSDs
+        return BECAME_LINK
+    if exc.errno == errno.ENOTDIR:
+        return REPLACED  # a folder on the way is a file now
+    return f"unreadable: {exc.strerror}"
 
 
 def content_hash(data: bytes) -> str:
@@ -209,7 +340,8 @@ def _code_lines(lines: list[str]) -> set[int]:
 
 
 def chunks(body: str, first_line: int = 1) -> Iterator[Chunk]:
-    """The body's sections by heading, each split at paragraphs past `MAX_CHUNK_CHARS`."""
+    """The body's sections by heading, each split at paragraphs past `MAX_CHUNK_CHARS`
+    and, whatever its paragraphs, before it runs past `MAX_CHUNK_HARD_CHARS`."""
     lines = body.split("\n")
     code = _code_lines(lines)
     heading: str | None = None
@@ -225,20 +357,33 @@ def chunks(body: str, first_line: int = 1) -> Iterator[Chunk]:
 
 
 def _sections(heading: str | None, lines: list[str], line: int) -> Iterator[Chunk]:
-    part: list[str] = []
-    at = line
+    part: list[tuple[int, str]] = []
+    size = 0
+    for number, text in _pieces(lines, line):
+        past_target = size > MAX_CHUNK_CHARS and not text.strip()
+        if part and (past_target or size + len(text) + 1 > MAX_CHUNK_HARD_CHARS):
+            yield from _chunk(heading, part)
+            part, size = [], 0
+        part.append((number, text))
+        size += len(text) + 1
+    yield from _chunk(heading, part)
+
+
+def _pieces(lines: list[str], first_line: int) -> Iterator[tuple[int, str]]:
+    """Each line with its number; a line past `MAX_CHUNK_CHARS` is cut after a space
+    (or, with none, at the limit) into pieces that keep its number."""
     for i, text in enumerate(lines):
-        if not text.strip() and sum(len(t) + 1 for t in part) > MAX_CHUNK_CHARS:
-            if "\n".join(part).strip():
-                yield Chunk(heading, "\n".join(part).strip(), at + _leading_blank(part))
-            part, at = [], line + i
-        part.append(text[:MAX_CHUNK_CHARS])
-    if "\n".join(part).strip():
-        yield Chunk(heading, "\n".join(part).strip(), at + _leading_blank(part))
+        while len(text) > MAX_CHUNK_CHARS:
+            cut = text.rfind(" ", 0, MAX_CHUNK_CHARS) + 1 or MAX_CHUNK_CHARS
+            yield first_line + i, text[:cut]
+            text = text[cut:]
+        yield first_line + i, text
 
 
-def _leading_blank(lines: list[str]) -> int:
-    return next((i for i, t in enumerate(lines) if t.strip()), 0)
+def _chunk(heading: str | None, part: list[tuple[int, str]]) -> Iterator[Chunk]:
+    text = "\n".join(t for _, t in part).strip()
+    if text:
+        yield Chunk(heading, text, next(n for n, t in part if t.strip()))
 
 
 def links(body: str, first_line: int = 1) -> Iterator[Link]:
