@@ -1,12 +1,16 @@
-"""Every public `Memory` method fuzzed with hostile arguments on a real SQLite store.
+"""Every public `Memory` method fuzzed with hostile arguments on real stores of both backends.
 
 Invariant checked: whatever a caller passes, a method returns or raises an
 `AssocmemError`; any other exception (TypeError, RecursionError, OverflowError,
 UnicodeEncodeError, a raw backend error...) fails the test.
+
+``ASSOCMEM_FUZZ_EXAMPLES`` sets the examples per operation and backend, for a
+deeper run by hand (e.g. 1000) than the default suite affords.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +23,11 @@ from hypothesis import strategies as st
 from assocmem import Memory
 from assocmem.errors import AssocmemError
 from assocmem.surface import operations
+from tests.conftest import BACKENDS, fresh_database
+
+# Examples per operation and backend in the default run: the count the suite ran
+# before it covered PostgreSQL, kept so both backends together stay quick.
+EXAMPLES = int(os.environ.get("ASSOCMEM_FUZZ_EXAMPLES", "60"))
 
 
 def deep(levels: int, leaf: Any = 1) -> Any:
@@ -57,9 +66,17 @@ HOSTILE = st.recursive(
     ),  # fmt: skip
     max_leaves=6,
 )
+# Times at and past the ends of what a stored time can hold, and offsets that carry a
+# valid local time across them, so a time reaches the store's arithmetic too.
+TIME = st.sampled_from(
+    ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00+01:00", "0999-01-01T00:00:00Z",
+     "0099-12-31T23:59:59.5+00:00", "9999-12-31T23:59:59.999999Z", "9999-12-31T23:59:59-05:00",
+     "2024-02-30T00:00:00Z", "2024-05-01T12:00:00", "2024-05-01T12:00:00+24:00", "+2024-05-01"]
+) | st.datetimes(timezones=st.timezones()).map(lambda moment: moment.isoformat())  # fmt: skip
 WHERE = st.dictionaries(
-    st.sampled_from(["kind", "value", "source", "tags", "typo", "meta.n", "\ud800"]),
+    st.sampled_from(["kind", "value", "source", "tags", "typo", "meta.n", "\ud800", "observed_at"]),
     SCALAR
+    | TIME
     | st.dictionaries(
         st.sampled_from(["$gt", "$in", "$contains", "$nin", "$bad"]),
         SCALAR | st.lists(SCALAR, max_size=2),
@@ -86,6 +103,41 @@ PLAUSIBLE: dict[str, Any] = {
         {"entities": st.lists(st.fixed_dictionaries({"name": HOSTILE_TEXT}), max_size=2)}
     ),
     "entity": HOSTILE_TEXT,
+    "observed_at": TIME,
+    "verified_at": TIME,
+    "recheck_by": TIME,
+    "as_of": TIME,
+    "lines": st.lists(
+        st.fixed_dictionaries(
+            {"text": st.just("the deploy failed on tuesday")},
+            optional={
+                "observed_at": TIME,
+                "created_at": TIME,
+                "accessed_at": TIME,
+                "verified_at": TIME,
+                "recheck_by": TIME,
+            },
+        )
+        | st.fixed_dictionaries(
+            {
+                "line": st.just("link"),
+                "a": st.just("deploy"),
+                "b": st.just("tuesday"),
+                "weight": st.just(1.0),
+                "count": st.just(1),
+                "updated_at": TIME,
+            }
+        )
+        | st.fixed_dictionaries(
+            {
+                "line": st.just("feedback"),
+                "id": st.integers(1, 9),
+                "outcome": st.just(1.0),
+                "created_at": TIME,
+            }
+        ),
+        max_size=3,
+    ),
     # trust: attribution
     "by_key": st.just("a-peer"),
     "amount": st.just(1.0),
@@ -113,8 +165,8 @@ def arguments(op_name: str) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-@pytest.fixture(scope="module")
-def memory() -> Iterator[tuple[Memory, dict[str, int]]]:
+@pytest.fixture(scope="module", params=BACKENDS)
+def memory(request: pytest.FixtureRequest) -> Iterator[tuple[Memory, dict[str, int]]]:
     with tempfile.TemporaryDirectory() as tmp:
         # -- the vault (vault/ room): a fuzzed path may name "/" or ".", so the memory
         # may index only a small vault of its own, and apply_links writes only there.
@@ -124,7 +176,11 @@ def memory() -> Iterator[tuple[Memory, dict[str, int]]]:
         (vault / "Two.md").write_text("# Two\n\nA second note.\n")
         PLAUSIBLE["path"] = st.just(str(vault))
         PLAUSIBLE["note"] = st.sampled_from(["One", "Two", "a/One.md"])
-        mem = Memory(str(Path(tmp) / "fuzz.db"), agent_id="fuzzer", vault_roots=[str(vault)])
+        if request.param == "postgres":
+            target = fresh_database(request.getfixturevalue("postgres_server"))
+        else:
+            target = str(Path(tmp) / "fuzz.db")
+        mem = Memory(target, agent_id="fuzzer", vault_roots=[str(vault)])
         mem.vault_index(str(vault))
         known = mem.write("the deploy failed on tuesday", meta={"n": 3}).id
         assert known is not None
@@ -141,7 +197,7 @@ def test_a_hostile_call_raises_only_assocmem_errors(
     mem, counts = memory
     op = operations()[op_name]
 
-    @settings(max_examples=60, deadline=None, database=None,
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(arguments(op_name))
     def run(args: dict[str, Any]) -> None:

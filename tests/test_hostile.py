@@ -2,7 +2,8 @@
 
 Invariant checked: each hostile call fails the same way everywhere, as a typed
 `AssocmemError` naming the field (a 4xx over HTTP, a tool error over MCP), never a
-500, a crash or an untyped exception; and NUL refusals hold on both backends alike.
+500, a crash or an untyped exception; the API and HTTP are checked on both backends,
+and NUL refusals hold on both alike.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from assocmem import AssocmemError, InvalidInput, Memory
 from assocmem.pool import MemoryPool
 from assocmem.surface import operations
 from tests.adapters.server_kit import post, running_server
-from tests.conftest import Target
+from tests.conftest import BACKENDS, Target, fresh_database
 
 
 def nested(levels: int) -> dict[str, Any]:
@@ -75,6 +76,15 @@ CASES: list[tuple[str, str, dict[str, Any], str, str]] = [
     ("forget on a bare unknown name", "forget", {"where": {"typo": None}}, "InvalidInput",
      "where"),
     ("archive on a bare meta key", "archive", {"where": {"team": "x"}}, "InvalidInput", "where"),
+    ("observed_at past the year 9999 in UTC", "write",
+     {"text": TEXT, "observed_at": "9999-12-31T23:59:59-05:00"}, "InvalidTime", "observed_at"),
+    ("recheck_by before the year 1 in UTC", "write",
+     {"text": TEXT, "recheck_by": "0001-01-01T00:00:00+01:00"}, "InvalidTime", "recheck_by"),
+    ("as_of past the year 9999 in UTC", "read",
+     {"query": "deploy", "as_of": "9999-12-31T23:59:59-05:00"}, "InvalidTime", "as_of"),
+    ("kinds not a list", "read", {"query": "deploy", "kinds": False}, "InvalidInput", "kinds"),
+    ("access role with a newline", "write", {"text": TEXT, "access": ["ops\nadmin"]},
+     "InvalidInput", "access"),
 ]  # fmt: skip
 IDS = [case[0] for case in CASES]
 # The MCP SDK's own client fails to serialise these before anything is sent.
@@ -89,9 +99,9 @@ def seeded(target: str) -> Memory:
 
 @pytest.mark.parametrize(("case", "op", "args", "error", "field"), CASES, ids=IDS)
 def test_the_python_api_refuses_it(
-    case: str, op: str, args: dict[str, Any], error: str, field: str, tmp_path: Path
+    case: str, op: str, args: dict[str, Any], error: str, field: str, store_target: Target
 ) -> None:
-    with seeded(str(tmp_path / "api.db")) as mem:
+    with seeded(store_target("api")) as mem:
         before = mem.stats()
         with pytest.raises(AssocmemError) as refused:
             operations()[op].call(mem, args)
@@ -100,9 +110,14 @@ def test_the_python_api_refuses_it(
         assert mem.stats() == before  # a refused call changed nothing
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = str(tmp_path_factory.mktemp("hostile") / "http.db")
+@pytest.fixture(scope="module", params=BACKENDS)
+def server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    if request.param == "postgres":
+        db = fresh_database(request.getfixturevalue("postgres_server"))
+    else:
+        db = str(tmp_path_factory.mktemp("hostile") / "http.db")
     seeded(db).close()
     with running_server(db, agent="tenant") as url:
         yield url
@@ -201,3 +216,14 @@ def test_a_pool_refuses_a_non_bool_setting_when_it_opens(tmp_path: Path) -> None
         with pytest.raises(InvalidInput) as caught:
             MemoryPool(str(tmp_path / "pool.db"), readers=1, **{name: "yes"})
         assert caught.value.field == name
+
+
+def test_a_write_for_roles_the_writer_lacks_keeps_its_declarations(store_target: Target) -> None:
+    with Memory(store_target("roles"), agent_id="tenant") as mem:
+        result = mem.write("the ledger balanced", access=["auditor"],
+                           associations={"entities": ["ledger"]})  # fmt: skip
+        assert result.stored and result.associations is not None
+        assert (result.associations.entities, result.associations.mentions) == (("ledger",), 1)
+        assert mem.stats().memories == 0  # the writer's own role does not read it back
+    with Memory(store_target("roles"), agent_id="tenant", role="auditor") as auditor:
+        assert [r.id for r in auditor.read("ledger").items] == [result.id]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
 from typing import Any
 
 from assocmem.errors import InvalidInput
@@ -75,6 +74,7 @@ def retain(store: Store, view: View, policy: Mapping[str, Any]) -> list[dict[str
     reports = []
     for rule in rules:
         rule_view = replace(view, conditions=filters.parse_where(rule.get("match"), field="match"))
+        filters.check_fields(store, rule_view)
         seqs = store.select(rule_view, MAX_SCAN)
         records = store.records_by_seq(seqs)
         report = RuleReport(name=str(rule.get("name", "")), matched=len(records))
@@ -123,13 +123,13 @@ def _recheck(
     days = rule.get("recheck_after_days")
     if days is None:
         return
-    if isinstance(days, bool) or not isinstance(days, int | float) or days <= 0:
+    if isinstance(days, bool) or not isinstance(days, int | float) or not days > 0:  # NaN too
         raise InvalidInput("recheck_after_days must be a positive number", field="policy")
     due: dict[str, list[int]] = {}  # one update per distinct date, not per record
     for seq, record in records.items():
         if record.recheck_by is None:
-            start = times.to_datetime(record.verified_at or record.observed_at)
-            due.setdefault(times.format_time(start + timedelta(days=days)), []).append(seq)
+            due_at = times.add_days(record.verified_at or record.observed_at, days)
+            due.setdefault(due_at, []).append(seq)
             report.recheck_set.append(record.id)
     for recheck_by, seqs in due.items():
         store.set_lifecycle(seqs, recheck_by=recheck_by)

@@ -7,7 +7,7 @@ Invariant: a read runs only on arguments that passed here; every failure is an
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -124,7 +124,8 @@ def check_kinds(kinds: Sequence[str] | None) -> tuple[str, ...] | None:
     """A list of memory kinds, or None for every long-term kind."""
     if kinds is None:
         return None
-    if isinstance(kinds, str) or not all(kind in KINDS for kind in kinds):
+    listed = isinstance(kinds, Iterable) and not isinstance(kinds, str)
+    if not listed or not all(kind in KINDS for kind in kinds):
         raise InvalidInput(f"kinds must be a list drawn from {', '.join(KINDS)}", field="kinds")
     return tuple(dict.fromkeys(kinds))
 

@@ -84,7 +84,7 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
         verification_scope=_optional_str(fields.get("verification_scope"), "verification_scope"),
         recheck_by=_optional_time(fields.get("recheck_by"), "recheck_by"),
         confidence=_optional_number(fields.get("confidence"), "confidence", 0.0, 1.0),
-        access=_str_list(fields.get("access"), "access", MAX_TAGS),
+        access=_roles(fields.get("access")),
         key=check_key(fields.get("key")) if fields.get("key") is not None else None,
         derived_from=_str_list(fields.get("derived_from"), "derived_from", MAX_DERIVED_FROM),
         protected=check_bool(fields.get("protected", False), "protected"),
@@ -237,6 +237,13 @@ def _str_list(value: Any, field: str, limit: int) -> tuple[str, ...]:
     return items
 
 
+def _roles(value: Any) -> tuple[str, ...]:
+    roles = _str_list(value, "access", MAX_TAGS)
+    if any("\n" in role for role in roles):  # the store joins an access list's roles with \n
+        raise InvalidInput("access roles must not contain a newline", field="access")
+    return roles
+
+
 def check_key(value: Any) -> tuple[str, str]:
     """A supersession key: a ``(subject, relation)`` pair of non-empty strings."""
     if (
@@ -285,7 +292,7 @@ def update_columns(fields: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str
         columns["meta"] = _check_meta(given["meta"])[1]
     if "protected" in given:
         columns["protected"] = int(check_bool(given["protected"], "protected"))
-    access = _str_list(given["access"], "access", MAX_TAGS) if "access" in given else None
+    access = _roles(given["access"]) if "access" in given else None
     if access is not None:
         columns["access"] = _json_list(access)
     return columns, access
