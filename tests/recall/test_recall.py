@@ -253,8 +253,8 @@ def test_where_filters_columns_and_meta_before_ranking(mem: Memory) -> None:
     [
         {"source": "x' OR '1'='1"},
         {"env": {"$in": ["prod') OR 1=1 --"]}},
-        {"x') OR 1=1 --": 1},
-        {"text; DROP TABLE memories": "a"},
+        {"meta.x') OR 1=1 --": 1},
+        {"meta.text; DROP TABLE memories": "a"},
     ],
 )
 def test_where_keys_and_values_never_reach_sql_as_code(mem: Memory, where: dict) -> None:  # type: ignore[type-arg]

@@ -6,8 +6,9 @@ normalized twins for lookup; nothing is inferred or extracted and no model is ca
 
 Invariants: each declaration stands or falls alone (its own transaction, a dropped
 one reported with its reason); a declaration lives in its anchor's access class and
-the declarer's scope layer; no declaration outlives its endpoints (the store's
-triggers).
+the declarer's scope layer, which then names every entity it declares, so what a
+reader sees of an entity follows what it may read of the declarations, in whatever
+order they came; no declaration outlives its endpoints (the store's triggers).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assocmem.errors import InvalidInput, UnknownMemory
-from assocmem.store import EntityRow, Store, View
+from assocmem.store import Store, View
 from assocmem.text.concepts import normalize_text
 from assocmem.types import Declared, Dropped
 
@@ -174,25 +175,32 @@ def _register(context: _Context, outcome: _Outcome, decl: EntityDecl) -> None:
     for alias in decl.aliases:
         # An alias lives in the declarer's layer, whichever layer its entity is in.
         context.store.add_alias(
-            context.view.scope, entity.id, alias, normalize_text(alias), context.access
-        )
-    outcome.entities.append(entity.name)
+            context.view.scope, entity, alias, normalize_text(alias), context.access,
+            standalone=context.anchor is None,
+        )  # fmt: skip
+    outcome.entities.append(context.store.entities_by_id([entity], context.view.scope)[entity].name)
     anchor = context.anchor
-    if anchor is not None and context.store.add_mention(entity.id, anchor, context.declared_by):
+    if anchor is not None and context.store.add_mention(entity, anchor, context.declared_by):
         outcome.mentions += 1
 
 
-def _resolve_or_create(context: _Context, name: str) -> EntityRow:
-    """The entity answering to ``name`` in the reader's layers (nearest first), else a
-    new one in the declarer's layer."""
-    store, normalized = context.store, normalize_text(name)
-    found = store.find_entities(context.view.scope, normalized)
-    if found:
-        return found[0]
-    entity = store.create_entity(
-        context.view.scope, name, normalized, context.declared_by, context.access
-    )
-    return store.entities_by_id([entity])[entity]
+def _resolve_or_create(context: _Context, name: str) -> int:
+    """The entity ``name`` declares: the one the declaration's own layer names so, else
+    the nearest the declarer can see, else a new one in its own layer. Either way its
+    own layer now names it too, so whoever may read the declaration finds the entity
+    by that name (an entity is visible through the declarations a reader may read)."""
+    store, scope, normalized = context.store, context.view.scope, normalize_text(name)
+    standalone = context.anchor is None
+    entity = store.entity_in_layer(scope, normalized, context.access)
+    if entity is None:
+        found = store.find_entities(scope, normalized)
+        entity = found[0].id if found else None
+    if entity is None:
+        return store.create_entity(
+            scope, name, normalized, context.declared_by, context.access, standalone=standalone
+        )
+    store.add_alias(scope, entity, name, normalized, context.access, standalone=standalone)
+    return entity
 
 
 def _relate(context: _Context, outcome: _Outcome, decl: RelationDecl) -> None:
@@ -212,7 +220,7 @@ def _relate(context: _Context, outcome: _Outcome, decl: RelationDecl) -> None:
 def _endpoint(context: _Context, name: str) -> tuple[str, int]:
     if name.startswith(MEM_PREFIX):
         return ("mem", memory_seq(context.store, context.view, name))
-    return ("entity", _resolve_or_create(context, name).id)
+    return ("entity", _resolve_or_create(context, name))
 
 
 def memory_seq(store: Store, view: View, ref: str) -> int:

@@ -2,7 +2,8 @@
 `traverse` (an entity's bounded neighbourhood) and `alias_terms` (the declared names
 a question mentions).
 
-Invariants: only what the reader's scope layers hold is read or reached; every walk
+Invariants: only what the reader's scope layers hold is read or reached, and an
+entity is named only by the aliases those layers declare; every walk
 here is bounded (hops, entities, refs) and deterministic, and what a bound cut is
 counted; nothing is written.
 """
@@ -18,7 +19,7 @@ from assocmem.graph.declare import MEM_PREFIX
 from assocmem.recall import request as requests
 from assocmem.store import EntityRow, RelationRow, Store, View
 from assocmem.text.concepts import normalize_text, tokenize
-from assocmem.types import Entity, Relation, Traversal
+from assocmem.types import Entity, Relation, Scope, Traversal
 
 MAX_HOPS = 5
 MAX_LIMIT = 100
@@ -38,7 +39,7 @@ def resolve(store: Store, view: View, entity: str, predicates: Sequence[str]) ->
             for r in store.entity_relations(view.scope, sorted(current))
             if r.subject_id in current and normalize_text(r.predicate) == wanted
         }
-    found = store.entities_by_id(sorted(current))
+    found = store.entities_by_id(sorted(current), view.scope)
     return sorted(found[e].name for e in found)
 
 
@@ -69,7 +70,7 @@ def traverse(store: Store, view: View, name: str, max_hops: int, limit: int) -> 
         frontier = sorted(reached_now)
     order = sorted(reached, key=lambda e: (reached[e][0], -(reached[e][1] or 0), e))
     kept = order[:limit]
-    rows_by_id = store.entities_by_id(kept)
+    rows_by_id = store.entities_by_id(kept, view.scope)
     entities = []
     refs_cut_total = 0
     for entity_id in kept:
@@ -124,10 +125,14 @@ def _refs(store: Store, seqs: Sequence[int]) -> tuple[str, ...]:
 
 
 def relation_view(
-    store: Store, row: RelationRow, names: Mapping[int, str] | None = None
+    store: Store,
+    row: RelationRow,
+    names: Mapping[int, str] | None = None,
+    scope: Scope | None = None,
 ) -> Relation:
-    """A stored relation as a caller reads it: an entity end by its canonical name (from
-    ``names`` when the caller already holds it), a memory end and the anchor as ``mem:<id>``."""
+    """A stored relation as a caller reads it: an entity end by its name (from ``names``
+    when the caller already holds it, else as the reader ``scope`` names it), a memory
+    end and the anchor as ``mem:<id>``."""
     known = names or {}
     ends = ((row.subject_kind, row.subject_id), (row.object_kind, row.object_id))
     entity_ids = [i for kind, i in ends if kind == "entity" and i not in known]
@@ -135,7 +140,7 @@ def relation_view(
         [row.anchor_seq] if row.anchor_seq else []
     )
     # One lookup of each kind, and none where the ends are already known.
-    entities = store.entities_by_id(entity_ids) if entity_ids else {}
+    entities = store.entities_by_id(entity_ids, scope) if entity_ids else {}
     memories = store.records_by_seq(seqs) if seqs else {}
 
     def end(kind: str, ident: int) -> str:
@@ -173,7 +178,7 @@ def alias_terms(store: Store, view: View, query: str) -> tuple[str, ...]:
                 continue
             taken.append(match.span())
             entities.append(entity)
-    rows = store.entities_by_id(entities)
+    rows = store.entities_by_id(entities, view.scope)  # aliases the reader may read only
     asked = set(tokenize(query))
     terms = [t for e in dict.fromkeys(entities) for a in rows[e].aliases for t in tokenize(a)]
     return tuple(t for t in dict.fromkeys(terms) if t not in asked)

@@ -48,6 +48,7 @@ def page(
         kinds=KINDS if kind is None else (validate.check_choice(kind, KINDS, "kind"),),
         conditions=conditions,
     )
+    filters.check_fields(store, view)
     wanted_source = _text(source, "source") if source is not None else None
     seqs, total = store.memory_page(view, wanted_source, limit, offset)
     found = standings.marked(store, store.records_by_seq(seqs))

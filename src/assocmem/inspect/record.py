@@ -30,13 +30,15 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
         record = standings.marked(store, store.records_by_seq([seq]))[seq]
         history = status.history(store, View(scope), record.key) if record.key else []
         mentioned = store.mentions_of(scope, [seq]).get(seq, [])
-        entities = store.entities_by_id(mentioned)
+        entities = store.entities_by_id(mentioned, scope)
         return Inspection(
             record=record,
             history=tuple(history),
             feedback=feedback_entries(store.feedback_calls(scope, seq=seq)),
             mentions=tuple(dict.fromkeys(entities[e].name for e in mentioned if e in entities)),
-            relations=tuple(relation_view(store, row) for row in store.relations_of(scope, seq)),
+            relations=tuple(
+                relation_view(store, row, scope=scope) for row in store.relations_of(scope, seq)
+            ),
         )
 
 

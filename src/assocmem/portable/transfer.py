@@ -6,6 +6,12 @@ the importer's own scope, one batch in one transaction, and refuses a bad line a
 (named by its number and field) while the rest of the batch is imported. What was
 stored before is skipped, never overwritten, except that a link, lesson or taught
 total takes the exported state, so importing one file twice changes nothing.
+
+A line carries no more authority than its importer has, and no less accountability
+than a write: one declaring as the operator is refused (`OperatorRequired`) unless
+the importer may declare as the operator, and a derived record inherits its
+parents' taint as a write would. Standing, attestations and receipts are not in
+the format, so no line can claim them.
 """
 
 from __future__ import annotations
@@ -17,11 +23,13 @@ from typing import Any
 
 from assocmem.errors import AssocmemError, InvalidInput
 from assocmem.graph import declare as declarations
+from assocmem.graph import operator as operator_gate
 from assocmem.portable import lines as shapes
 from assocmem.store import Store, View
 from assocmem.store.portable_rows import ImportedMemory
 from assocmem.store.protocol import new_id
-from assocmem.types import ImportReport, LineProblem, Scope
+from assocmem.trust import taint
+from assocmem.types import STATUSES, ImportReport, LineProblem, Scope
 
 EXPORT_PAGE = 500
 # Lines per `import_lines` call; the CLI sends a file in batches of this size.
@@ -63,7 +71,7 @@ def export_all(store: Store, scope: Scope) -> Iterator[dict[str, Any]]:
 
 def _graph_lines(store: Store, scope: Scope, ids: Mapping[int, str]) -> Iterator[dict[str, Any]]:
     entity_ids = sorted({entity for _, entity in store.aliases_in_scope(scope)})
-    entities = store.entities_by_id(entity_ids)
+    entities = store.entities_by_id(entity_ids, scope)  # names this reader may read
     mentions: dict[int, list[str]] = {}
     for seq, mentioned in store.mentions_of(scope, sorted(ids)).items():
         for entity in mentioned:
@@ -117,10 +125,17 @@ _PARSERS = {"link": shapes.link, "lesson": shapes.lesson, "taught": shapes.taugh
 
 
 def import_lines(
-    store: Store, scope: Scope, lines: Sequence[Any], *, first_line: int, rehome: bool
+    store: Store,
+    scope: Scope,
+    lines: Sequence[Any],
+    *,
+    first_line: int,
+    rehome: bool,
+    operator: bool,
 ) -> ImportReport:
     """Import export lines into ``scope``: records first (in order), then links,
-    lessons, taught totals, the feedback log, entities and relations."""
+    lessons, taught totals, the feedback log, entities and relations. ``operator``:
+    whether the importer may declare as the operator (the operator gate)."""
     if isinstance(lines, str | Mapping) or not isinstance(lines, Sequence):
         raise InvalidInput("lines must be a list of export line objects", field="lines")
     if len(lines) > MAX_LINES:
@@ -141,7 +156,7 @@ def import_lines(
     with store.transaction():
         _records(store, scope, batch)
         _learned(store, scope, batch)
-        _declared(store, scope, batch)
+        _declared(store, scope, batch, operator)
     return batch.report()
 
 
@@ -156,6 +171,19 @@ def _records(store: Store, scope: Scope, batch: _Batch) -> None:
             batch.skipped["record"] += 1
         else:
             batch.refuse(number, InvalidInput("an active record holds this key", field="key"))
+    derived = [r for (_, r), o in zip(rows, outcomes, strict=True) if o == "imported"]
+    _inherit_taint(store, scope, [r for r in derived if r.memory.derived_from])
+
+
+def _inherit_taint(store: Store, scope: Scope, rows: Sequence[ImportedMemory]) -> None:
+    """Give each derived record the taint a write gives it, so an import cannot shed
+    the sources a slash reaches it by. One at a time, in line order (oldest first): a
+    parent imported in the same batch has its own taint before its children read it."""
+    for row in rows:
+        seqs = store.visible_seqs(scope, [row.id, *row.memory.derived_from], statuses=STATUSES)
+        parents = [seqs[p] for p in row.memory.derived_from if p in seqs]
+        if row.id in seqs and parents:
+            taint.inherit(store, [(seqs[row.id], parents)])
 
 
 def _with_new_id(row: ImportedMemory) -> ImportedMemory:
@@ -181,13 +209,15 @@ def _learned(store: Store, scope: Scope, batch: _Batch) -> None:
         (batch.imported if done else batch.skipped)["feedback"] += 1
 
 
-def _declared(store: Store, scope: Scope, batch: _Batch) -> None:
-    """Entities and relations, declared again as `declare` would (ids and times new)."""
+def _declared(store: Store, scope: Scope, batch: _Batch, operator: bool) -> None:
+    """Entities and relations, declared again as `declare` would (ids and times new),
+    behind the same operator gate."""
     view = View(scope)
     for number, line in batch.by_kind["entity"] + batch.by_kind["relation"]:
         try:
             kind = line["line"]
             declarer = declarations.check_declarer(line.get("declared_by", "agent"))
+            operator_gate.check_declarer(declarer, operator)
             if kind == "entity":
                 _declare_entity(store, view, line, declarer)
             else:

@@ -120,6 +120,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
     view, profile = request.view, request.profile
     with store.snapshot():
+        filters.check_fields(store, plain_view, request.cues)
         question = (
             read_question(request.query, store.authors(view.scope), profile)
             if request.query is not None

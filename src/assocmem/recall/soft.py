@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 
 from assocmem.errors import InvalidInput
+from assocmem.recall import filters
 from assocmem.store import Store, View
 from assocmem.types import SoftRead
 
@@ -22,6 +23,7 @@ MAX_KEYED = 10_000
 def soft_read(store: Store, view: View, query_key: Sequence[float], temperature: float) -> SoftRead:
     """Softmax(q·k / temperature) over visible keyed memories, and Σ weight · value."""
     query = _vector(query_key, "query_key")
+    filters.check_fields(store, view)
     if isinstance(temperature, bool) or not isinstance(temperature, int | float):
         raise InvalidInput("temperature must be a positive number", field="temperature")
     if not math.isfinite(temperature) or temperature <= 0:

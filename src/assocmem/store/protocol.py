@@ -327,21 +327,42 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]:
-        """Entities answering to this normalized name or alias in the reader's layers,
-        the nearest layer first (own, then wider), then by id."""
+        """Entities visible to the reader answering to this normalized name or alias in
+        its layers, the nearest layer first (own, then wider), then by id; named as
+        `entities_by_id` names them for this reader."""
 
     @abc.abstractmethod
     def create_entity(
-        self, scope: Scope, name: str, normalized: str, declared_by: str, access: str = ""
+        self,
+        scope: Scope,
+        name: str,
+        normalized: str,
+        declared_by: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
     ) -> int:
-        """A new entity in the scope's own layer of ``access``; its name is its first alias."""
+        """A new entity in the scope's own layer of ``access``; its name is its first alias
+        (``standalone``: declared there with no memory, see `add_alias`)."""
 
     @abc.abstractmethod
     def add_alias(
-        self, scope: Scope, entity_id: int, alias: str, normalized: str, access: str = ""
+        self,
+        scope: Scope,
+        entity_id: int,
+        alias: str,
+        normalized: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
     ) -> None:
         """Give an entity another alias in the scope's layer of ``access``; `AliasClash`
-        when that layer already has it for another entity."""
+        when that layer already has it for another entity. ``standalone``: declared with
+        no memory, which shows the entity to that layer's readers by itself."""
+
+    @abc.abstractmethod
+    def entity_in_layer(self, scope: Scope, normalized: str, access: str = "") -> int | None:
+        """The entity the scope's own layer of ``access`` names so, if any."""
 
     @abc.abstractmethod
     def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool:
@@ -363,16 +384,20 @@ class Store(abc.ABC):
         its public id (random, see `RelationRow`)."""
 
     @abc.abstractmethod
-    def entities_by_id(self, ids: Sequence[int]) -> dict[int, EntityRow]:
-        """Entities by id."""
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]:
+        """Entities by id. With ``scope``, only the aliases of the reader's layers, and
+        the name among them (the stored name where none is readable)."""
 
     @abc.abstractmethod
     def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]:
-        """``(normalized alias, entity id)`` of every entity in the reader's layers."""
+        """``(normalized alias, entity id)`` of the reader's layers, for entities visible
+        to it."""
 
     @abc.abstractmethod
     def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]:
-        """The readable entities each memory is recorded as mentioning."""
+        """The entities each readable memory is recorded as mentioning."""
 
     @abc.abstractmethod
     def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]:
@@ -390,8 +415,8 @@ class Store(abc.ABC):
     def retract(
         self, scope: Scope, relation_ids: Sequence[int], mentions: Sequence[tuple[int, int]]
     ) -> tuple[int, int]:
-        """Remove relations (by public id) and ``(entity, memory)`` mentions from the
-        reader's layers."""
+        """Remove relations (by public id) of the reader's layers and ``(entity, memory)``
+        mentions by memories of them."""
 
     @abc.abstractmethod
     def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int:
@@ -455,8 +480,11 @@ class Store(abc.ABC):
     # -- standing (the trust room; SQL in store/trust.py) -------------------
 
     @abc.abstractmethod
-    def add_credits(self, agent_id: str, seqs: Sequence[int], good: bool, when: str) -> int:
-        """Append one outcome per memory to the credit log; how many were appended."""
+    def add_credits(
+        self, agent_id: str, seqs: Sequence[int], good: bool, when: str, independent: bool
+    ) -> int:
+        """Append one outcome per memory to the credit log; how many were appended.
+        Banked (``counted``) only when ``independent`` and the memory is not slashed."""
 
     @abc.abstractmethod
     def credit_log(self, seqs: Sequence[int]) -> list[tuple[int, str, bool, bool, str]]:

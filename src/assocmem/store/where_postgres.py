@@ -34,6 +34,8 @@ def _meta(condition: Condition, alias: str) -> tuple[str, list[Any]]:
     expr = f"(({alias}.meta)::jsonb -> ?)"
     key = [condition.field]
     op, value = condition.op, condition.value
+    if op == "$has":  # internal: the meta key is present, a JSON null included
+        return f"{expr} IS NOT NULL", key
     if op == "$contains":
         return (
             f"(CASE jsonb_typeof({expr}) WHEN 'array' THEN {expr} @> ?::jsonb"

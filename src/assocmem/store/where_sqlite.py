@@ -16,6 +16,8 @@ _COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 def condition_sql(condition: Condition, alias: str) -> tuple[str, list[Any]]:
     """One condition as SQL with its parameters."""
+    if condition.op == "$has":  # internal: the meta key is present, whatever its value
+        return f"json_type({alias}.meta, ?) IS NOT NULL", [_json_path(condition.field)]
     expr, expr_params = _expression(condition, alias)
     value, op = bindable(condition.value), condition.op
     if op == "$contains":
