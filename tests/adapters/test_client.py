@@ -288,3 +288,31 @@ def test_a_body_over_the_servers_limit_is_refused_naming_it(tmp_path: Path) -> N
             client.write_many(items)
         assert client.stats().memories == 0
         assert len(client.write_many(items[:60])) == 60  # within the limit it is served
+
+
+def test_an_answer_cut_off_mid_body_is_a_typed_store_unavailable() -> None:
+    """A server that dies after its status line (killed mid-answer) leaves the client
+    with half a response: a typed `StoreUnavailable`, never http.client's own error."""
+    import socket
+    import threading
+
+    from assocmem import StoreUnavailable
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer_half() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                         b"content-length: 162\r\n\r\n{\"id\"")  # fmt: skip
+
+    server = threading.Thread(target=answer_half)
+    server.start()
+    try:
+        with pytest.raises(StoreUnavailable, match="before answering write whole"):
+            Client(f"http://127.0.0.1:{port}").write("a note")
+    finally:
+        server.join(10)
+        listener.close()

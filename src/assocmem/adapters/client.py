@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import http.client
 import inspect
 import json
 import typing
@@ -143,6 +144,11 @@ class Client:
             raise _error_from(exc) from None
         except (urllib.error.URLError, OSError) as exc:
             raise StoreUnavailable(f"cannot reach {self.url}: {exc}") from exc
+        except http.client.HTTPException as exc:  # the connection dropped mid-answer
+            raise StoreUnavailable(
+                f"{self.url} closed the connection before answering {name} whole ({exc!r});"
+                " a write may or may not have been applied"
+            ) from exc
 
     def _send(self, name: str, given: dict[str, Any]) -> Any:
         """Call operation ``name`` with a method's ``locals()``: arguments still at their
@@ -492,8 +498,11 @@ class Client:
 
         The log is append-only and is what standing is earned from: give outcomes from
         the application, on real resolved work, never from recalled content grading
-        itself. An outcome given while a memory is slashed is logged, not banked.
-        Returns how many outcomes were logged.
+        itself. Only an independent outcome is banked: one given as the operator (a
+        library caller, or a served key with the operator role). A served key without
+        that role grades its own agent's memories, so its outcomes, however often
+        repeated, are logged and not banked; so is one given while a memory is
+        slashed. Returns how many outcomes were logged.
         """
         return cast("int", self._send("credit", locals()))
 
@@ -755,8 +764,12 @@ class Client:
         changes nothing; a logged feedback call already present is skipped; entities
         and relations are declared again (new ids). Records go into this memory's
         project and channel; a record of another agent is refused (field ``agent_id``)
-        unless ``rehome`` takes it as this agent's own. Each bad line is reported with
-        its number (counted from ``first_line``) and field; the rest is imported.
+        unless ``rehome`` takes it as this agent's own; a derived record inherits its
+        parents' taint as a write would. An import carries no more authority than its
+        caller: an entity or relation ``declared_by`` the operator is refused
+        (`OperatorRequired`) for a caller without the operator role. Each bad line is
+        reported with its number (counted from ``first_line``) and field; the rest is
+        imported.
         """
         return cast("ImportReport", self._send("import_lines", locals()))
 

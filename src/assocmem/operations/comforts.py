@@ -46,13 +46,18 @@ class ComfortOperations(MemoryBase):
             {"tags": tags, "value": value, "meta": meta, "access": access,
              "protected": protected}
         )  # fmt: skip
-        seqs = self._store.visible_seqs(self.scope, [memory_id], statuses=STATUSES)
-        if memory_id not in seqs:
-            raise UnknownMemory(f"no memory {memory_id!r} is readable here", record_id=memory_id)
-        self._store.update_memory(seqs[memory_id], columns, new_access)
-        # The record as stored, read without the role filter: a new access list may
-        # put it beyond the caller's own role.
-        return self._store.records_by_seq([seqs[memory_id]])[seqs[memory_id]]
+        # Found, changed and read back in one write transaction: a concurrent forget
+        # lands before it (the id is unknown) or after it (the update was whole).
+        with self._store.transaction():
+            seqs = self._store.visible_seqs(self.scope, [memory_id], statuses=STATUSES)
+            if memory_id not in seqs:
+                raise UnknownMemory(
+                    f"no memory {memory_id!r} is readable here", record_id=memory_id
+                )
+            self._store.update_memory(seqs[memory_id], columns, new_access)
+            # The record as stored, read without the role filter: a new access list may
+            # put it beyond the caller's own role.
+            return self._store.records_by_seq([seqs[memory_id]])[seqs[memory_id]]
 
     def export_all(self) -> Iterator[dict[str, Any]]:
         """The whole readable store as export lines: a versioned header, every record (of
@@ -77,14 +82,19 @@ class ComfortOperations(MemoryBase):
         changes nothing; a logged feedback call already present is skipped; entities
         and relations are declared again (new ids). Records go into this memory's
         project and channel; a record of another agent is refused (field ``agent_id``)
-        unless ``rehome`` takes it as this agent's own. Each bad line is reported with
-        its number (counted from ``first_line``) and field; the rest is imported.
+        unless ``rehome`` takes it as this agent's own; a derived record inherits its
+        parents' taint as a write would. An import carries no more authority than its
+        caller: an entity or relation ``declared_by`` the operator is refused
+        (`OperatorRequired`) for a caller without the operator role. Each bad line is
+        reported with its number (counted from ``first_line``) and field; the rest is
+        imported.
         """
         _check_first_line(first_line)
         records.check_bool(rehome, "rehome")
         report = transfer.import_lines(
-            self._store, self.scope, lines, first_line=first_line, rehome=rehome
-        )
+            self._store, self.scope, lines, first_line=first_line, rehome=rehome,
+            operator=self._operator,
+        )  # fmt: skip
         if self._space is not None:  # imported records are embedded as a reopen would
             self._space.backfill(self._store)
         return report

@@ -48,12 +48,18 @@ class TrustOperations(MemoryBase):
 
         The log is append-only and is what standing is earned from: give outcomes from
         the application, on real resolved work, never from recalled content grading
-        itself. An outcome given while a memory is slashed is logged, not banked.
-        Returns how many outcomes were logged.
+        itself. Only an independent outcome is banked: one given as the operator (a
+        library caller, or a served key with the operator role). A served key without
+        that role grades its own agent's memories, so its outcomes, however often
+        repeated, are logged and not banked; so is one given while a memory is
+        slashed. Returns how many outcomes were logged.
         """
         good = credits.check_outcome(outcome)
-        seqs = self._select(ids, None, statuses=STATUSES)
-        return credits.record(self._store, self.scope, seqs, good)
+        # Chosen and logged in one write transaction: a forget cannot fall between
+        # and leave an outcome naming a memory that is gone.
+        with self._store.transaction():
+            seqs = self._select(ids, None, statuses=STATUSES)
+            return credits.record(self._store, self.scope, seqs, good, self._operator)
 
     @checked_arguments()
     def standing(self, ids: Sequence[str]) -> list[Standing]:
@@ -75,8 +81,9 @@ class TrustOperations(MemoryBase):
         fail the influence gate and are marked ``slashed``, stay readable, and
         ``restore(ids, scope=...)`` brings back their exact pre-slash standing."""
         chosen = slashing.check_scope(scope)
-        seqs = self._select(ids, None, statuses=STATUSES)
-        return slashing.slash(self._store, self._standing_view(), seqs, chosen)
+        with self._store.transaction():  # chosen and slashed as one, as for `credit`
+            seqs = self._select(ids, None, statuses=STATUSES)
+            return slashing.slash(self._store, self._standing_view(), seqs, chosen)
 
     def stale_derived(self) -> list[StaleDerived]:
         """Memories whose derived_from ancestry holds one since contradicted,
@@ -156,10 +163,12 @@ class TrustOperations(MemoryBase):
         (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
         """
         kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
-        (record,) = self.get([id])
         view = View(self.scope, statuses=STATUSES)
-        evidence_grades.refuse_author(by_key, convergence.claim_authors(self._store, view, record))
-        stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
+        with self._store.transaction():  # found and ratified as one, as for `credit`
+            (record,) = self.get([id])
+            authors = convergence.claim_authors(self._store, view, record)
+            evidence_grades.refuse_author(by_key, authors)
+            stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
         return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
 
     @checked_arguments()
@@ -180,9 +189,11 @@ class TrustOperations(MemoryBase):
         wanted = records.check_ids(ids)
         cost = records.check_number(amount, "amount", positive=True)
         cap = records.check_number(budget, "budget", positive=False)
-        seqs = self._select(wanted, None, statuses=STATUSES)
-        sources = [s for found in attributed.charged(self._store, seqs).values() for s in found]
-        return irreversible.spend(self._store, self.scope, sources, cost, cap)
+        with self._store.transaction():  # chosen and charged as one, as for `credit`
+            seqs = self._select(wanted, None, statuses=STATUSES)
+            charged = attributed.charged(self._store, seqs)
+            sources = [s for found in charged.values() for s in found]
+            return irreversible.spend(self._store, self.scope, sources, cost, cap)
 
     @checked_arguments()
     def monitor(
@@ -208,9 +219,12 @@ class TrustOperations(MemoryBase):
         threshold = records.check_number(h, "h", positive=True)
         if not isinstance(auto_slash, bool):
             raise InvalidInput("auto_slash must be true or false", field="auto_slash")
-        seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
         view = View(self.scope, statuses=STATUSES)
-        return cusum.monitor(self._store, view, seqs, good, reference, threshold, auto_slash)
+        with self._store.transaction():  # chosen and credited as one, as for `credit`
+            seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
+            return cusum.monitor(
+                self._store, view, seqs, good, reference, threshold, auto_slash, self._operator
+            )
 
     def cases(self) -> list[Case]:
         """The open cases `monitor` raised against sources, oldest first."""

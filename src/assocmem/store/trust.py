@@ -2,9 +2,11 @@
 the one-time re-canonicalisation of stored sources.
 
 A mixin of `SQLStore`. Invariants: credit rows are only ever inserted (a trigger
-refuses an update); a slash row keeps the standing its memory had when first
-slashed, however often it is slashed again, until a restore deletes it; a store's
-``source_canonical`` column is made by the rule `store_info` names (`SOURCE_CANON`).
+refuses an update), and banked (``counted``) only when independent of the memory's
+writer and given while it is not slashed; a slash row keeps the standing its memory
+had when first slashed, however often it is slashed again, until a restore deletes
+it; a store's ``source_canonical`` column is made by the rule `store_info` names
+(`SOURCE_CANON`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class TrustRow:
     id: str
     source: str | None  # canonical
     fingerprint: str
-    good: int = 0  # counted outcomes: those recorded while not slashed
+    good: int = 0  # banked outcomes: independent ones recorded while not slashed
     bad: int = 0
     slashed: bool = False
     pre_slash: tuple[int, int] | None = None  # (good, bad) when first slashed
@@ -40,14 +42,16 @@ class TrustQueries(SQLConnection):
     """The standing tables of the SQL store (mixed into `SQLStore`)."""
 
     @translated
-    def add_credits(self, agent_id: str, seqs: Sequence[int], good: bool, when: str) -> int:
+    def add_credits(
+        self, agent_id: str, seqs: Sequence[int], good: bool, when: str, independent: bool
+    ) -> int:
         with self.transaction():
             for seq in seqs:
                 self._conn.execute(
                     "INSERT INTO trust_credits (memory_seq, agent_id, good, counted, created_at)"
-                    " SELECT ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM trust_slashes"
+                    " SELECT ?, ?, ?, CASE WHEN ? = 0 OR EXISTS (SELECT 1 FROM trust_slashes"
                     "  WHERE memory_seq = ?) THEN 0 ELSE 1 END, ?",
-                    [seq, agent_id, int(good), seq, when],
+                    [seq, agent_id, int(good), int(independent), seq, when],
                 )
         return len(seqs)
 

@@ -1,8 +1,19 @@
 """Credit: the application's outcomes, appended to a per-memory log standing is earned from.
 
+An outcome banks standing only when it is independent of the memory's writer: given
+with the operator's authority (a library caller, a server without keys, a key holding
+the operator role), which stands for the application that runs the agents and sees
+how their work resolved. A served key without that role speaks as its agent, and an
+agent reads only its own memories: every outcome it gives grades what it wrote
+itself, so it is logged (for the audit and the monitor's statistic) and never
+banked, however often it is repeated. The operator's outcomes each count: each is
+the verdict on one piece of resolved work, and a memory earns standing by repeated
+successful use.
+
 Invariant: the log is append-only (the store refuses an edit); an outcome given
-while a memory is slashed is logged but never banked; outcomes come from the
-application, never from recalled content grading itself.
+while a memory is slashed, or by a caller grading its own memory, is logged but
+never banked; outcomes come from the application, never from recalled content
+grading itself.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ def check_outcome(outcome: Any) -> bool:
     raise InvalidInput('outcome must be "good" or "bad" (or +1 / -1)', field="outcome")
 
 
-def record(store: Store, scope: Scope, seqs: Sequence[int], good: bool) -> int:
-    """Append one outcome per memory (by seq) as ``scope``'s agent; how many were logged."""
-    return store.add_credits(scope.agent_id, list(seqs), good, times.now())
+def record(store: Store, scope: Scope, seqs: Sequence[int], good: bool, operator: bool) -> int:
+    """Append one outcome per memory (by seq) as ``scope``'s agent, banked only when
+    given with the ``operator``'s authority; how many were logged."""
+    return store.add_credits(scope.agent_id, list(seqs), good, times.now(), independent=operator)

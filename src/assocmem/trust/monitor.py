@@ -52,13 +52,15 @@ def monitor(
     k: float,
     h: float,
     auto_slash: bool,
+    operator: bool,
 ) -> MonitorResult:
-    """Credit ``seqs`` (id → seq) with the outcome, step every attributed source's
-    CUSUM once, and raise a case where one reaches ``h``."""
+    """Credit ``seqs`` (id → seq) with the outcome (banked only with the ``operator``'s
+    authority, as `credit.record`), step every attributed source's CUSUM once, and
+    raise a case where one reaches ``h``."""
     agent = view.scope.agent_id
     now = times.now()
     with store.transaction():
-        credit.record(store, view.scope, list(seqs.values()), good)
+        credit.record(store, view.scope, list(seqs.values()), good, operator)
         attributed = charged(store, list(seqs.values()))
         fed: dict[str, list[str]] = {}
         for memory_id, seq in seqs.items():
