@@ -343,16 +343,20 @@ class Memory(
             if self._receipts:  # trust: attribution
                 receipt_chain.append(self._store, memories, results, taints, self._receipt_key)
             return [
-                self._with_associations(result, declared)
-                for result, declared in zip(results, associations, strict=True)
+                self._with_associations(result, memory, declared)
+                for result, memory, declared in zip(results, memories, associations, strict=True)
             ]
 
-    def _with_associations(self, result: WriteResult, associations: Any) -> WriteResult:
+    def _with_associations(
+        self, result: WriteResult, memory: NewMemory, associations: Any
+    ) -> WriteResult:
         """Declare a stored memory's associations (it is their anchor); report them.
         Each declaration is a savepoint of the write: one dropped takes back only itself."""
         if associations is None or not result.stored or result.id is None:
             return result
-        anchor = self._store.visible_seqs(self.scope, [result.id])[result.id]
+        # Found in a role its access names: a writer may write for roles it lacks.
+        reader = replace(self.scope, role=memory.access[0]) if memory.access else self.scope
+        anchor = self._store.visible_seqs(reader, [result.id])[result.id]
         declared = declarations.declare(
             self._store, View(self.scope), associations, anchor=anchor, declared_by="agent"
         )
@@ -502,10 +506,12 @@ class Memory(
         view = View(self.scope)
         declarer = declarations.check_declarer(declared_by)
         operator_gate.check_declarer(declarer, self._operator)  # the operator gate
-        anchor = declarations.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
-        return declarations.declare(
-            self._store, view, associations, anchor=anchor, declared_by=declarer
-        )
+        # The anchor found and declared on in one write transaction, as for `update`.
+        with self._store.transaction():
+            anchor = declarations.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
+            return declarations.declare(
+                self._store, view, associations, anchor=anchor, declared_by=declarer
+            )
 
     @checked_arguments()
     def retract(
@@ -584,7 +590,8 @@ class Memory(
     ) -> Lifecycle:
         """Move memories out of default reads, reversibly; protected ones are skipped.
         A ``where`` spells meta keys ``meta.<key>``, as for `forget`."""
-        return status.archive(self._store, self._select(ids, where))
+        with self._store.transaction():  # chosen and changed as one, as for `update`
+            return status.archive(self._store, self._select(ids, where))
 
     @checked_arguments()
     def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
@@ -594,19 +601,22 @@ class Memory(
         With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
         these memories or of everything sharing their source, bringing back the exact
         standing each had before it was first slashed."""
-        if scope is not None:
-            chosen = slashing.check_scope(scope)
-            seqs = self._select(ids, None, statuses=STATUSES)
-            return slashing.lift(self._store, self._standing_view(), seqs, chosen)
-        return status.restore(
-            self._store, self._select(ids, None, statuses=("archived", "superseded"))
-        )
+        chosen = None if scope is None else slashing.check_scope(scope)
+        with self._store.transaction():  # chosen and changed as one, as for `update`
+            if chosen is not None:
+                seqs = self._select(ids, None, statuses=STATUSES)
+                return slashing.lift(self._store, self._standing_view(), seqs, chosen)
+            return status.restore(
+                self._store, self._select(ids, None, statuses=("archived", "superseded"))
+            )
 
     @checked_arguments()
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
         """Shield memories from archiving (or lift the shield). It does not renew validity."""
         records.check_bool(protected, "protected")
-        return status.protect(self._store, self._select(ids, None, statuses=STATUSES), protected)
+        with self._store.transaction():  # chosen and changed as one, as for `update`
+            seqs = self._select(ids, None, statuses=STATUSES)
+            return status.protect(self._store, seqs, protected)
 
     @checked_arguments()
     def history(self, key: Sequence[str]) -> list[Record]:

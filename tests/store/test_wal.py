@@ -1,7 +1,9 @@
 """The WAL stays bounded (issue 17, item 6): a reader holding an old snapshot lets
 it grow while it holds, and once the reader lets go the next commits checkpoint it
 and truncate it back under `SQLiteStore.wal_limit_bytes`. Checkpoints of ordinary
-writes run on a thread of their own (store/checkpoints.py), not in the commit."""
+writes run on a thread of their own (store/checkpoints.py), not in the commit.
+However long a reader holds, the WAL stops at `SQLiteStore.wal_ceiling_bytes`
+(issue 38, item 9): writes wait for the reader, then are refused until it ends."""
 
 from __future__ import annotations
 
@@ -9,15 +11,22 @@ import os
 import sqlite3
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from assocmem import Memory
+from assocmem.errors import InvalidInput, StoreBusy
 from assocmem.store.checkpoints import BACKSTOP_PAGES, PACE_S
 from assocmem.store.sqlite import SQLiteStore
+from assocmem.types import Scope
 
 LIMIT = 256 * 1024
+CEILING = 1024 * 1024
+# What one batch of `_notes` adds to the WAL here is well under this: the most the
+# WAL may pass the ceiling by is the one transaction that began under it.
+ONE_BATCH = 256 * 1024
 
 
 def _wal(path: Path) -> int:
@@ -108,3 +117,54 @@ def test_a_read_only_or_in_memory_store_runs_no_checkpointer(tmp_path: Path) -> 
         assert not _checkpointers(Path(":memory:"))
     finally:
         memory.close()
+
+
+def _notes(n: int) -> list[dict[str, object]]:
+    return [{"text": f"note {n}-{i} " + "padding words " * 20, "concepts": [f"c{n}", f"d{i}"]}
+            for i in range(20)]  # fmt: skip
+
+
+def test_a_reader_holding_its_snapshot_stops_the_wal_at_its_ceiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(SQLiteStore, "wal_wait_s", 0.1)
+    path = tmp_path / "pinned.db"
+    store = SQLiteStore(str(path), wal_ceiling_bytes=CEILING)
+    mem = Memory.attached(store, Scope("w"))
+    try:
+        # A day old: a read of it restarts its decay clock, a write of the read's own.
+        day_ago = datetime.now(UTC) - timedelta(days=1)
+        mem.write("the first note", concepts=["first"], observed_at=day_ago)
+        reader = sqlite3.connect(path, isolation_level=None)
+        reader.execute("BEGIN")
+        (seen,) = reader.execute("SELECT COUNT(*) FROM memories").fetchone()
+        written = refused = peak = 0
+        for n in range(40):  # writes go on, a bounded number of them
+            try:
+                mem.write_many(_notes(n))
+                written += 1
+            except StoreBusy:
+                refused += 1
+            peak = max(peak, _wal(path))
+        assert refused and written, (written, refused)
+        assert peak <= CEILING + ONE_BATCH, peak
+        # Reads go on meanwhile (the decay clocks they would restart are left as they
+        # are), and the reader is never cut off: it still sees the state it began in.
+        assert [item.record.text for item in mem.read("the first note").items][:1] == [
+            "the first note"
+        ]
+        assert reader.execute("SELECT COUNT(*) FROM memories").fetchone() == (seen,)
+        reader.execute("COMMIT")
+        reader.close()
+        mem.write("after the reader", concepts=["after"])
+        assert _wal(path) <= CEILING
+        assert len(list(mem.export())) == 1 + 20 * written + 1
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ceiling", [0, -1, 1.5, True, "1"])
+def test_a_wal_ceiling_must_be_a_positive_number_of_bytes(tmp_path: Path, ceiling: object) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        SQLiteStore(str(tmp_path / "c.db"), wal_ceiling_bytes=ceiling)  # type: ignore[arg-type]
+    assert refused.value.field == "wal_ceiling_bytes"

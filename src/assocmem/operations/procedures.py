@@ -100,8 +100,10 @@ class ProcedureOperations(MemoryBase):
     @checked_arguments()
     def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
         """Take back the graduation of these memories (semantic back to episodic)."""
-        seqs = self._select(ids, None, statuses=STATUSES)
-        return graduation.revert(self._store, dict(zip(records.check_ids(ids), seqs, strict=True)))
+        with self._store.transaction():  # chosen and reverted as one, as for `update`
+            seqs = self._select(ids, None, statuses=STATUSES)
+            wanted = dict(zip(records.check_ids(ids), seqs, strict=True))
+            return graduation.revert(self._store, wanted)
 
     def _write_one(self, memory: NewMemory) -> WriteResult:
         (result,) = self._store_memories([memory], [None])

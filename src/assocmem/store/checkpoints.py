@@ -13,7 +13,8 @@ checkpoint in the writer's own commit lets the WAL restart from its beginning
 during a stream of writes (a background one always leaves the frames committed
 while it ran), and it then finds little left to copy or sync. The thread also
 bounds how far a crash or power loss can reach back: it syncs the WAL at most
-`PACE_S` after a commit.
+`PACE_S` after a commit. No checkpoint can copy the frames a reader's old
+snapshot still needs; the store's WAL ceiling bounds those (store/sqlite.py).
 
 Invariants: the thread never writes rows and never holds a lock a commit waits
 for (only the store's own truncating checkpoints may wait, briefly, for its

@@ -39,10 +39,14 @@ class ForgetQueries(SQLConnection):
 
     @translated
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
-        layers = self._layers(scope)
-        if not layers or not seqs:
+        if not seqs:
             return 0
         with self.transaction():
+            # Read inside the transaction: an update committed since the caller chose
+            # ``seqs`` may have moved one into a layer new to this connection.
+            layers = self._layers(scope)
+            if not layers:
+                return 0
             # Taking a memory's pairs back needs them all in `links`, none pending.
             self._fold_links()
             found = self._query(

@@ -6,6 +6,16 @@ cannot interleave; full-text search is FTS5 BM25 with Porter stemming, kept by
 triggers in the write's transaction; sqlite3 exceptions are translated, and a path
 that cannot be opened is named with what is wrong with it. A file this process may
 not write is opened read-only: reads work, every write is `StoreUnavailable`.
+
+The WAL has a ceiling (`SQLiteStore.wal_ceiling_bytes`). A reader's snapshot, ours
+or any other process's, keeps every frame written after it began, so while a reader
+holds one the WAL only grows. Past the ceiling a write first waits, up to
+`SQLiteStore.wal_wait_s`, for the readers to let go and the WAL to be truncated;
+if one still holds, the write is refused (`StoreBusy`) and writes resume once it
+ends. The trade: a reader is never cut off and always sees one consistent state,
+and the disk holds at most the ceiling plus one transaction of WAL, at the price
+that a snapshot held long enough stops writers. A read's own write (the decay
+clocks it restarts) is skipped instead, so reads keep working meanwhile.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from urllib.parse import quote
 
 from assocmem.errors import (
     AssocmemError,
+    InvalidInput,
     SchemaTooNew,
     StoreBusy,
     StoreCorrupt,
@@ -75,6 +86,8 @@ class SQLiteStore(SQLStore):
         read_only: open for reads only (every write is refused with
             `StoreUnavailable`); None (default) does so when the file exists and this
             process may not write it or its folder.
+        wal_ceiling_bytes: the most WAL a reader's snapshot may pin before writes
+            wait for it and then are refused (default `wal_ceiling_bytes`, 256 MiB).
     """
 
     driver_errors = (sqlite3.Error,)
@@ -90,12 +103,35 @@ class SQLiteStore(SQLStore):
     wal_pages = BACKSTOP_PAGES
     wal_limit_bytes = 64 * 1024 * 1024
     wal_retry_s = 1.0
+    # -- the WAL's ceiling (issue 38, item 9; see the module docstring) --
+    # Four times `wal_limit_bytes`, which the backstop and the truncating retries keep
+    # ordinary writes near: only a WAL a reader pins gets this far.
+    wal_ceiling_bytes = 256 * 1024 * 1024
+    # A pinning reader is waited on as long as a writer waits on another writer's lock
+    # (the busy timeout): both are someone else's transaction the write needs ended.
+    wal_wait_s = BUSY_TIMEOUT_S
 
     def __init__(
-        self, path: str, *, synchronous: str = "normal", read_only: bool | None = None
+        self,
+        path: str,
+        *,
+        synchronous: str = "normal",
+        read_only: bool | None = None,
+        wal_ceiling_bytes: int | None = None,
     ) -> None:
         if synchronous not in SYNCHRONOUS:
             raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}")
+        if wal_ceiling_bytes is not None:
+            if (
+                isinstance(wal_ceiling_bytes, bool)
+                or not isinstance(wal_ceiling_bytes, int)
+                or wal_ceiling_bytes <= 0
+            ):
+                raise InvalidInput(
+                    "wal_ceiling_bytes must be a positive number of bytes",
+                    field="wal_ceiling_bytes",
+                )
+            self.wal_ceiling_bytes = wal_ceiling_bytes
         self.path = path
         self.read_only = _not_writable(path) if read_only is None else read_only
         self._init_state()
@@ -208,13 +244,26 @@ class SQLiteStore(SQLStore):
         return StoreUnavailable(f"store {self.path!r} is open read-only; writes are refused")
 
     def touch(self, seqs: Sequence[int], when: str) -> None:
-        if not self.read_only:  # a read-only store reads with its decay clocks as they are
+        # A read-only store reads with its decay clocks as they are; so does any read
+        # while a reader pins the WAL at its ceiling, which that write would wait on.
+        if not self.read_only and self._wal_bytes() <= self.wal_ceiling_bytes:
             super().touch(seqs, when)
 
     def _begin(self) -> None:
         if self.read_only:
             raise self._refused()
+        self._check_wal_ceiling()
         self._conn.execute("BEGIN IMMEDIATE")
+
+    def _check_wal_ceiling(self) -> None:
+        """Refuse to write more while the WAL is past its ceiling and a reader's
+        snapshot keeps it there, after waiting `wal_wait_s` for that reader to end."""
+        if self._wal_bytes() <= self.wal_ceiling_bytes or self._checkpoint(wait=self.wal_wait_s):
+            return
+        raise StoreBusy(
+            f"a reader has held its snapshot while the WAL grew past its ceiling of"
+            f" {self.wal_ceiling_bytes} bytes; writes resume once it ends"
+        )
 
     # -- update: a memory moved to another access class --
     def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
@@ -250,7 +299,7 @@ class SQLiteStore(SQLStore):
         # WAL: copy the WAL back and truncate it to zero bytes.
         # A reader still in an old snapshot blocks that for up to the busy timeout;
         # then the caller hears so, and every later commit retries until it passes.
-        self._scrub_pending = not self._checkpoint(wait=True)
+        self._scrub_pending = not self._checkpoint(wait=BUSY_TIMEOUT_S)
         if self._scrub_pending:
             raise StoreBusy(
                 "the memories are forgotten, but a reader holding an old snapshot keeps"
@@ -264,7 +313,7 @@ class SQLiteStore(SQLStore):
             self._wal_retry_at > time.monotonic() or self._wal_bytes() <= self.wal_limit_bytes
         ):
             return
-        if self._checkpoint(wait=False):
+        if self._checkpoint(wait=CHECKPOINT_BRIEF_S):
             self._scrub_pending = False
         self._wal_retry_at = time.monotonic() + self.wal_retry_s
 
@@ -287,16 +336,16 @@ class SQLiteStore(SQLStore):
             size = 0
         return "sqlite", size, self._wal_bytes()
 
-    def _checkpoint(self, *, wait: bool) -> bool:
+    def _checkpoint(self, *, wait: float) -> bool:
         """Copy the WAL into the file and truncate it; whether it went through (a
-        reader of an old snapshot blocks it; ``wait``: for the busy timeout).
+        reader of an old snapshot blocks it, for up to ``wait`` seconds).
 
         Another connection's checkpoint (a checkpointer thread, this one's or another
         process's) makes SQLite refuse at once rather than wait, so a call tries again
-        until its time is up: the busy timeout when waiting, else `CHECKPOINT_BRIEF_S`,
-        about one background checkpoint's length (a reader's snapshot, which may last
-        any time, is waited on no longer than that either)."""
-        deadline = time.monotonic() + (BUSY_TIMEOUT_S if wait else CHECKPOINT_BRIEF_S)
+        until its time is up. A checkpoint that need not wait is given
+        `CHECKPOINT_BRIEF_S`, about one background checkpoint's length (a reader's
+        snapshot, which may last any time, is waited on no longer than that either)."""
+        deadline = time.monotonic() + wait
         with self._lock:
             if self._depth:
                 return False

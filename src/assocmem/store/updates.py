@@ -48,13 +48,14 @@ class UpdateQueries(SQLConnection):
                 )
 
     def _move_to_layer(self, seq: int, access: Sequence[str]) -> None:
-        (old, agent, project, channel, observed, dedupe, subject, relation, status, author) = (
-            self._conn.execute(
-                "SELECT scope_id, agent_id, project_id, channel, observed_at, dedupe_key,"
-                " key_subject, key_relation, status, author FROM memories WHERE seq = ?",
-                [seq],
-            ).fetchone()
-        )
+        row = self._conn.execute(
+            "SELECT scope_id, agent_id, project_id, channel, observed_at, dedupe_key,"
+            " key_subject, key_relation, status, author FROM memories WHERE seq = ?",
+            [seq],
+        ).fetchone()
+        if row is None:  # forgotten: like the UPDATE of a missing row, nothing to move
+            return
+        (old, agent, project, channel, observed, dedupe, subject, relation, status, author) = row
         new = self._own_layer(Scope(agent, project, channel), access)
         if new == old:
             return
