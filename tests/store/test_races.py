@@ -71,6 +71,8 @@ WRITES: dict[str, tuple[Callable[[Memory, str], Any], Callable[[Any, str], bool]
         lambda m, i: m.ratify(i, "audit", "an-auditor"),
         lambda r, i: r.id == i and r.stored,
     ),
+    # A read by id: its lookup and its read share one snapshot.
+    "standing": (lambda m, i: m.standing([i]), lambda r, i: [s.id for s in r] == [i]),
     "declare": (
         lambda m, i: m.declare({"entities": [{"name": "Racer"}]}, anchor_ref=f"mem:{i}"),
         lambda r, _: r.entities == ("Racer",) and r.mentions == 1,

@@ -65,8 +65,11 @@ class TrustOperations(MemoryBase):
     def standing(self, ids: Sequence[str]) -> list[Standing]:
         """The standing of these memories: outcomes, sources, taint, slash and whether
         each passes the influence gate (``earned``), in order."""
-        seqs = self._select(ids, None, statuses=STATUSES)
-        found = standings.standing_by_seq(self._store, self._standing_view(), seqs, self._strict)
+        # Chosen and read in one snapshot: a forget cannot fall between them.
+        with self._store.snapshot():
+            seqs = self._select(ids, None, statuses=STATUSES)
+            view = self._standing_view()
+            found = standings.standing_by_seq(self._store, view, seqs, self._strict)
         return [found[seq] for seq in seqs]
 
     def influence_gate_report(self) -> GateReport:
