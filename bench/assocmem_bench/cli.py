@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from . import core, embed_speed, locomo, peers, scale
+from . import core, embed_speed, hardening_bench, locomo, peers, scale
 
 # Every bench's flag for where its JSON goes, and the --db choice of the two that have one.
 OUT_HELP = "where to write the JSON"
@@ -28,6 +28,14 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """A duration in seconds, more than 0 (argparse ``type``)."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
     return value
 
 
@@ -118,6 +126,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seconds", type=float, default=60.0, help="load duration")
     p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
     p.set_defaults(handler=_server)
+
+    doc = "hardening: idle/flooding/oversized clients, writes racing forget, WAL under a snapshot"
+    p = benches.add_parser("hardening", help=doc, description=doc)
+    p.add_argument("--out", default="bench-hardening.json", help=OUT_HELP)
+    p.add_argument(
+        "--db", type=_names, default="sqlite,postgres",
+        help="backends of the race part, comma-separated (default: %(default)s); each: "
+        + DB_HELP,
+    )  # fmt: skip
+    p.add_argument(
+        "--rounds", type=_positive, default=hardening_bench.ROUNDS,
+        help="races of each operation against forget, per backend (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--seconds", type=_seconds, default=hardening_bench.SECONDS,
+        help="duration of each flood (server part) and of the writes under a snapshot"
+        " (wal part) (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--only", type=_names, default=",".join(hardening_bench.PARTS),
+        help="comma-separated parts to run (default: %(default)s)",
+    )  # fmt: skip
+    p.set_defaults(handler=_hardening)
 
     doc = "statements and write transactions behind one declaring write and one text read"
     p = benches.add_parser("statements", help=doc, description=doc)
@@ -369,6 +400,14 @@ def _server(args: argparse.Namespace) -> int:
         args.out, clients=args.clients, seconds=args.seconds, examples=args.examples
     )
     print(json.dumps({k: report[k] for k in ("load", "crash", "fuzz")}, indent=2))
+    return 0
+
+
+def _hardening(args: argparse.Namespace) -> int:
+    report = hardening_bench.run(
+        args.out, dbs=args.db, rounds=args.rounds, seconds=args.seconds, parts=args.only
+    )
+    print(json.dumps(hardening_bench.summary(report), indent=2))
     return 0
 
 
