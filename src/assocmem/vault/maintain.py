@@ -4,15 +4,22 @@ Invariants: the report only reads the store. `apply_links` is the only code that
 writes a note, and it only appends (or replaces) its own marked ``## Related
 (suggested)`` block: every other byte of the note stays, a second run with nothing
 new changes no byte, a dry run (the default) writes nothing, and no file is ever
-created, moved or deleted (its temporary file replaces the note atomically). Notes
-are dated by their frontmatter, never by file mtime (a checkout or sync resets it).
+created, moved or deleted (its temporary file replaces the note atomically). Every
+write stays inside the root whatever is swapped meanwhile: the note's folder is opened
+down from the root's descriptor without following a link, the temporary file is made
+and renamed within that folder's descriptor, and only over the regular file, unchanged,
+that was read; a note swapped or changed is skipped and reported. Notes are dated by
+their frontmatter, never by file mtime (a checkout or sync resets it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import re
-import tempfile
+import secrets
+import stat
 import zlib
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -60,6 +67,19 @@ _BLOCK = re.compile(
     re.DOTALL,
 )  # fmt: skip
 _BLOCK_LINK = re.compile(r"^- \[\[([^\]]+)\]\]$", re.MULTILINE)
+
+# Why a planned note was not written, as apply_links reports it (its re-index's skipped).
+NOT_WRITTEN = "not written: "
+SWAPPED = NOT_WRITTEN + "replaced, moved or made a link after it was read (never followed)"
+CHANGED = NOT_WRITTEN + "changed after it was read"
+GONE = NOT_WRITTEN + "vanished after it was read"
+_SWAPS = {parsing.LINKED, parsing.BECAME_LINK, parsing.REPLACED, parsing.MOVED_OUT}
+# The write's temporary file, made beside the note: a dot name, so that no walk lists
+# it; never through a link, never over a file already there.
+TEMPORARY_PREFIX = ".assocmem-"
+_TEMPORARY_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+)
 
 
 def report(
@@ -203,14 +223,20 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+# A planned note: the file as found, its bytes, its text with the block, and the plan.
+Planned = tuple[parsing.Found, bytes, str, LinkPlan]
+
+
 def plan_links(
     store: Store,
     scope: Scope,
     space: VectorSpace | None,
     root: Path,
+    folder: int,
     names: Sequence[str] | None,
-) -> list[tuple[Path, str, str, LinkPlan]]:
-    """Each target note's file, its text now, its text with the block, and the plan.
+) -> list[Planned]:
+    """Each target note as found under ``folder`` (the descriptor of ``root``), its
+    bytes, its text with the block, and the plan.
 
     Targets are the named notes, else the orphans. A note already holding its block
     keeps the block's links while they still resolve, so a re-run is a no-op."""
@@ -226,13 +252,10 @@ def plan_links(
     resolver = vault.resolver()
     plans = []
     for path in targets:
-        file = _note_file(root, path)
-        if file is None:
-            continue
-        try:
-            text = file.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+        current = _current(folder, root, path)
+        if current is None:
             continue  # a note we could not read back exactly is never rewritten
+        found, data, text = current
         held = _BLOCK.search(text)
         kept = _BLOCK_LINK.findall(held.group(1)) if held else []
         if kept and all(resolver.names.get(t.casefold()) for t in kept):
@@ -245,21 +268,19 @@ def plan_links(
         if not links:
             continue
         new = _with_block(text, held, links)
-        plans.append((file, text, new, LinkPlan(path, tuple(links), new != text)))
+        plans.append((found, data, new, LinkPlan(path, tuple(links), new != text)))
     return plans
 
 
-def _note_file(root: Path, path: str) -> Path | None:
-    """The note's file, only if it is still a regular file inside the root (no link)."""
-    file = root / path
+def _current(folder: int, root: Path, path: str) -> tuple[parsing.Found, bytes, str] | None:
+    """The note as it is now, its bytes and its text, if it is a regular UTF-8 file
+    inside the root."""
     try:
-        if file.is_symlink() or not file.is_file() or not file.resolve().is_relative_to(root):
-            return None
-        if file.stat().st_size > parsing.MAX_NOTE_BYTES:
-            return None
-    except OSError:
+        found = parsing.find(folder, path)
+        data = parsing.read(folder, root, found).data
+        return found, data, data.decode("utf-8")
+    except (parsing.Unreadable, UnicodeDecodeError):
         return None
-    return file
 
 
 def _with_block(text: str, held: re.Match[str] | None, links: Sequence[str]) -> str:
@@ -281,36 +302,105 @@ def apply_links(
     names: Sequence[str] | None,
     dry_run: bool,
 ) -> AppliedLinks:
-    """Plan the blocks; unless ``dry_run``, write the notes that change and re-index."""
+    """Plan the blocks; unless ``dry_run``, write the notes that change and re-index.
+
+    A note swapped or changed between its read and its write is not written: the
+    re-index reports it in ``skipped`` with the reason, and the other notes are written."""
     if not isinstance(dry_run, bool):
         raise InvalidInput("dry_run must be true or false", field="dry_run")
-    plans = plan_links(store, scope, space, root, names)
-    written = 0
-    if not dry_run:
-        for file, _, new, plan in plans:
-            if plan.changes:
-                _replace(file, new.encode("utf-8"))
-                written += 1
-    reindexed = indexing.index(store, scope, root, space) if written else None
+    unwritten: dict[str, str] = {}
+    with parsing.opened(root) as folder:
+        plans = plan_links(store, scope, space, root, folder, names)
+        if not dry_run:
+            for found, data, new, plan in plans:
+                if plan.changes and (why := _write(folder, root, found, data, new)) is not None:
+                    unwritten[plan.note] = why
+    written = 0 if dry_run else sum(p.changes for *_, p in plans) - len(unwritten)
+    reindexed = None
+    if written or unwritten:
+        reindexed = indexing.index(store, scope, root, space)
+        skipped = dict(sorted((reindexed.skipped | unwritten).items()))
+        reindexed = dataclasses.replace(reindexed, skipped=skipped)
     return AppliedLinks(
         dry_run=dry_run, plans=tuple(p for *_, p in plans), written=written, index=reindexed
     )
 
 
-def _replace(file: Path, data: bytes) -> None:
-    """Write ``data`` over ``file`` atomically, keeping its permissions."""
-    mode = file.stat().st_mode & 0o7777
-    handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=".assocmem-", suffix=".tmp")
+def _write(folder: int, root: Path, found: parsing.Found, data: bytes, new: str) -> str | None:
+    """Write ``new`` over the note in the folder that holds it, opened down from the
+    root's descriptor without following a link, only while it is still the file (and
+    the bytes) planned from; None, or why it was not written."""
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, file)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        with parsing.opened_parent(folder, found.path) as (at, name):
+            seen = parsing.read_in(at, name, root, found)
+            if seen.data != data:
+                return CHANGED
+            return _replace(folder, found, seen, at, name, new.encode("utf-8"))
+    except parsing.Unreadable as exc:
+        return _unwritten(exc.reason)
+    except OSError as exc:
+        return _unwritten(parsing.why(exc))
+
+
+def _replace(
+    folder: int, found: parsing.Found, seen: parsing.Read, at: int, name: str, data: bytes
+) -> str | None:
+    """Write ``data`` over ``name`` in the folder ``at`` atomically, keeping its
+    permissions: a temporary file made there (never through a link) is renamed over
+    the note there, unless `_moved` says why not."""
+    mode = os.stat(name, dir_fd=at, follow_symlinks=False).st_mode & 0o7777
+    temporary = f"{TEMPORARY_PREFIX}{secrets.token_hex(8)}.tmp"
+    out = os.open(temporary, _TEMPORARY_FLAGS, 0o600, dir_fd=at)
+    placed = False
+    try:
+        _fill(out, data, mode)
+        why = _moved(folder, found, seen, at, name)
+        if why is None:
+            os.replace(temporary, name, src_dir_fd=at, dst_dir_fd=at)
+            placed = True
+        return why
+    finally:
+        if not placed:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=at)
+
+
+def _fill(out: int, data: bytes, mode: int) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(out, view) :]
+        os.fchmod(out, mode)
+        os.fsync(out)
+    finally:
+        os.close(out)
+
+
+def _moved(folder: int, found: parsing.Found, seen: parsing.Read, at: int, name: str) -> str | None:
+    """Why the note may not be replaced now: the folder at its path under the root is no
+    longer ``at``, or the note is no longer the regular file, unchanged, that was read.
+    Checked last, after the slow write and fsync, to leave a swap the least time."""
+    with parsing.opened_parent(folder, found.path) as (now, _):
+        if _identity(os.fstat(now)) != _identity(os.fstat(at)):
+            return SWAPPED
+    info = os.stat(name, dir_fd=at, follow_symlinks=False)
+    if not stat.S_ISREG(info.st_mode) or _identity(info) != (found.device, found.inode):
+        return SWAPPED
+    if (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
+        return CHANGED
+    return None
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def _unwritten(reason: str) -> str:
+    if reason in _SWAPS:
+        return SWAPPED
+    if reason == parsing.VANISHED:
+        return GONE
+    return NOT_WRITTEN + reason
 
 
 def today() -> date:

@@ -1,12 +1,12 @@
 """A folder of Markdown notes, walked safely and each note parsed into what the index keeps.
 
-Invariants: the walk and every read go down from one open descriptor of the root,
-opening each folder and note relative to its parent and never through a link, so a
-link (or a folder swapped for one mid-index) is never followed; a note is read only if
-it is still the regular file, inside the root, that the walk found, and never past the
-size cap. A note that cannot be read as found is reported with the reason, never
-raised. Parsing is pure: the same bytes give the same `Note`. POSIX only: the
-descriptor walk needs ``dir_fd``.
+Invariants: the walk, every read and apply_links' write go down from one open
+descriptor of the root, opening each folder and note relative to its parent and never
+through a link (`opened_parent`), so a link (or a folder swapped for one mid-index) is
+never followed; a note is read only if it is still the regular file, inside the root,
+that the walk found, and never past the size cap. A note that cannot be read as found
+is reported with the reason, never raised. Parsing is pure: the same bytes give the
+same `Note`. POSIX only: the descriptor walk needs ``dir_fd``.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def _files(folder: int, prefix: str, result: Walk) -> Iterator[tuple[str, os.sta
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
-        result.skipped[prefix or "./"] = _reason(exc)
+        result.skipped[prefix or "./"] = why(exc)
         return
     for entry in entries:
         if entry.name.startswith("."):
@@ -178,7 +178,7 @@ def _files(folder: int, prefix: str, result: Walk) -> Iterator[tuple[str, os.sta
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            result.skipped[relative] = _reason(exc)
+            result.skipped[relative] = why(exc)
             continue
         if stat.S_ISLNK(info.st_mode):
             result.skipped[relative] = LINKED
@@ -194,7 +194,7 @@ def _subfolder(
     try:
         folder = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except OSError as exc:
-        result.skipped[relative] = _reason(exc)
+        result.skipped[relative] = why(exc)
         return
     try:
         if _identity(os.fstat(folder)) != _identity(info):
@@ -205,24 +205,60 @@ def _subfolder(
         os.close(folder)
 
 
+def find(folder: int, path: str, max_bytes: int = MAX_NOTE_BYTES) -> Found:
+    """The note at ``path`` as it is now, looked up down from ``folder`` (the root's
+    descriptor) without following a link: what a later `read` checks it still is.
+    Raises `Unreadable` with the reason for anything but a regular file under the cap."""
+    try:
+        with opened_parent(folder, path) as (at, name):
+            info = os.stat(name, dir_fd=at, follow_symlinks=False)
+    except OSError as exc:
+        raise Unreadable(why(exc)) from exc
+    if stat.S_ISLNK(info.st_mode):
+        raise Unreadable(LINKED)
+    if not stat.S_ISREG(info.st_mode):
+        raise Unreadable(REPLACED)
+    if info.st_size > max_bytes:
+        raise Unreadable(f"too large: {info.st_size} bytes > {max_bytes}")
+    return Found(path, info.st_size, info.st_mtime_ns, info.st_dev, info.st_ino)
+
+
+@contextmanager
+def opened_parent(folder: int, path: str) -> Iterator[tuple[int, str]]:
+    """The folder holding ``path`` (relative to ``folder``, the root's descriptor),
+    opened one folder at a time without following a link, and the name in it; an
+    `OSError` says which step failed (`why` names it)."""
+    *parents, name = path.split("/")
+    with ExitStack() as stack:
+        at = folder
+        for part in parents:
+            at = os.open(part, _FOLDER_FLAGS, dir_fd=at)
+            stack.callback(os.close, at)
+        yield at, name
+
+
 def read(folder: int, root: Path, found: Found, max_bytes: int = MAX_NOTE_BYTES) -> Read:
     """The bytes of a note the walk found, opened down from ``folder`` (the descriptor
     of ``root``) step by step without following a link, and only while it is still the
     same regular file inside the root; raises `Unreadable` with the reason otherwise."""
-    *parents, name = found.path.split("/")
-    with ExitStack() as stack:
-        try:
-            at = folder
-            for part in parents:
-                at = os.open(part, _FOLDER_FLAGS, dir_fd=at)
-                stack.callback(os.close, at)
-            note = os.open(name, _NOTE_FLAGS, dir_fd=at)
-            stack.callback(os.close, note)
-            info = os.fstat(note)
-            _check(note, info, root, found, max_bytes)
-            data = _read_at_most(note, max_bytes)
-        except OSError as exc:
-            raise Unreadable(_reason(exc)) from exc
+    try:
+        with opened_parent(folder, found.path) as (at, name):
+            return read_in(at, name, root, found, max_bytes)
+    except OSError as exc:
+        raise Unreadable(why(exc)) from exc
+
+
+def read_in(at: int, name: str, root: Path, found: Found, max_bytes: int = MAX_NOTE_BYTES) -> Read:
+    """`read` within the folder ``at`` already opened (see `opened_parent`), so that a
+    writer replaces the note in the very folder it checked; raises `Unreadable`, or an
+    `OSError` as the note's open fails."""
+    note = os.open(name, _NOTE_FLAGS, dir_fd=at)
+    try:
+        info = os.fstat(note)
+        _check(note, info, root, found, max_bytes)
+        data = _read_at_most(note, max_bytes)
+    finally:
+        os.close(note)
     if b"\x00" in data:
         raise Unreadable(HAS_NUL)  # a binary or UTF-16 file, which no memory may hold
     return Read(data, info.st_size, info.st_mtime_ns)
@@ -258,7 +294,8 @@ def _identity(info: os.stat_result) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
-def _reason(exc: OSError) -> str:
+def why(exc: OSError) -> str:
+    """The reason a note is skipped, for an `OSError` met opening it or its folders."""
     if exc.errno == errno.ENOENT:
         return VANISHED
     if exc.errno in (errno.ELOOP, errno.EMLINK):  # EMLINK: O_NOFOLLOW on a link on BSDs
