@@ -18,7 +18,7 @@ from itertools import zip_longest
 from types import TracebackType
 from typing import Any
 
-from assocmem.errors import AssocmemError, InvalidInput, UnknownMemory
+from assocmem.errors import AssocmemError, InvalidInput, OperatorRequired, UnknownMemory
 from assocmem.graph import declare as declarations
 from assocmem.graph import operator as operator_gate
 from assocmem.graph import reconstruct as reconstruction
@@ -600,8 +600,16 @@ class Memory(
 
         With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
         these memories or of everything sharing their source, bringing back the exact
-        standing each had before it was first slashed."""
+        standing each had before it was first slashed. Lifting a slash is the
+        operator's: a served key without that role may not undo the penalty on what its
+        own agent wrote (`OperatorRequired`)."""
         chosen = None if scope is None else slashing.check_scope(scope)
+        if chosen is not None and not self._operator:
+            raise OperatorRequired(
+                "lifting a slash needs the operator role: it undoes the penalty on this"
+                " key's own memories",
+                field="scope",
+            )
         with self._store.transaction():  # chosen and changed as one, as for `update`
             if chosen is not None:
                 seqs = self._select(ids, None, statuses=STATUSES)

@@ -95,3 +95,22 @@ def test_over_http_only_an_operator_keys_credit_earns_standing(tmp_path: Path) -
         assert post(url, "credit", {"ids": [note], "outcome": "good"}, operator) == (200, 1)
         (standing,) = post(url, "standing", {"ids": [note]}, plain)[1]
         assert (standing["good"], standing["earned"]) == (1, True)
+
+
+def test_only_the_operator_lifts_a_slash(pair: tuple[Memory, Memory]) -> None:
+    """The slash is the operator's penalty: the agent it fell on cannot undo it."""
+    from assocmem import OperatorRequired
+
+    owner, agent = pair
+    note = agent.write("the deploy key lives in the shared drive").id
+    assert note is not None
+    owner.credit([note], "good")
+    owner.slash([note], scope="memory")
+    with pytest.raises(OperatorRequired) as refused:
+        agent.restore([note], scope="memory")
+    assert refused.value.field == "scope"
+    (still,) = agent.standing([note])
+    assert still.slashed
+    owner.restore([note], scope="memory")
+    (lifted,) = agent.standing([note])
+    assert not lifted.slashed and lifted.good == 1

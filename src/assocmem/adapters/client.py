@@ -408,7 +408,9 @@ class Client:
 
         With ``scope`` (``"memory"`` or ``"source"``) it lifts a `slash` instead, of
         these memories or of everything sharing their source, bringing back the exact
-        standing each had before it was first slashed.
+        standing each had before it was first slashed. Lifting a slash is the
+        operator's: a served key without that role may not undo the penalty on what its
+        own agent wrote (`OperatorRequired`).
         """
         return cast("Lifecycle", self._send("restore", locals()))
 
