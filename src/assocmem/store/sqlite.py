@@ -103,7 +103,7 @@ class SQLiteStore(SQLStore):
     wal_pages = BACKSTOP_PAGES
     wal_limit_bytes = 64 * 1024 * 1024
     wal_retry_s = 1.0
-    # -- the WAL's ceiling (issue 38, item 9; see the module docstring) --
+    # -- the WAL's ceiling (see the module docstring) --
     # Four times `wal_limit_bytes`, which the backstop and the truncating retries keep
     # ordinary writes near: only a WAL a reader pins gets this far.
     wal_ceiling_bytes = 256 * 1024 * 1024

@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException
 
 from assocmem import Embedder, __version__
 from assocmem.adapters.server import logs, static
-from assocmem.adapters.server.gate import Gate, Hosts, bearer, error_body
+from assocmem.adapters.server.gate import KEY_ENTRY, Gate, Hosts, bearer, error_body
 from assocmem.adapters.server.keys import KeyEntry, KeyRing
 from assocmem.adapters.server.limits import BODY_TIMEOUT
 from assocmem.adapters.server.limits import MAX_BODY_BYTES as MAX_BODY_BYTES  # the client's too
@@ -233,7 +233,11 @@ def _caller_scope(
     role = arguments.pop("role", None)
     if keys is None:
         return MemoryPool.scope(asked_agent or default_agent, project, channel, role), True
-    entry = keys.identify(bearer(request.headers.get("authorization")))
+    # The gate identified the key before the body was read; a path it does not
+    # guard (a prefix a proxy adds) is identified here.
+    entry = request.scope.get("state", {}).get(KEY_ENTRY) or keys.identify(
+        bearer(request.headers.get("authorization"))
+    )
     if asked_agent is not None and asked_agent != entry.agent_id:
         raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
     scope = MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))

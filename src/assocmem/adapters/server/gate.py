@@ -32,6 +32,8 @@ from assocmem.errors import AuthenticationRequired
 # The names a loopback server is reached by.
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
+# Where the gate leaves the key entry it identified, in the request's state.
+KEY_ENTRY = "key_entry"
 
 
 def error_body(error_type: str, message: str, field_name: str | None = None) -> dict[str, Any]:
@@ -172,10 +174,11 @@ class Gate:
             raise _Refused(403, error_body("AccessDenied", message, field), drain=True)
         if self.keys is not None and scope["method"] == "POST" and scope["path"] in self.guarded:
             try:
-                self.keys.identify(bearer(headers.get("authorization")))
+                entry = self.keys.identify(bearer(headers.get("authorization")))
             except AuthenticationRequired as exc:
                 body = error_body("AuthenticationRequired", exc.message)
                 raise _Refused(401, body, drain=True) from exc
+            scope.setdefault("state", {})[KEY_ENTRY] = entry  # the route reads it, once checked
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise _Refused(413, _too_large(), drain=True)

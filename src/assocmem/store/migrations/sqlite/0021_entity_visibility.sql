@@ -1,4 +1,4 @@
--- Who sees a declared entity follows who may read what declares it (issue 38, item 11).
+-- Who sees a declared entity follows who may read what declares it.
 -- An alias row is one layer's declaration of a name, so one entity may be named in
 -- several layers (a public memory and a restricted one declaring it): the key is
 -- the layer and the name, which keeps one entity per name per layer. `standalone`
