@@ -25,7 +25,6 @@ import itertools
 import logging
 import resource
 import weakref
-from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
@@ -48,16 +47,10 @@ UNLIMITED_FILES = 10240
 log = logging.getLogger("assocmem.server")
 
 
-@dataclass
-class _Waiting:
-    """One server's connections waiting for a request head, oldest first, and how many
-    it has closed that have not yet left its connection set."""
-
-    heads: dict[BoundedH11Protocol, None] = field(default_factory=dict)
-    closing: int = 0
-
-
-_WAITING: weakref.WeakKeyDictionary[ServerState, _Waiting] = weakref.WeakKeyDictionary()
+# One server's connections waiting for a request head, oldest first.
+_WAITING: weakref.WeakKeyDictionary[ServerState, dict[BoundedH11Protocol, None]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class BoundedH11Protocol(H11Protocol):
@@ -67,11 +60,10 @@ class BoundedH11Protocol(H11Protocol):
     header_timeout: float = HEADER_TIMEOUT
     _deadline: asyncio.TimerHandle | None = None
     _awaited: object = None  # the request cycle in force when the deadline was armed
-    _closed_by_us: bool = False  # counted in `_Waiting.closing` until it is lost
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._waiting = _WAITING.setdefault(self.server_state, _Waiting())
+        self._waiting = _WAITING.setdefault(self.server_state, {})
         self._shed_the_longest_waiting()
         self._await_head()
         self.timeout_keep_alive_task = self.loop.call_later(
@@ -91,27 +83,27 @@ class BoundedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._head_arrived()
-        if self._closed_by_us:
-            self._waiting.closing -= 1
         super().connection_lost(exc)
 
     def _await_head(self) -> None:
         self._head_arrived()
         self._awaited = self.cycle
         self._deadline = self.loop.call_later(self.header_timeout, self._close_waiting)
-        self._waiting.heads[self] = None
+        self._waiting[self] = None
 
     def _head_arrived(self) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
-        self._waiting.heads.pop(self, None)
+        self._waiting.pop(self, None)
 
     def _close_waiting(self) -> None:
         self._head_arrived()
         if not self.transport.is_closing():
-            self._closed_by_us = True
-            self._waiting.closing += 1
+            # Out of the server's count at once, not when the loop later reports it lost:
+            # uvicorn answers 503 while the count is at the bound, so a connection shed
+            # to make room must not still fill it (uvicorn's own removal is a discard).
+            self.connections.discard(self)
             self.transport.close()
 
     def _shed_the_longest_waiting(self) -> None:
@@ -119,8 +111,8 @@ class BoundedH11Protocol(H11Protocol):
         if limit is None:
             return
         # One slot stays free: uvicorn answers 503 once the open connections reach it.
-        excess = len(self.connections) - self._waiting.closing - limit + 1
-        for connection in list(itertools.islice(self._waiting.heads, max(excess, 0))):
+        excess = len(self.connections) - limit + 1
+        for connection in list(itertools.islice(self._waiting, max(excess, 0))):
             connection._close_waiting()
 
 
