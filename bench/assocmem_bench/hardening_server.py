@@ -189,7 +189,7 @@ def _allow_files(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
 
 
-def _closed_within(socks: list[socket.socket], seconds: float) -> tuple[int, float]:
+def closed_within(socks: list[socket.socket], seconds: float) -> tuple[int, float]:
     """Wait up to ``seconds`` for the server to close every one of ``socks`` (whatever it
     sends meanwhile is read and dropped): how many are still open, and when the last
     one closed, in seconds from the call."""
@@ -224,7 +224,7 @@ def idle_connections(folder: Path) -> dict[str, Any]:
             stack.enter_context(socket.create_connection(("127.0.0.1", served.port)))
             for _ in range(IDLE_CONNECTIONS)
         ]
-        still_open, last = _closed_within(socks, bound)
+        still_open, last = closed_within(socks, bound)
         files = served.open_files()
     return {
         "measured": "idle connections (no byte sent) still open after the keep-alive"

@@ -8,18 +8,13 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import resource
-import selectors
 import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -28,44 +23,15 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
+from assocmem_bench.hardening_server import closed_within, serving  # noqa: E402
+
 from assocmem.adapters.server import limits, logs  # noqa: E402
-from tests.adapters.server_kit import add_key, free_port, wait_healthy  # noqa: E402
+from tests.adapters.server_kit import add_key  # noqa: E402
 
 # Slack on every timed bound: a loaded machine answers late, never early.
 SLACK = 3.0
 # A body just under the limit, as a real batch of writes would send it.
 NEAR_LIMIT = int(7.7 * 1024 * 1024)
-
-
-@contextmanager
-def serving(
-    db: Path, *extra: str, log: Path | None = None, files: tuple[int, int] | None = None
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``assocmem serve`` with its stderr in ``log`` and, when given, its open-file
-    limits (soft, hard) set before it starts; yields its URL and process."""
-    port = free_port()
-    level = () if "--log-level" in extra else ("--log-level", "warning")
-
-    def limit_files() -> None:
-        if files is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, files)
-
-    with open(log or os.devnull, "ab") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "assocmem", "--db", str(db), "serve", "--port", str(port),
-             *level, *extra],
-            stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=limit_files,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, process)
-        yield url, process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def port_of(url: str) -> int:
@@ -101,29 +67,6 @@ def urllib_post(url: str, body: bytes, route: str = "write") -> int | str:
         return type(getattr(exc, "reason", exc)).__name__
 
 
-def left_open(socks: list[socket.socket], seconds: float) -> int:
-    """How many of ``socks`` the server has not closed after ``seconds`` (one wait for
-    all of them; whatever the server sends meanwhile is read and dropped)."""
-    deadline = time.monotonic() + seconds
-    with selectors.DefaultSelector() as selector:
-        for sock in socks:
-            sock.setblocking(False)
-            selector.register(sock, selectors.EVENT_READ)
-        while selector.get_map() and (remaining := deadline - time.monotonic()) > 0:
-            for key, _ in selector.select(remaining):
-                sock = key.fileobj
-                assert isinstance(sock, socket.socket)
-                try:
-                    if sock.recv(65536):
-                        continue
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    pass
-                selector.unregister(sock)
-        return len(selector.get_map())
-
-
 def closed_after(sock: socket.socket, limit: float, trickle: bytes = b"") -> float | None:
     """Seconds until the server closes ``sock`` (None: still open after ``limit``),
     writing ``trickle`` one byte every tenth of a second meanwhile."""
@@ -150,16 +93,16 @@ def closed_after(sock: socket.socket, limit: float, trickle: bytes = b"") -> flo
 @pytest.fixture(scope="module")
 def keyless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A keyless loopback server with every bound at its default."""
-    with serving(tmp_path_factory.mktemp("keyless") / "k.db") as (url, _):
-        yield url
+    with serving(tmp_path_factory.mktemp("keyless"), "k") as served:
+        yield served.url
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A keyless server with short header and body bounds, to watch them act."""
     extra = ("--header-timeout", "2", "--body-timeout", "2", "--keep-alive-timeout", "1")
-    with serving(tmp_path_factory.mktemp("quick") / "q.db", *extra) as (url, _):
-        yield url
+    with serving(tmp_path_factory.mktemp("quick"), "q", *extra) as served:
+        yield served.url
 
 
 @pytest.fixture(scope="module")
@@ -168,9 +111,8 @@ def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("keyed")
     keys = folder / "keys.json"
     secret = add_key(keys, "alice")
-    log = folder / "server.log"
-    with serving(folder / "s.db", "--keys", str(keys), "--log-level", "info", log=log) as (url, _):
-        yield {"url": url, "key": secret, "log": log}
+    with serving(folder, "s", "--keys", str(keys)) as served:
+        yield {"url": served.url, "key": secret, "log": served.log}
 
 
 # -- idle and slow connections
@@ -182,7 +124,7 @@ def test_idle_connections_are_closed_after_the_keep_alive_bound(keyless: str) ->
             stack.enter_context(socket.create_connection(("127.0.0.1", port_of(keyless))))
             for _ in range(50)
         ]
-        still = left_open(idle, limits.KEEP_ALIVE_TIMEOUT + SLACK)
+        still, _ = closed_within(idle, limits.KEEP_ALIVE_TIMEOUT + SLACK)
     assert still == 0, f"{still} of 50 idle connections still open"
 
 
@@ -215,17 +157,17 @@ def test_many_idle_connections_do_not_lock_keyed_callers_out(tmp_path: Path) -> 
     secret = add_key(keys, "alice")
     extra = ("--keys", str(keys))
     with (
-        serving(tmp_path / "m.db", *extra, files=(128, 256)) as (url, process),
+        serving(tmp_path, "m", *extra, files=(128, 256)) as server,
         ExitStack() as stack,
     ):
         for _ in range(400):
             sock = stack.enter_context(socket.socket())
             sock.setblocking(False)
-            sock.connect_ex(("127.0.0.1", port_of(url)))
+            sock.connect_ex(("127.0.0.1", server.port))
         time.sleep(1)
-        served = [call(url, "/v1/stats", headers={"authorization": f"Bearer {secret}"},
+        served = [call(server.url, "/v1/stats", headers={"authorization": f"Bearer {secret}"},
                        timeout=10)[0] for _ in range(6)]  # fmt: skip
-        held = Path(f"/proc/{process.pid}/limits").read_text()
+        held = Path(f"/proc/{server.process.pid}/limits").read_text()
     assert served == [200] * 6
     files = next(line for line in held.splitlines() if line.startswith("Max open files"))
     assert files.split()[3:5] == ["256", "256"], files  # the soft limit was raised
@@ -387,8 +329,8 @@ def test_allowed_hosts_name_the_public_host_of_a_keyed_server(tmp_path: Path) ->
     keys = tmp_path / "keys.json"
     key = {"authorization": f"Bearer {add_key(keys, 'alice')}"}
     extra = ("--keys", str(keys), "--allowed-host", "mem.example")
-    with serving(tmp_path / "a.db", *extra) as (url, _):
-        port = port_of(url)
+    with serving(tmp_path, "a", *extra) as served:
+        url, port = served.url, served.port
         assert call(url, "/v1/stats", headers={**key, "Host": "mem.example"})[0] == 200
         assert call(url, "/v1/stats", headers={**key, "Host": f"127.0.0.1:{port}"})[0] == 200
         origin = {"Host": "mem.example", "Origin": "https://mem.example"}
