@@ -232,7 +232,7 @@ def locomo_section(
                     for question in conversation.questions:
                         items = mem.read(question.text, k=max(locomo.KS)).items
                         ranked = [dia_of[i.id] for i in items]
-                        scores.add(question.category, ranked, question.evidence)
+                        scores.add(question, ranked)
     return {
         "data": Path(path).name,
         "embedder": embedder.model_id if embedder else None,

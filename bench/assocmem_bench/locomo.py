@@ -8,6 +8,13 @@ same run: BM25 alone (bm25s with the PyStemmer English stemmer and English stop
 words), dense alone (the same embedder as assocmem, exact cosine), and their
 Reciprocal Rank Fusion (k = 60). Category 5 (adversarial) is reported apart.
 
+Beside the categories, every table has a slice ``no shared words``: the scored
+questions (categories 1-4) whose evidence turns share no content word with them,
+read with the BM25 baseline's own tokenizer (English stop words out, Snowball
+stems) over what was said and the shared image's caption; the speaker's name is
+the turn's author, not its words. There the words cannot find the evidence, and
+what a system returns shows how far it finds by meaning alone.
+
 assocmem runs once per recall profile asked for (default both): ``conversation``,
 the transcript rules this corpus calls for, and ``general``, the default every
 other store reads with. Each profile indexes its own store, since the speaker
@@ -44,6 +51,7 @@ from .stores import open_stores
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SCORED = (1, 2, 3, 4)
+NO_SHARED_WORDS = "no shared words"
 PROFILES = ("conversation", "general")
 RRF_K = 60
 HYBRID_DEPTH = 100  # turns each baseline hands the hybrid's fusion
@@ -56,6 +64,7 @@ class Turn:
     speaker: str
     session: int
     when: datetime
+    said: str = ""  # the words of the turn (and its caption), without the speaker
 
 
 @dataclass
@@ -63,6 +72,7 @@ class Question:
     text: str
     category: int
     evidence: list[str]
+    shares_words: bool = True
 
 
 @dataclass
@@ -80,25 +90,27 @@ class Scores:
     """recall@k per category for one system."""
 
     hits: dict[int, dict[int, list[float]]] = field(default_factory=dict)
+    # the same, for the scored questions that share no word with their evidence
+    unshared: dict[int, list[float]] = field(default_factory=dict)
 
-    def add(self, category: int, ranked: Sequence[str], evidence: Sequence[str]) -> None:
-        wanted = set(evidence)
-        for k in KS:
-            found = len(wanted & set(ranked[:k])) / len(wanted)
-            self.hits.setdefault(category, {}).setdefault(k, []).append(found)
+    def add(self, question: Question, ranked: Sequence[str]) -> None:
+        self.add_found(question, {k: set(ranked[:k]) for k in KS})
 
-    def add_found(self, category: int, found: dict[int, set[str]], evidence: Sequence[str]) -> None:
+    def add_found(self, question: Question, found: dict[int, set[str]]) -> None:
         """Score what a system found at each k (a set, not a ranking)."""
-        wanted = set(evidence)
+        wanted = set(question.evidence)
         for k in KS:
-            self.hits.setdefault(category, {}).setdefault(k, []).append(
-                len(wanted & found[k]) / len(wanted)
-            )
+            share = len(wanted & found[k]) / len(wanted)
+            self.hits.setdefault(question.category, {}).setdefault(k, []).append(share)
+            if question.category in SCORED and not question.shares_words:
+                self.unshared.setdefault(k, []).append(share)
 
     def merge(self, other: Scores) -> None:
         for category, by_k in other.hits.items():
             for k, values in by_k.items():
                 self.hits.setdefault(category, {}).setdefault(k, []).extend(values)
+        for k, values in other.unshared.items():
+            self.unshared.setdefault(k, []).extend(values)
 
     def table(self) -> dict[str, dict[str, float | int]]:
         result = {f"{c} {CATEGORIES[c]}": _block(self.hits[c]) for c in sorted(self.hits)}
@@ -106,6 +118,8 @@ class Scores:
         if scored:
             merged = {k: [v for c in scored for v in self.hits[c][k]] for k in KS}
             result["overall(1-4)"] = _block(merged)
+        if self.unshared:
+            result[NO_SHARED_WORDS] = _block(self.unshared)
         return result
 
 
@@ -134,17 +148,20 @@ def load(path: str, only: Sequence[str] | None = None) -> list[Conversation]:
 
 def _conversation(entry: dict[str, Any]) -> Conversation:
     talk = entry["conversation"]
+    words = _content_words()
     sessions = sorted(int(m.group(1)) for key in talk if (m := re.fullmatch(r"session_(\d+)", key)))
     turns = []
     for number in sessions:
         when = parse_session_date(talk[f"session_{number}_date_time"])
         for turn in talk[f"session_{number}"]:
-            text = f"{turn['speaker']}: {turn['text']}"
+            said = turn["text"]
             if turn.get("blip_caption"):
-                text += f" [shares {turn['blip_caption']}]"
-            turns.append(Turn(turn["dia_id"], text, turn["speaker"], number, when))
+                said += f" [shares {turn['blip_caption']}]"
+            text = f"{turn['speaker']}: {said}"
+            turns.append(Turn(turn["dia_id"], text, turn["speaker"], number, when, said))
     conversation = Conversation(entry["sample_id"], turns, [])
     known = {t.dia_id for t in turns}
+    spoken = {t.dia_id: words(t.said) for t in turns}
     for qa in entry["qa"]:
         evidence, repaired = repair_evidence(qa.get("evidence", []))
         matched = [e for e in evidence if e in known]
@@ -153,8 +170,26 @@ def _conversation(entry: dict[str, Any]) -> Conversation:
         if not matched:
             conversation.dropped += 1
             continue
-        conversation.questions.append(Question(qa["question"], int(qa["category"]), matched))
+        shares = bool(words(qa["question"]) & set().union(*(spoken[e] for e in matched)))
+        conversation.questions.append(
+            Question(qa["question"], int(qa["category"]), matched, shares)
+        )
     return conversation
+
+
+def _content_words() -> Callable[[str], set[str]]:
+    """The BM25 baseline's reading of a text as a set of words: English stop words
+    out, the rest as Snowball stems."""
+    import bm25s
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+
+    def words(text: str) -> set[str]:
+        tokens = bm25s.tokenize([text], stopwords="en", show_progress=False, return_ids=False)
+        return set(stemmer.stemWords(tokens[0]))
+
+    return words
 
 
 def repair_evidence(raw: Iterable[str]) -> tuple[list[str], int]:
@@ -316,19 +351,18 @@ def run(
                     result = mem.read(question.text, k=max(KS), **(read_options or {}))
                     latencies[profile].append((time.perf_counter() - start) * 1000)
                     ranked = [dia_of[item.id] for item in result.items]
-                    scores[f"{profile}:assocmem"].add(question.category, ranked, question.evidence)
+                    scores[f"{profile}:assocmem"].add(question, ranked)
                     if declare == "oracle":
                         scores[f"{profile}:reconstruct"].add_found(
-                            question.category, _reconstructed(mem, question.text, dia_of),
-                            question.evidence,
-                        )  # fmt: skip
+                            question, _reconstructed(mem, question.text, dia_of)
+                        )
                     step(progress, f"{conversation.sample_id} {profile}")
                 mem.close()
             if baselines:
                 base = Baselines(conversation.turns, embedder)
                 for question in conversation.questions:
                     for name, ranked in base.rank_all(question.text, max(KS)).items():
-                        scores[name].add(question.category, ranked, question.evidence)
+                        scores[name].add(question, ranked)
                     step(progress, f"{conversation.sample_id} baselines")
             per_conversation[conversation.sample_id] = _sections(scores, profiles, ours)
             for name in systems:

@@ -77,6 +77,8 @@ def _tiny_locomo_file(path: Path) -> Path:
             "evidence": ["D1:1 D1:02"],
         }
     )
+    # sharing no content word with its evidence ("In session 1 I talked about my kayak trip.")
+    qa.append({"question": "Paddling down a river?", "category": 4, "evidence": ["D1:1"]})
     qa.append({"question": "Nothing matches this", "category": 2, "evidence": ["D9:9"]})
     path.write_text(json.dumps([{"sample_id": "tiny-1", "conversation": talk, "qa": qa}]))
     return path
@@ -99,12 +101,15 @@ def test_benchmark_runs_end_to_end_on_a_small_file(tmp_path: Path) -> None:
     assert set(report["profiles"]) == {"conversation", "general"}  # both by default
     for table in _tables(report):
         overall = table["overall(1-4)"]
-        assert overall["n"] == 8  # 9 scored questions, one of them adversarial (category 5)
+        assert overall["n"] == 9  # 10 scored questions, one of them adversarial (category 5)
         assert 0.0 <= overall["recall@5"] <= overall["recall@10"] <= overall["recall@20"] <= 1.0
-    # each question names its topic, which two turns carry: words alone find them
-    assert report["bm25"]["overall(1-4)"]["recall@5"] == 1.0
+        assert table["no shared words"]["n"] == 1  # the river question, and only it
+    # each other question names its topic, which two turns carry: words alone find them
+    by_topic = ["1 multi-hop", "2 temporal", "3 open-domain"]
+    assert all(report["bm25"][row]["recall@5"] == 1.0 for row in by_topic)
+    assert report["bm25"]["no shared words"]["recall@20"] == 0.0
     for section in report["profiles"].values():
-        assert section["assocmem"]["overall(1-4)"]["recall@5"] == 1.0
+        assert all(section["assocmem"][row]["recall@5"] == 1.0 for row in by_topic)
         assert section["timings"]["query_p50_ms"] > 0
 
 
@@ -167,5 +172,6 @@ def test_the_run_draws_its_bar_on_stderr_only_when_asked(
         unregister_embedder("toy")
     captured = capsys.readouterr()
     assert captured.out == ""  # the report goes to its file; stdout is the CLI's
-    assert ("locomo" in captured.err and "9/9" in captured.err) is drawn
+    assert ("locomo" in captured.err and "10/10" in captured.err) is drawn
     assert (captured.err == "") is not drawn
+
