@@ -21,6 +21,10 @@ K = TypeVar("K", int, str)
 # who found k = 60 robust across collections; it damps the gap between top ranks.
 RRF_K = 60.0
 
+# The lexical, and for a read whose concepts come from its words the concept and
+# learned-link arms, cast each vote times the share `weighing.WordEvidence` gives it:
+# all of it when the words decide the question, less when they do not.
+
 # Arm order: on equal rank, the earlier arm is named as an item's source.
 ARM_ORDER: tuple[str, ...] = (
     "episodic", "lexical", "semantic", "concept_scoped", "learned", "hebbian_retrieval",
@@ -31,7 +35,10 @@ ARM_ORDER: tuple[str, ...] = (
 # (words, meaning, exact concepts) vote fully. A memory reached through a learned
 # link or because it sits next to a hit in its thread is one step removed from
 # what was asked, so its vote counts half: it ranks below direct matches of
-# similar rank, yet above the long tail of weak ones. The expansion arms (the
+# similar rank, yet above the long tail of weak ones; a thread neighbour's vote is
+# also never more than the profile's share of the fused score of the hit it borders
+# (`pipeline._thread_arm`), so a neighbour supports what other arms found and cannot
+# outrank a weak match on that match's account. The expansion arms (the
 # searches again, widened by what the best hits share) are guesses built on a
 # guess: half too. An exact fingerprint match
 # is the question's own text stored as a memory: it votes double.
@@ -183,20 +190,32 @@ class Fusion(Generic[K]):
     ) -> None:
         self._weights = ARM_WEIGHTS if weights is None else weights
         self._k = RRF_K if k is None else k
-        self._confidence: Mapping[str, Mapping[K, float]] | None = confidence
+        self._confidence: dict[str, Mapping[K, float]] = dict(confidence or {})
         self._ranks: dict[K, dict[str, int]] = {}
         self._parts: dict[K, dict[str, float]] = {}
 
-    def add(self, rankings: Mapping[str, Sequence[K]]) -> None:
+    def add(
+        self,
+        rankings: Mapping[str, Sequence[K]],
+        *,
+        confidence: Mapping[str, Mapping[K, float]] | None = None,
+        caps: Mapping[str, Mapping[K, float]] | None = None,
+    ) -> None:
         """Cast the votes of each arm's keys, best first (rank 1); an arm already
-        added is not counted again."""
+        added is not counted again. ``confidence`` adds arms' confidences to those
+        the fusion was made with; a key's vote in an arm of ``caps`` is at most its
+        cap there."""
+        self._confidence.update(confidence or {})
         for arm, keys in rankings.items():
             weight = self._weights.get(arm, 1.0)
+            ceiling = (caps or {}).get(arm, {})
             for rank, key in enumerate(keys, start=1):
                 by_arm = self._ranks.setdefault(key, {})
                 if arm not in by_arm:
                     by_arm[arm] = rank
                     vote = weight * _confidence(self._confidence, arm, key) / (self._k + rank)
+                    if key in ceiling:
+                        vote = min(vote, ceiling[key])
                     self._parts.setdefault(key, {})[arm] = vote
 
     def ranked(self, limit: int | None = None) -> list[Fused[K]]:

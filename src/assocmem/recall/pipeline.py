@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from assocmem.links import hebbian as links
 from assocmem.links import lessons
-from assocmem.recall import cues, filters, fusion
+from assocmem.recall import cues, filters, fusion, weighing
 from assocmem.recall import evidence as provenance
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fused, Fusion
@@ -59,7 +59,9 @@ FUSION_DEPTH_PER_K = 5
 # The thread arm looks at the neighbours of this many best fused candidates, one
 # position either side: the turn before a hit often asks what the hit answers.
 THREAD_SEEDS = 10
-THREAD_WINDOW = 1
+# How many of the best lexical matches are measured for word coverage before the
+# rest: a match that holds half the question's words is near the top of BM25's list.
+WORDS_FIRST = 10
 # Pseudo-relevance feedback (Rocchio; RM3 in Abdul-Jaleel et al., TREC 2004) reads
 # the best few fused memories for words they share. Memories are short, so three
 # of them: more would pull in the topic's neighbours rather than the topic.
@@ -137,17 +139,22 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
-            **(_question_arms(store, view, request, question, space, probe, depth)
-               if request.query is not None and question is not None else {}),
             "concept_scoped": concept_scoped,
             "hebbian_retrieval": [seq for seq, _, _ in associative],
-        }  # fmt: skip
+        }
+        shares: dict[str, dict[int, float]] = {}
+        if question is not None:
+            arms, words, spread = _question_arms(
+                store, view, request, question, space, probe, depth, concept_scoped
+            )
+            rankings = {**arms, **rankings}
+            shares = _word_shares(words, spread, rankings, not request.concepts_given)
         learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
         voters = learned[:depth]
         rankings["learned"] = [hit.seq for hit in voters]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
-            confidence={"learned": {hit.seq: hit.confidence for hit in voters}},
+            confidence={"learned": {hit.seq: hit.confidence for hit in voters}, **shares},
         )
         votes.add({arm: keys for arm, keys in rankings.items() if arm != "learned"})
         # The later arms widen the question by what its best matches share
@@ -159,8 +166,14 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         votes.add({"learned": rankings["learned"]})
         if seeds and question is not None:
             later = _later_arms(store, view, question, space, probe, seeds, depth)
+            rankings["thread"], caps = _thread_arm(store, view, seeds, profile, depth)
             rankings.update(later)
-            votes.add(later)  # their votes join the same fusion
+            # their votes join the same fusion
+            # the widened word search is as decisive as the words it widens
+            widened = {"lexical_expansion": dict.fromkeys(later["lexical_expansion"], words.arm)}
+            votes.add(
+                {"thread": rankings["thread"], **later}, confidence=widened, caps={"thread": caps}
+            )
         fused = votes.ranked(depth)
         cues = [*request.cues, *(_question_cues(question) if question else [])]
         candidates = fused  # the fusion's best `depth`
@@ -231,13 +244,10 @@ def _later_arms(
     fused: list[Fused[int]],
     depth: int,
 ) -> dict[str, list[int]]:
-    """The arms seeded by the best fused candidates: their thread neighbours, and the
-    lexical and semantic searches again, widened by what the best few share."""
+    """The arms seeded by the best fused candidates beside their thread neighbours:
+    the lexical and semantic searches again, widened by what the best few share."""
     best = [f.key for f in fused[:FEEDBACK_DOCS]]
-    rankings = {
-        "thread": _thread_arm(store, view, fused, depth),
-        "lexical_expansion": _lexical_expansion(store, view, question, best, depth),
-    }
+    rankings = {"lexical_expansion": _lexical_expansion(store, view, question, best, depth)}
     if space is not None and probe is not None:
         vector = space.feedback_probe(store, probe, best)
         rankings["semantic_expansion"] = [s for s, _ in space.search(store, view, vector, depth)]
@@ -274,20 +284,69 @@ def _question_arms(
     space: VectorSpace | None,
     probe: np.ndarray | None,
     depth: int,
-) -> dict[str, list[int]]:
-    """The arms a question text runs: exact fingerprint, lexical and semantic."""
+    concept_scoped: Sequence[int],
+) -> tuple[dict[str, list[int]], weighing.WordEvidence, dict[int, float]]:
+    """The arms a question text runs (exact fingerprint, lexical and semantic); what
+    the words have to go on (`weighing.WordEvidence`, over the lexical hits and, for
+    concepts pulled from the words, the concept arm's); and the lexical ranking's
+    coverage spread along threads as its scores were."""
     fingerprint = content_hash(request.query or "")
     rankings = {"episodic": store.fingerprint_matches(view, fingerprint, depth)}
     terms = _informative(store, view, [*question.terms, *request.extra_terms])
     lexical = dict(store.lexical(view, terms, depth))
     profile = request.profile
-    rankings["lexical"] = _thread_ranked(store, view, lexical, lambda seqs: {}, profile)
+    rankings["lexical"], adjacency = _thread_ranked(store, view, lexical, lambda seqs: {}, profile)
     if space is not None and probe is not None:
         nearest = dict(space.search(store, view, probe, depth))
-        rankings["semantic"] = _thread_ranked(
+        rankings["semantic"], _ = _thread_ranked(
             store, view, nearest, lambda seqs: space.similarities(store, probe, seqs), profile
         )
-    return rankings
+    more = concept_scoped if not request.concepts_given else ()
+    words = _word_evidence(store, view, terms, lexical, more)
+    spread = weighing.spread(
+        words.coverage, adjacency, forward=profile.thread_forward, backward=profile.thread_backward
+    )
+    return rankings, words, spread
+
+
+def _word_shares(
+    words: weighing.WordEvidence,
+    spread: dict[int, float],
+    rankings: dict[str, list[int]],
+    own_words: bool,
+) -> dict[str, dict[int, float]]:
+    """The share of its vote each word arm's memory casts (`weighing`): the lexical
+    arm's by its thread-spread coverage; where the read's concepts come from its own
+    words, the concept arm's by coverage and the learned-link arm's as a whole."""
+    shares = {"lexical": words.votes(rankings.get("lexical", []), spread)}
+    if own_words:
+        shares["concept_scoped"] = words.votes(rankings["concept_scoped"])
+        shares["hebbian_retrieval"] = dict.fromkeys(rankings["hebbian_retrieval"], words.arm)
+    return shares
+
+
+def _word_evidence(
+    store: Store, view: View, terms: Sequence[str], lexical: dict[int, float], more: Sequence[int]
+) -> weighing.WordEvidence:
+    """What the words have to go on (`weighing.WordEvidence`): the best lexical matches
+    are measured first, and when one of them decides the question every word vote is
+    full, so the rest (the other matches, ``more``) need no measuring."""
+    if not terms or not (lexical or more):
+        return weighing.WordEvidence({})
+    size = store.size(view.scope)
+    measure = weighing.Coverage(terms, store.match_counts(view.scope, terms, size), size)
+    best = sorted(lexical, key=lambda seq: (-lexical[seq], seq))[:WORDS_FIRST]
+    coverage = _coverage(store, measure, best)
+    if not weighing.WordEvidence(coverage).decisive:
+        rest = [seq for seq in (*lexical, *more) if seq not in coverage]
+        coverage.update(_coverage(store, measure, rest))
+    return weighing.WordEvidence(coverage)
+
+
+def _coverage(store: Store, measure: weighing.Coverage, seqs: Sequence[int]) -> dict[int, float]:
+    """Each memory's share of the question's word information."""
+    fields = store.rank_fields(list(dict.fromkeys(seqs))) if seqs else {}
+    return {seq: measure.of(row.text) for seq, row in fields.items()}
 
 
 def _question_cues(question: QueryCues) -> list[Cue]:
@@ -316,15 +375,16 @@ def _thread_ranked(
     scores: dict[int, float],
     score_more: Callable[[list[int]], dict[int, float]],
     profile: Profile,
-) -> list[int]:
+) -> tuple[list[int], dict[int, tuple[int | None, int | None]]]:
     """An arm's hits and their thread neighbours, ranked by thread-smoothed score
-    (with the profile's shares forward and backward).
+    (with the profile's shares forward and backward); and the thread adjacency of
+    the memories ranked.
 
     ``score_more`` gives the arm's score for neighbours it did not return
     (the semantic arm can; the lexical arm's unmatched memories score nothing).
     """
     if not scores:
-        return []
+        return [], {}
     adjacency = store.thread_adjacency(view, list(scores))
     neighbours = {n for pair in adjacency.values() for n in pair if n is not None} - set(scores)
     if neighbours:
@@ -333,7 +393,7 @@ def _thread_ranked(
     smoothed = fusion.smooth_along_threads(
         scores, adjacency, forward=profile.thread_forward, backward=profile.thread_backward
     )
-    return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq))
+    return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq)), adjacency
 
 
 def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int]:
@@ -372,15 +432,27 @@ def _informative(store: Store, view: View, terms: Sequence[str]) -> list[str]:
     return kept or [min(terms, key=lambda term: (counts[term], term))]
 
 
-def _thread_arm(store: Store, view: View, fused: list[Fused[int]], depth: int) -> list[int]:
-    """Thread neighbours of the best candidates, in the order of the hit they border."""
-    seeds = [f.key for f in fused[:THREAD_SEEDS]]
-    around = store.thread_neighbors(view, seeds, THREAD_WINDOW)
+def _thread_arm(
+    store: Store, view: View, fused: list[Fused[int]], profile: Profile, depth: int
+) -> tuple[list[int], dict[int, float]]:
+    """Thread neighbours of the best candidates, in the order of the hit they border;
+    and each one's cap: the profile's share of that hit's fused score (forward for
+    the memory after it, backward for the one before), so a neighbour is supported
+    by its hit's evidence and never by more of it."""
+    seeds = fused[:THREAD_SEEDS]
+    adjacency = store.thread_adjacency(view, [f.key for f in seeds])
     ranked: dict[int, None] = {}
+    caps: dict[int, float] = {}
     for seed in seeds:
-        for neighbor, _ in sorted(around.get(seed, []), key=lambda n: (n[1], n[0])):
-            ranked.setdefault(neighbor)
-    return list(ranked)[:depth]
+        before, after = adjacency.get(seed.key, (None, None))
+        sides = ((before, profile.thread_backward), (after, profile.thread_forward))
+        for neighbour, share in sides:
+            if neighbour is None or neighbour == seed.key:
+                continue
+            ranked.setdefault(neighbour)
+            caps[neighbour] = max(caps.get(neighbour, 0.0), share * seed.score)
+    order = list(ranked)[:depth]
+    return order, {seq: caps[seq] for seq in order}
 
 
 def _boosts(

@@ -131,13 +131,6 @@ class Store(abc.ABC):
         once no memory of its layer carries it)."""
 
     @abc.abstractmethod
-    def thread_neighbors(
-        self, view: View, seqs: Sequence[int], window: int
-    ) -> dict[int, list[tuple[int, int]]]:
-        """For each memory, the visible memories of its thread within ``window``
-        positions, as ``(neighbor seq, distance)``."""
-
-    @abc.abstractmethod
     def touch(self, seqs: Sequence[int], when: str) -> None:
         """Record a read: restart these memories' decay clocks at ``when``."""
 

@@ -117,31 +117,3 @@ class VisibilityQueries(SQLConnection):
             layers,
         )
         return sorted(author for (author,) in rows)
-
-    @translated
-    def thread_neighbors(
-        self, view: View, seqs: Sequence[int], window: int
-    ) -> dict[int, list[tuple[int, int]]]:
-        where, params = self._view_sql(view, self._layers(view.scope), "n")
-        found: dict[int, list[tuple[int, int]]] = {}
-        # Only a memory with a thread has neighbours: one statement finds which do.
-        threaded = {
-            seq
-            for (seq,) in self._query_in(
-                KEYED + "SELECT seq FROM memories WHERE thread IS NOT NULL AND seq IN (?*)", seqs
-            )
-        }
-        for seq in seqs:
-            if seq not in threaded:
-                found[seq] = []
-                continue
-            for direction, order in ((">", "ASC"), ("<", "DESC")):
-                rows = self._query(
-                    "SELECT n.seq FROM memories m JOIN memories n"
-                    " ON n.scope_id = m.scope_id AND n.thread = m.thread"
-                    f" WHERE m.seq = ? AND n.seq {direction} m.seq AND {where}"
-                    f" ORDER BY n.seq {order} LIMIT ?",
-                    [seq, *params, window],
-                )
-                found.setdefault(seq, []).extend((n, d) for d, (n,) in enumerate(rows, start=1))
-        return found
