@@ -58,13 +58,15 @@ def test_report_has_every_section(report: dict[str, Any]) -> None:
     assert report["interference"]["taught_types"] == [0, 2, 4, 6]
     transfer = report["locomo"]
     overall = transfer["recall@10"]["overall(1-4)"]
-    assert overall["n"] == 8  # the tiny file's 8 scored questions, each held out twice
+    assert overall["n"] == 9  # the tiny file's 9 scored questions, each held out twice
     assert len(overall["gain"]["ci95"]) == 2
     assert transfer["repeats"] == 2 and len(transfer["folds"]) == 4
-    assert [fold["n"] for fold in transfer["folds"]] == [4, 4, 4, 4]
-    # A question's recall is its mean over the folds that held it out.
+    assert [fold["n"] for fold in transfer["folds"]] == [4, 5, 4, 5]
+    # A question's recall is its mean over the folds that held it out (each question
+    # is held out once per repeat, so the folds count by their sizes).
     for system in ("no_feedback", "feedback", "random"):
-        folded = sum(fold[system] for fold in transfer["folds"]) / 4
+        held = sum(fold["n"] for fold in transfer["folds"])
+        folded = sum(fold[system] * fold["n"] for fold in transfer["folds"]) / held
         assert overall[system] == pytest.approx(folded, abs=0.002)
 
 
