@@ -51,7 +51,7 @@ CASES: list[tuple[str, str, dict[str, Any], str, str]] = [
     ("relation id beyond 64 bits", "retract", {"relation_ids": [2**70]}, "InvalidInput",
      "relation_ids"),
     ("get nested ids", "get", {"ids": [[]]}, "InvalidInput", "ids"),
-    ("feedback nested ids", "feedback", {"ids": [[]], "outcome": 1.0}, "InvalidInput", "ids"),
+    ("feedback nested ids", "feedback", {"used": [[]], "outcome": 1.0}, "InvalidInput", "used"),
     ("forget nested ids", "forget", {"ids": [[]]}, "InvalidInput", "ids"),
     ("history int key", "history", {"key": 5}, "InvalidInput", "key"),
     ("history dict key", "history", {"key": {"a": "b", "c": "d"}}, "InvalidInput", "key"),

@@ -32,6 +32,7 @@ from assocmem.errors import (
     TextTooLong,
     UnknownEntity,
     UnknownMemory,
+    UnknownRead,
 )
 from assocmem.memory import Memory
 from assocmem.trust.attest import attest
@@ -199,6 +200,7 @@ __all__ = [
     "TextTooLong",
     "Traversal",
     "UnknownEntity",
+    "UnknownRead",
     "UnknownMemory",
     "Via",
     "WriteResult",

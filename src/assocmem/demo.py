@@ -52,7 +52,7 @@ def learn(db: str) -> dict[str, Any]:
         before = mem.read(concepts=QUESTION)
         used = [item.id for item in before.items if item.text.startswith("Backoff")]
         for _ in range(2):
-            mem.feedback(used, outcome=1.0, query_concepts=before.query_concepts)
+            mem.feedback(used, outcome=1.0, read=before.id)
         return {"before": summary(before), "after": summary(mem.read(concepts=QUESTION))}
 
 

@@ -15,7 +15,8 @@ reach a caller untranslated.
     │   └── SelfRatification                    a claim's author tried to ratify it
     ├── NotFound (also LookupError)
     │   ├── UnknownMemory                       an id the caller cannot see
-    │   └── UnknownEntity                       a name no readable entity answers to
+    │   ├── UnknownEntity                       a name no readable entity answers to
+    │   └── UnknownRead                         a read handle not kept in the caller's scope
     ├── AccessDenied                            identity or role may not do this
     │   ├── AuthenticationRequired              no valid credentials were presented
     │   ├── PathRefused                         a folder outside the allowed roots
@@ -88,6 +89,12 @@ class UnknownMemory(NotFound):
 
 class UnknownEntity(NotFound):
     """No entity the caller can read answers to this name or alias."""
+
+
+class UnknownRead(NotFound):
+    """A read handle (`ReadResult.id`) that no read of the caller's scope kept: made
+    elsewhere, forgotten with what it returned, or pruned (reads are kept a bounded
+    number per scope)."""
 
 
 class AccessDenied(AssocmemError):

@@ -708,23 +708,37 @@ class Memory(
     @checked_arguments()
     def feedback(
         self,
-        ids: Sequence[str],
+        used: Sequence[str],
         outcome: float,
         query_concepts: Sequence[str] | None = None,
+        read: str | None = None,
     ) -> FeedbackResult:
-        """Rate the memories an answer relied on, with ``outcome`` in [-1, 1].
+        """Rate the memories an answer used, with ``outcome`` in [-1, 1].
 
-        Every link between a query concept and a concept of a rated memory moves
-        by ``outcome`` (never below zero), each rated memory's valence moves toward
-        it, and the call is appended to the feedback log. Rate only what the
-        answer used. Ids not readable here raise `UnknownMemory`; nothing changes.
+        ``read`` is the handle of the read that found them (its result's ``id``):
+        what it asked is taught, its concepts and, where an embedder was attached,
+        its meaning, so a later question in other words finds them too. Without a
+        handle, ``query_concepts`` names what was asked (``[]``: rate with no
+        question); a call with neither is refused. Every link between a query
+        concept and a concept of a rated memory moves by ``outcome`` (never below
+        zero), each rated memory's valence moves toward it, and the call is
+        appended to the feedback log. Rate only what the answer used. Ids not
+        readable here raise `UnknownMemory`, a handle not kept here `UnknownRead`;
+        nothing changes.
         """
-        wanted = records.check_ids(ids)
+        wanted = records.check_ids(used, field="used")
         score = records.check_outcome(outcome)
+        if read is None and query_concepts is None:
+            raise InvalidInput(
+                "feedback needs read (the read's id) or query_concepts ([] to rate with"
+                " no question)",
+                field="read",
+            )
+        handle = requests.check_read_id(read) if read is not None else None
         concepts = [
             n for n, _ in records.check_concepts(query_concepts or [], field="query_concepts")
         ]
-        return links.apply_feedback(self._store, self.scope, wanted, score, concepts)
+        return links.apply_feedback(self._store, self.scope, wanted, score, concepts, handle)
 
     @checked_arguments()
     def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:

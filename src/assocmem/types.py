@@ -158,7 +158,9 @@ class Via(_Plain):
     """One learned link a read followed: ``path`` runs from a query concept to ``concept``.
 
     ``weight`` is the path's strength: the link weight for one hop, the weakest
-    link along the path for more.
+    link along the path for more. An earlier rated read that meant what this one
+    means (a precedent) is named ``read:<its id>``, with its similarity weight and
+    its concepts as the path.
     """
 
     concept: str
@@ -204,6 +206,8 @@ class ReadResult(_Plain):
     empty result says why. ``arms`` says which arms ran;
     ``bounds`` says whether the fan-out cap was reached (``expansion_capped``)
     and how many reached concepts it cut at least (``expanded_concepts_cut``).
+    ``id`` is the read's handle: pass it to `Memory.feedback` as ``read=`` to teach
+    what this read asked (see `links.precedents`).
     """
 
     items: tuple[Item, ...]
@@ -213,6 +217,8 @@ class ReadResult(_Plain):
     bounds: dict[str, int] = field(default_factory=dict)
     mode: str = "recall"
     gates: dict[str, list[str]] = field(default_factory=dict)
+    # Two reads that found the same are equal, whatever their handles.
+    id: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)

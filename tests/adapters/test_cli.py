@@ -51,7 +51,20 @@ def test_write_read_feedback_graph_stats(capsys: pytest.CaptureFixture[str], db_
     code, out, _ = run(capsys, db_path, "export")
     assert [json.loads(line)["text"] for line in out.splitlines()][-1] == "Backoff fixed it."
     code, out, _ = run(capsys, db_path, "read", "why did it time out")
-    assert code == 0 and out.startswith("asked:")
+    assert code == 0 and out.startswith("read ") and " asked: " in out.splitlines()[0]
+
+
+def test_a_later_call_rates_through_the_handle_an_earlier_read_printed(
+    capsys: pytest.CaptureFixture[str], db_path: str
+) -> None:
+    code, out, _ = run(capsys, db_path, "write", "Backoff fixed the flaky deploy.")
+    fix = out.strip()
+    code, out, _ = run(capsys, db_path, "read", "why does the gateway time out")
+    handle = out.split()[1]  # each call its own process's Memory: the handle outlives it
+    code, out, _ = run(capsys, db_path, "feedback", fix, "--outcome", "1", "--read", handle)
+    assert code == 0 and "lessons taught" in out
+    code, out, _ = run(capsys, db_path, "--json", "read", "why does the gateway time out")
+    assert json.loads(out)["items"][0]["source"] == "learned"
 
 
 @pytest.mark.parametrize(
@@ -59,7 +72,7 @@ def test_write_read_feedback_graph_stats(capsys: pytest.CaptureFixture[str], db_
     [
         (["write", "   "], 2, "text must not be empty"),
         (["write", "x", "--meta", "{bad"], 2, "--meta must be JSON"),
-        (["feedback", "nope", "--outcome", "1"], 3, "no memory 'nope'"),
+        (["feedback", "nope", "--outcome", "1", "--read", "01NOREAD"], 3, "no memory 'nope'"),
         (["feedback", "nope", "--outcome", "2"], 2, "outcome must be in [-1, 1]"),
         (["read", "-c", "x", "--hops", "9"], 2, "hops must be an integer"),
         (["read", "x", "--where", "{bad"], 2, "--where must be JSON"),

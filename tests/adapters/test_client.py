@@ -273,7 +273,7 @@ def test_errors_arrive_as_the_same_class(tmp_path: Path) -> None:
     with running_server(str(tmp_path / "e.db")) as url:
         client: Callable[..., Any] = Client(url).feedback
         with pytest.raises(UnknownMemory, match="no memory 'x'"):
-            client(["x"], 1.0)
+            client(["x"], 1.0, query_concepts=[])
 
 
 def test_a_body_over_the_servers_limit_is_refused_naming_it(tmp_path: Path) -> None:

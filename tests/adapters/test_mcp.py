@@ -51,17 +51,17 @@ async def session_story(db: str) -> dict[str, Any]:
         recalled = payload(await client.call_tool("read", {"concepts": ["timeout"], "k": 500}))
         seen["read"] = recalled
         backoff = next(i for i in recalled["items"] if i["record"]["text"].startswith("Backoff"))
-        payload(await client.call_tool("feedback", {
-            "ids": [backoff["record"]["id"]], "outcome": 1.0,
-            "query_concepts": ["timeout"]}))  # fmt: skip
+        rated = {"used": [backoff["record"]["id"]], "outcome": 1.0, "read": recalled["id"]}
+        payload(await client.call_tool("feedback", rated))  # through the read's handle
         exported = payload(await client.call_tool("export", {}))
         seen["exported"] = len(exported["result"])
         edges = payload(await client.call_tool("graph", {"concepts": ["timeout"]}))["edges"]
         seen["edges"] = {(e["source"], e["target"]): e["weight"] for e in edges}
-        failed = await client.call_tool("feedback", {"ids": ["nope"], "outcome": 1.0})
+        failed = await client.call_tool("feedback", {"used": ["nope"], "outcome": 1.0,
+                                                     "query_concepts": []})  # fmt: skip
         seen["error"] = (failed.is_error, failed.content[0].text)
         out_of_range = await client.call_tool("feedback", {
-            "ids": [backoff["record"]["id"]], "outcome": 5,
+            "used": [backoff["record"]["id"]], "outcome": 5,
             "query_concepts": ["timeout"]})  # fmt: skip
         seen["range_error"] = (out_of_range.is_error, out_of_range.content[0].text)
         edges = payload(await client.call_tool("graph", {"concepts": ["timeout"]}))["edges"]

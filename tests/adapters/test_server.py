@@ -74,8 +74,9 @@ def test_the_identity_comes_from_the_key(served: dict[str, Any]) -> None:
         ("write", {"text": "x", "kind": "dream"}, 422, "InvalidInput"),
         ("write", {"txt": "x"}, 422, "InvalidInput"),
         ("read", {"query": "x", "k": "many"}, 422, "InvalidInput"),
-        ("feedback", {"ids": ["nope"], "outcome": 1}, 404, "UnknownMemory"),
-        ("feedback", {"ids": ["nope"], "outcome": 7}, 422, "InvalidOutcome"),
+        ("feedback", {"used": ["nope"], "outcome": 1, "read": "01NOREAD"}, 404, "UnknownMemory"),
+        ("feedback", {"used": ["nope"], "outcome": 7}, 422, "InvalidOutcome"),
+        ("feedback", {"used": ["nope"], "outcome": 1}, 422, "InvalidInput"),
         ("traverse", {"entity": "nobody"}, 404, "UnknownEntity"),
         ("read", {"query": "x", "where": {"a": {"$regex": 1}}}, 422, "InvalidInput"),
     ],
@@ -188,7 +189,7 @@ def _agent_a_world(url: str, key: str, vault: str) -> dict[str, str]:
                 {"subject": f"{SECRET_TOKEN}-entity", "predicate": "runs", "object": "Gateway"}]},
         }, key)  # fmt: skip
         ids[label] = result["id"]
-    post(url, "feedback", {"ids": [ids["note"]], "outcome": 1, "query_concepts": ["gateway"]}, key)
+    post(url, "feedback", {"used": [ids["note"]], "outcome": 1, "query_concepts": ["gateway"]}, key)
     post(url, "vault_index", {"path": vault}, key)
     # a candidate procedure of A's, resting on two of A's episodes
     runs = [
@@ -214,7 +215,7 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "read": {"query": f"{SECRET_TOKEN} gateway runbook", "k": 50, "include_superseded": True},
         "get": {"ids": [note]},
         "export": {},
-        "feedback": {"ids": [note], "outcome": 1.0, "query_concepts": ["gateway"]},
+        "feedback": {"used": [note], "outcome": 1.0, "query_concepts": ["gateway"]},
         "graph": {"concepts": ["gateway", SECRET_TOKEN], "depth": 3},
         "stats": {},
         "soft_read": {"query_key": [1.0]},
@@ -396,3 +397,20 @@ def test_an_embedder_instance_is_attached(tmp_path: Path) -> None:
         assert client.post("/v1/write", json={"text": "backoff fixed the flaky call"}).is_success
         read = client.post("/v1/read", json={"query": "flaky call"}).json()
     assert read["arms"]["semantic"] and toy.calls
+
+
+def test_a_served_read_hands_back_a_handle_its_feedback_names(tmp_path: Path) -> None:
+    # Reads run on the server's reader connections; their handles are kept by the writer.
+    with running_server(str(tmp_path / "handles.db")) as url:
+        _, written = post(url, "write", {"text": "Backoff fixed the flaky deploy."})
+        _, read = post(url, "read", {"query": "why does the gateway time out", "k": 3})
+        assert read["id"]
+        status, rated = post(url, "feedback", {"used": [written["id"]], "outcome": 1,
+                                              "read": read["id"]})  # fmt: skip
+        assert status == 200 and rated["lessons_updated"] == len(read["query_concepts"])
+        _, again = post(url, "read", {"query": "why does the gateway time out", "k": 3})
+        assert again["items"][0]["record"]["id"] == written["id"]
+        assert again["items"][0]["source"] == "learned"
+        status, unknown = post(url, "feedback", {"used": [written["id"]], "outcome": 1,
+                                                 "read": "01NOSUCHREAD"})  # fmt: skip
+        assert status == 404 and unknown["error"]["type"] == "UnknownRead"

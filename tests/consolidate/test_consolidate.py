@@ -155,8 +155,8 @@ def test_value_by_cohort_reports_cohorts_never_memories(store_target: Target) ->
         a = mem.write("alpha", tags=["ops"], value=2.0, observed_at="2026-01-05T10:00:00Z")
         b = mem.write("beta", tags=["ops", "db"], value=4.0, observed_at="2026-02-02T10:00:00Z")
         mem.write("gamma", observed_at="2026-02-03T10:00:00Z")
-        mem.feedback([a.id or "", b.id or ""], 1.0)
-        mem.feedback([b.id or ""], -0.5)
+        mem.feedback([a.id or "", b.id or ""], 1.0, query_concepts=[])
+        mem.feedback([b.id or ""], -0.5, query_concepts=[])
         tags = {c.cohort: c for c in mem.value_by_cohort().cohorts}
         assert set(tags) == {"ops", "db", "(untagged)"}
         assert (tags["ops"].memories, tags["ops"].mean_value) == (2, 3.0)

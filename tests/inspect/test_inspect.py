@@ -104,8 +104,8 @@ def test_inspect_opens_a_record_whole(mem: Memory) -> None:
     other = mem.write("sqlite is one file").id
     assert old and new and other
     rated = mem.feedback([new], 1.0, ["database"])
-    mixed = mem.feedback([new, other], -0.5)
-    mem.feedback([other], 1.0)
+    mixed = mem.feedback([new, other], -0.5, query_concepts=[])
+    mem.feedback([other], 1.0, query_concepts=[])
     declared = mem.declare(
         {"entities": [{"name": "Alice", "aliases": ["al"]}],
          "relations": [
@@ -147,7 +147,7 @@ def test_health_counts_what_stats_counts(mem: Memory, backend: str) -> None:
     done = mem.write("deploy fixed", kind="semantic").id
     assert done
     for outcome in (1.0, -1.0, 0.5):
-        mem.feedback([done], outcome)
+        mem.feedback([done], outcome, query_concepts=[])
     health, stats = mem.health(), mem.stats()
     assert health.backend == backend
     assert (health.memories, health.concepts, health.links, health.feedback) == (
@@ -163,7 +163,7 @@ def test_health_counts_what_stats_counts(mem: Memory, backend: str) -> None:
 def test_health_keeps_only_the_last_ten_feedback_calls(mem: Memory) -> None:
     done = mem.write("deploy fixed").id
     assert done
-    calls = [mem.feedback([done], i / 20).id for i in range(12)]
+    calls = [mem.feedback([done], i / 20, query_concepts=[]).id for i in range(12)]
     assert [f.id for f in mem.health().recent_feedback] == calls[::-1][:10]
 
 

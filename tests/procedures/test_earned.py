@@ -62,10 +62,10 @@ def test_default_reads_are_identical(store_target: Target) -> None:
         for text in ["the deploy key rotates every monday", *FILLER]:
             mem.write(text)
         # A fixed as_of: decay is measured at one moment, so only drift could differ.
-        first = mem.read("deploy key report", as_of=AS_OF).to_dict()
+        first = mem.read("deploy key report", as_of=AS_OF)
         for _ in range(5):
-            again = mem.read("deploy key report", as_of=AS_OF).to_dict()
-            assert again == first
+            again = mem.read("deploy key report", as_of=AS_OF)
+            assert again == first  # the same items and figures; each read its own handle
         assert {r.value for r in mem.export()} == {1.0}
     with pytest.raises(InvalidInput) as raised:
         Memory(reinforce="yes")  # type: ignore[arg-type]
@@ -82,8 +82,8 @@ def test_graduation_needs_corroboration(store_target: Target) -> None:
         mem.write("the queue holds 1k jobs!", source="https://b.example.com")
         confident = mem.write("the moon is cheese", confidence=1.0, value=9.0).id or ""
         unhelped = mem.write("the printer is on floor 2").id or ""
-        mem.feedback([helped], 0.8)
-        mem.feedback([unhelped], -0.5)
+        mem.feedback([helped], 0.8, query_concepts=[])
+        mem.feedback([unhelped], -0.5, query_concepts=[])
         mem.credit([credited], "good")
 
         report = mem.graduate()
@@ -108,6 +108,6 @@ def test_slashed_memories_do_not_graduate(store_target: Target) -> None:
     with Memory(store_target(), agent_id="a") as mem:
         claim = mem.write("the vpn is down", source="https://one.example.net").id or ""
         mem.write("The vpn is down", source="https://two.example.org")
-        mem.feedback([claim], 1.0)
+        mem.feedback([claim], 1.0, query_concepts=[])
         mem.slash([claim], scope="memory")
         assert claim not in {g.id for g in mem.graduate().graduated}

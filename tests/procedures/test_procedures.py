@@ -94,7 +94,7 @@ def test_the_gate_needs_two_successes_and_passing_checks(store_target: Target) -
                                          "access": {"$ne": "denied"}}, CHECKS[:1])  # fmt: skip
         assert "has 0" in (mem.promote_procedure(unearned.id).reason or "")
         # Helpful feedback makes an episode a success.
-        mem.feedback(plain, 1.0)
+        mem.feedback(plain, 1.0, query_concepts=[])
         assert mem.promote_procedure(unearned.id).status == "promoted"
 
 

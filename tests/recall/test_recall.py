@@ -81,13 +81,13 @@ def test_episodic_arm_matches_the_exact_text(mem: Memory) -> None:
     assert result.items[0].sources["episodic"] == 1
 
 
-def test_without_an_embedder_everything_but_the_vector_arm_runs(store_target: Target) -> None:
+def test_without_an_embedder_everything_but_the_vector_arms_runs(store_target: Target) -> None:
     with Memory(store_target("plain"), agent_id="ops") as mem:
         mem.write("The backup job timed out at midnight.")
         result = mem.read("backup timed out")
         assert result.arms == {
             "episodic": True, "lexical": True, "semantic": False, "concept_scoped": True,
-            "learned": True, "hebbian_retrieval": True, "thread": True,
+            "learned": True, "precedent": False, "hebbian_retrieval": True, "thread": True,
             "lexical_expansion": True, "semantic_expansion": False,
         }  # fmt: skip
         assert result.items[0].text.startswith("The backup")

@@ -1,16 +1,11 @@
 """What the words have to go on: coverage, the word arms' vote shares, and thread caps.
 
-The read-level tests use an embedder that knows a few synonyms (registered through
-the real plugin path), so meaning without shared words is exact and fast on both
-backends; `bench locomo`'s `no shared words` slice measures the same on real text
-with the default embedder.
+The read-level tests use an embedder that knows a few synonyms (`tests.synonyms`),
+so meaning without shared words is exact and fast on both backends; `bench locomo`'s
+`no shared words` slice measures the same on real text with the default embedder.
 """
 
 from __future__ import annotations
-
-import hashlib
-from collections.abc import Iterator, Sequence
-from typing import Any
 
 import pytest
 
@@ -18,47 +13,13 @@ from assocmem import Memory
 from assocmem.recall import fusion, weighing
 from assocmem.recall.fusion import Fusion
 from assocmem.recall.profiles import CONVERSATION
-from assocmem.text.concepts import fold_word, is_keyword, tokenize
-from assocmem.vectors.embedders import Embedder, register_embedder, unregister_embedder
 from tests.conftest import Target
-
-numpy = pytest.importorskip("numpy")
+from tests.synonyms import synonyms  # noqa: F401  (the fixture)
 
 FIRST_STAGE = ("episodic", "lexical", "semantic", "concept_scoped", "hebbian_retrieval")
 
-# Words that mean one thing, as an embedder would place them.
-SENSES = {
-    "run": "jog run sprint dash",
-    "far": "farther longer distance",
-    "calm": "unwind relax calm soothe",
-    "work": "office work job desk",
-}
-SENSE = {fold_word(w): sense for sense, words in SENSES.items() for w in words.split()}
-
-
-class SynonymEmbedder(Embedder):
-    """Bag of senses: each content word folded to its sense where it has one, then hashed."""
-
-    dims = 256
-    model_id = "test-synonyms-256"
-    batch_size = 32
-
-    def embed_batch(self, texts: Sequence[str]) -> Any:
-        matrix = numpy.zeros((len(texts), self.dims), dtype=numpy.float32)
-        for row, text in enumerate(texts):
-            for word in filter(is_keyword, tokenize(text)):
-                key = SENSE.get(fold_word(word), fold_word(word))
-                digest = hashlib.blake2b(key.encode(), digest_size=4).digest()
-                matrix[row, int.from_bytes(digest, "big") % self.dims] += 1.0
-        return matrix
-
-
-@pytest.fixture(autouse=True)
-def synonyms() -> Iterator[None]:
-    register_embedder("synonyms", SynonymEmbedder)
-    yield
-    unregister_embedder("synonyms")
-
+# Every test here may attach the embedder that knows a few synonyms.
+pytestmark = pytest.mark.usefixtures("synonyms")
 
 NOTE = "Running longer distances helps me relax after work."
 # Shares no word with NOTE, and one everyday word with each line of chatter.

@@ -88,7 +88,7 @@ def _activity(other: Memory) -> None:
             "relations": [{"subject": f"node{i}", "predicate": "talks to",
                            "object": f"node{i + 1}"}],
         })  # fmt: skip
-        other.feedback([note.id or ""], 1.0)
+        other.feedback([note.id or ""], 1.0, query_concepts=[])
 
 
 def _ids_seen(mem: Memory, round_: int) -> list[int]:
@@ -101,7 +101,7 @@ def _ids_seen(mem: Memory, round_: int) -> list[int]:
         {"subject": f"bob{round_}", "predicate": "reports to", "object": f"alice{round_}"}
     ]})  # fmt: skip
     traversal = mem.traverse(f"alice{round_}")
-    feedback = mem.feedback([note.id or ""], 0.5)
+    feedback = mem.feedback([note.id or ""], 0.5, query_concepts=[])
     return [
         *declared.relations, feedback.id,
         *(e.id for e in traversal.entities), *(r.id for r in traversal.relations),

@@ -196,7 +196,7 @@ def test_a_store_holding_unpadded_years_is_repaired_when_opened(
                           recheck_by=LATEST).id  # fmt: skip
         second = mem.write("the deploy worked", concepts=["deploy"]).id
         assert first and second
-        mem.feedback([first], 1.0)
+        mem.feedback([first], 1.0, query_concepts=[])
         relation = {"subject": "deploy", "predicate": "is", "object": "risky"}
         mem.declare({"relations": [relation]}, anchor_ref=f"mem:{first}")
     sql(target, "UPDATE memories SET accessed_at = created_at")  # as a read in its window does

@@ -275,7 +275,7 @@ def test_reads_are_byte_identical_before_and_after_the_trust_migration(tmp_path:
         ]:
             mem.write(text, source=source, observed_at="2026-05-01T00:00:00Z")
         mem.read("deploy", as_of=AS_OF)  # the first read restarts the decay clocks
-        before = json.dumps(mem.read("deploy", as_of=AS_OF).to_dict(), sort_keys=True)
+        before = mem.read("deploy", as_of=AS_OF)
         records = json.dumps([r.to_dict() for r in mem.export()], sort_keys=True)
     # The store as an assocmem without the trust layer left it.
     with sqlite3.connect(path) as raw:
@@ -284,5 +284,5 @@ def test_reads_are_byte_identical_before_and_after_the_trust_migration(tmp_path:
         raw.execute("DELETE FROM schema_migrations WHERE name = '0012_trust'")
         raw.execute("DELETE FROM store_info WHERE key = 'source_canon'")
     with Memory(path, agent_id="a") as mem:
-        assert json.dumps(mem.read("deploy", as_of=AS_OF).to_dict(), sort_keys=True) == before
+        assert mem.read("deploy", as_of=AS_OF) == before  # each read has its own handle
         assert json.dumps([r.to_dict() for r in mem.export()], sort_keys=True) == records

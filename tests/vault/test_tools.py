@@ -25,7 +25,7 @@ def test_relevant_notes_rank_by_relevance_times_accrued_value(indexed: Memory) -
     # Value accrues with use: a helpful rating of a lower note's chunk lifts its value.
     second = hits[1]
     record = next(r for r in indexed._store.records(indexed._vault, _ids(indexed, second.note)))
-    Memory.attached(indexed._store, indexed._vault).feedback([record.id], 1.0)
+    Memory.attached(indexed._store, indexed._vault).feedback([record.id], 1.0, query_concepts=[])
     again = {h.note: h for h in indexed.relevant_notes("how does feedback speed up learning", k=3)}
     assert again[second.note].value > 1.0
 

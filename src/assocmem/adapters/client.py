@@ -290,14 +290,24 @@ class Client:
         return cast("Iterator[Record]", self._send("export", locals()))
 
     def feedback(
-        self, ids: Sequence[str], outcome: float, query_concepts: Sequence[str] | None = None
+        self,
+        used: Sequence[str],
+        outcome: float,
+        query_concepts: Sequence[str] | None = None,
+        read: str | None = None,
     ) -> FeedbackResult:
-        """Rate the memories an answer relied on, with ``outcome`` in [-1, 1].
+        """Rate the memories an answer used, with ``outcome`` in [-1, 1].
 
-        Every link between a query concept and a concept of a rated memory moves
-        by ``outcome`` (never below zero), each rated memory's valence moves toward
-        it, and the call is appended to the feedback log. Rate only what the
-        answer used. Ids not readable here raise `UnknownMemory`; nothing changes.
+        ``read`` is the handle of the read that found them (its result's ``id``):
+        what it asked is taught, its concepts and, where an embedder was attached,
+        its meaning, so a later question in other words finds them too. Without a
+        handle, ``query_concepts`` names what was asked (``[]``: rate with no
+        question); a call with neither is refused. Every link between a query
+        concept and a concept of a rated memory moves by ``outcome`` (never below
+        zero), each rated memory's valence moves toward it, and the call is
+        appended to the feedback log. Rate only what the answer used. Ids not
+        readable here raise `UnknownMemory`, a handle not kept here `UnknownRead`;
+        nothing changes.
         """
         return cast("FeedbackResult", self._send("feedback", locals()))
 

@@ -16,8 +16,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assocmem.errors import UnknownMemory
-from assocmem.links import lessons
+from assocmem.errors import UnknownMemory, UnknownRead
+from assocmem.links import lessons, precedents
 from assocmem.store import LinkRow, Store, View
 from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
 
@@ -141,8 +141,11 @@ def apply_feedback(
     ids: Sequence[str],
     outcome: float,
     query_concepts: Sequence[str],
+    read: str | None = None,
 ) -> FeedbackResult:
-    """Rate the memories an answer relied on (validated arguments), in one transaction."""
+    """Rate the memories an answer relied on (validated arguments), in one transaction.
+    With ``read``, the concepts that read asked join ``query_concepts``, and its
+    meaning is taught too (`precedents`)."""
     with store.transaction():
         seqs = store.visible_seqs(scope, ids)
         for memory_id in ids:
@@ -150,6 +153,15 @@ def apply_feedback(
                 raise UnknownMemory(
                     f"no memory {memory_id!r} is readable in this scope", record_id=memory_id
                 )
+        asked = store.asked_read(scope, read) if read is not None else None
+        if read is not None and asked is None:
+            raise UnknownRead(
+                f"no read {read!r} is kept in this scope (made elsewhere, forgotten with"
+                " what it returned, or pruned)"
+            )
+        if asked is not None:
+            query_concepts = list(dict.fromkeys([*asked.concepts, *query_concepts]))
+            store.teach_read(asked.id, precedents.rated(list(seqs.values()), outcome))
         query_ids = sorted(set(store.intern_concepts(query_concepts).values()))
         classes = store.access_of(list(seqs.values()))
         concepts = store.concepts_of(list(seqs.values()))

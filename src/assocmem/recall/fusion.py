@@ -27,8 +27,8 @@ RRF_K = 60.0
 
 # Arm order: on equal rank, the earlier arm is named as an item's source.
 ARM_ORDER: tuple[str, ...] = (
-    "episodic", "lexical", "semantic", "concept_scoped", "learned", "hebbian_retrieval",
-    "thread", "lexical_expansion", "semantic_expansion",
+    "episodic", "lexical", "semantic", "concept_scoped", "learned", "precedent",
+    "hebbian_retrieval", "thread", "lexical_expansion", "semantic_expansion",
 )  # fmt: skip
 
 # Weight of each arm's vote. The three arms that match the question itself
@@ -54,13 +54,20 @@ ARM_ORDER: tuple[str, ...] = (
 # arm ranked first, and one explaining half the question stands with a memory both
 # direct arms rank first. A vote a quarter as confident weighs one direct arm's:
 # alone it ranks with what only one arm found. With no lesson for the question's
-# concepts the arm is empty.
+# concepts the arm is empty. The precedent arm reaches what outcomes taught by
+# meaning instead (earlier rated reads near this question: see `precedents`): that
+# a past question is near this one is the embedder's judgement, as the semantic
+# arm's is, so it votes as a direct arm does, times the share of the nearby past
+# questions that agree. It adds to what the words were taught; it does not
+# outvote them, since past questions about other things sit as near to a question
+# as rewordings of it often do.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,
     "semantic": 1.0,
     "concept_scoped": 1.0,
     "learned": 4.0,
+    "precedent": 1.0,
     "hebbian_retrieval": 0.5,
     "thread": 0.5,
     "lexical_expansion": 0.5,

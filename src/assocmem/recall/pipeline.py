@@ -28,6 +28,7 @@ Invariant: the same store state and request give the same items in the same orde
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +36,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from assocmem.links import hebbian as links
-from assocmem.links import lessons
+from assocmem.links import lessons, precedents
 from assocmem.recall import cues, filters, fusion, weighing
 from assocmem.recall import evidence as provenance
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
@@ -43,6 +44,7 @@ from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
+from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
 from assocmem.trust import standing as standings
 from assocmem.types import Item, ReadResult, Record
@@ -78,6 +80,8 @@ COMMON_SHARE = 0.5
 COMMON_MIN_MATCHES = 1000
 
 ARMS: tuple[str, ...] = fusion.ARM_ORDER
+# The arms whose votes are what outcomes taught, not matches of the question.
+TAUGHT_ARMS = ("learned", "precedent")
 
 
 @dataclass(frozen=True)
@@ -143,8 +147,9 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             "hebbian_retrieval": [seq for seq, _, _ in associative],
         }
         shares: dict[str, dict[int, float]] = {}
+        background = 0.0
         if question is not None:
-            arms, words, spread = _question_arms(
+            arms, words, spread, background = _question_arms(
                 store, view, request, question, space, probe, depth, concept_scoped
             )
             rankings = {**arms, **rankings}
@@ -152,18 +157,28 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
         voters = learned[:depth]
         rankings["learned"] = [hit.seq for hit in voters]
+        precedent: list[precedents.PrecedentHit] = []
+        asked_by: dict[str, tuple[str, ...]] = {}
+        if space is not None and probe is not None:  # no embedder, no precedent arm
+            model = space.embedder.model_id
+            precedent, asked_by = precedents.hits(store, view, model, probe, background)
+            rankings["precedent"] = [hit.seq for hit in precedent[:depth]]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
-            confidence={"learned": {hit.seq: hit.confidence for hit in voters}, **shares},
+            confidence={
+                "learned": {hit.seq: hit.confidence for hit in voters},
+                "precedent": {hit.seq: hit.confidence for hit in precedent[:depth]},
+                **shares,
+            },
         )
-        votes.add({arm: keys for arm, keys in rankings.items() if arm != "learned"})
+        votes.add({arm: keys for arm, keys in rankings.items() if arm not in TAUGHT_ARMS})
         # The later arms widen the question by what its best matches share
         # (pseudo-relevance feedback), so they start from the arms that matched the
-        # question itself. A memory lessons vote for is a guess at the answer, not a
-        # match of the question: seeded from a wrong guess, the widened searches would
-        # follow its words and push more of its topic into the read.
+        # question itself. A memory lessons or precedents vote for is a guess at the
+        # answer, not a match of the question: seeded from a wrong guess, the widened
+        # searches would follow its words and push more of its topic into the read.
         seeds = votes.ranked(depth)
-        votes.add({"learned": rankings["learned"]})
+        votes.add({arm: rankings[arm] for arm in TAUGHT_ARMS if arm in rankings})
         if seeds and question is not None:
             later = _later_arms(store, view, question, space, probe, seeds, depth)
             rankings["thread"], caps = _thread_arm(store, view, seeds, profile, depth)
@@ -186,6 +201,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
+        recalled = {hit.seq: hit for hit in precedent}
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
@@ -193,9 +209,21 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         refused = _refused(store, plain_view, request, question, query_ids) if evidence else {}
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
+    read_id = new_id()
+    asked = AskedRead(read_id, tuple(query_concepts))
+    if space is not None and probe is not None:  # its meaning, for precedents
+        vector = probe.astype("float32").tobytes()
+        asked = replace(asked, model=space.embedder.model_id, vector=vector)
+    store.record_read(request.view.scope, asked, [seq for seq, _ in ranked])
     items = [
         _explain(item, reaches.get(seq, []), taught.get(seq), names, request.explain)
         for seq, item in ranked
+    ]
+    items = [
+        replace(item, via=item.via + precedents.via(recalled[seq], asked_by))
+        if seq in recalled and request.explain
+        else item
+        for (seq, _), item in zip(ranked, items, strict=True)
     ]
     result = ReadResult(
         items=tuple(items),
@@ -207,6 +235,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             )
         },
         arms={arm: arm in rankings for arm in ARMS},
+        id=read_id,
         bounds={
             "expansion_capped": int(expansion.capped),
             "expanded_concepts_cut": expansion.cut,
@@ -285,19 +314,22 @@ def _question_arms(
     probe: np.ndarray | None,
     depth: int,
     concept_scoped: Sequence[int],
-) -> tuple[dict[str, list[int]], weighing.WordEvidence, dict[int, float]]:
+) -> tuple[dict[str, list[int]], weighing.WordEvidence, dict[int, float], float]:
     """The arms a question text runs (exact fingerprint, lexical and semantic); what
     the words have to go on (`weighing.WordEvidence`, over the lexical hits and, for
-    concepts pulled from the words, the concept arm's); and the lexical ranking's
-    coverage spread along threads as its scores were."""
+    concepts pulled from the words, the concept arm's); the lexical ranking's
+    coverage spread along threads as its scores were; and the semantic arm's median
+    similarity (0 without one), the background precedents must stand above."""
     fingerprint = content_hash(request.query or "")
     rankings = {"episodic": store.fingerprint_matches(view, fingerprint, depth)}
     terms = _informative(store, view, [*question.terms, *request.extra_terms])
     lexical = dict(store.lexical(view, terms, depth))
     profile = request.profile
     rankings["lexical"], adjacency = _thread_ranked(store, view, lexical, lambda seqs: {}, profile)
+    background = 0.0
     if space is not None and probe is not None:
         nearest = dict(space.search(store, view, probe, depth))
+        background = statistics.median(nearest.values()) if nearest else 0.0
         rankings["semantic"], _ = _thread_ranked(
             store, view, nearest, lambda seqs: space.similarities(store, probe, seqs), profile
         )
@@ -306,7 +338,7 @@ def _question_arms(
     spread = weighing.spread(
         words.coverage, adjacency, forward=profile.thread_forward, backward=profile.thread_backward
     )
-    return rankings, words, spread
+    return rankings, words, spread, background
 
 
 def _word_shares(

@@ -125,6 +125,12 @@ class SQLConnection:
     def _after_commit(self) -> None:
         """Work a backend does once an outermost write transaction has committed."""
 
+    def _on_begin(self) -> None:
+        """Writes a room adds to every outermost write transaction as it begins."""
+
+    def _on_commit(self) -> None:
+        """What a room does once those writes have committed."""
+
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
         """One `where` condition in this dialect, with its parameters."""
         raise NotImplementedError
@@ -166,6 +172,7 @@ class SQLConnection:
                 if level == 0:
                     self._begin()
                     self._transactions += 1
+                    self._on_begin()
                 else:
                     self._conn.execute(f"SAVEPOINT s{level}")
             except self.driver_errors as exc:
@@ -186,6 +193,7 @@ class SQLConnection:
                 self._undo(level)
                 raise self.translate(exc) from exc
             if level == 0:
+                self._on_commit()
                 self._concept_cache.update(self._pending_concepts)
                 self._pending_concepts.clear()
                 self._own_layers.update(self._pending_layers)

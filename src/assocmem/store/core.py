@@ -32,6 +32,7 @@ from assocmem.store.links import LinkQueries
 from assocmem.store.portable import PortableQueries
 from assocmem.store.procedures import ProcedureQueries
 from assocmem.store.protocol import Store
+from assocmem.store.reads import ReadQueries
 from assocmem.store.records import MemoryRecords
 from assocmem.store.trust import TrustQueries
 from assocmem.store.trust_attribution import AttributionQueries
@@ -50,6 +51,7 @@ class SQLStore(
     LifecycleQueries,
     FeedbackQueries,
     LessonQueries,
+    ReadQueries,  # reads kept as handles, and what outcomes taught them
     GraphQueries,
     ForgetQueries,
     VaultQueries,

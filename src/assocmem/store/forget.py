@@ -36,6 +36,7 @@ class ForgetQueries(SQLConnection):
     _forget_standing: Callable[[int], None]  # trust.py
     _forget_attribution: Callable[[int], None]  # trust_attribution.py
     _forget_procedures: Callable[[int], None]  # procedures.py
+    _forget_reads: Callable[[int], None]  # reads.py
 
     @translated
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
@@ -83,6 +84,7 @@ class ForgetQueries(SQLConnection):
                 self._forget_standing(seq)  # its credits, taint, slash, attestation
                 self._forget_attribution(seq)  # its ratifications
                 self._forget_procedures(seq)  # its graduation record
+                self._forget_reads(seq)  # the reads it answered
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
                 if key:
                     self._reactivate(key[0])

@@ -70,7 +70,9 @@ ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
 # Tables every read would ask, checked for a first row as each read snapshot begins
 # (`snapshot_checks`): a read skips those found empty.
-SKIPPED_WHEN_EMPTY = ("lesson_concepts", "trust_slashes", "trust_attestations", "authors")
+SKIPPED_WHEN_EMPTY = (
+    "lesson_concepts", "read_lessons", "trust_slashes", "trust_attestations", "authors"
+)  # fmt: skip
 
 
 class _Connection:
@@ -232,6 +234,7 @@ class PostgresStore(SQLStore):
         weakref.finalize(self, self._vacuumer.close)
 
     def close(self) -> None:
+        self._keep_queued_reads()
         if self._vacuumer is not None:
             self._vacuumer.close()
         super().close()
@@ -611,7 +614,7 @@ class PostgresStore(SQLStore):
     _FORGET_TABLES = (
         "memories", "memory_concepts", "concepts", "authors", "links", "lessons",
         "lesson_concepts", "feedback", "feedback_items", "vectors", "entity_mentions",
-        "relations", "lexical_layers", "lexical_terms",
+        "relations", "lexical_layers", "lexical_terms", "reads", "read_items", "read_lessons",
     )  # fmt: skip
 
     def _scrub_files(self) -> None:

@@ -7,7 +7,7 @@ backend exception (the shapes are in `rows.py`, re-exported here).
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from assocmem.store.portable_rows import (
     TaughtConcept,
 )
 from assocmem.store.rows import (
+    AskedRead,
     ConceptLessons,
     EntityRow,
     LinkRow,
@@ -264,6 +265,34 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def lesson_taught(self, scope: Scope, concept_ids: Sequence[int]) -> dict[int, float]:
         """The summed helpful outcomes each concept was taught with (those that have any)."""
+
+    @abc.abstractmethod
+    def record_read(self, scope: Scope, read: AskedRead, returned: Sequence[int]) -> None:
+        """Keep what a read asked and which memories it returned, in the reader's own
+        layer (a reader connection hands it to its writer; a read-only store keeps
+        nothing). Unrated reads past `reads.READS_KEPT` per layer are pruned."""
+
+    @abc.abstractmethod
+    def asked_read(self, scope: Scope, read_id: str) -> AskedRead | None:
+        """A read kept in the reader's layers, or None."""
+
+    @abc.abstractmethod
+    def teach_read(self, read_id: str, rated: Sequence[tuple[int, float]]) -> None:
+        """Add each ``(memory seq, outcome)`` to what that read was taught."""
+
+    @abc.abstractmethod
+    def rated_reads(
+        self, scope: Scope, model: str, known: Collection[str]
+    ) -> tuple[list[str], dict[str, bytes]]:
+        """The ids of the reader's rated reads whose vector ``model`` made, and the
+        vectors of those not among ``known`` (so a caller caches what it has)."""
+
+    @abc.abstractmethod
+    def read_lessons(
+        self, read_ids: Sequence[str]
+    ) -> dict[str, tuple[tuple[str, ...], list[tuple[int, float]]]]:
+        """For each read: its concept names and ``(memory seq, summed outcome)`` of
+        what it was taught."""
 
     @abc.abstractmethod
     def concept_lessons(

@@ -151,6 +151,18 @@ class ConceptLessons:
     strongest: tuple[tuple[int, float], ...]
 
 
+@dataclass(frozen=True)
+class AskedRead:
+    """What one read asked, kept so feedback can name it: its id (the read's
+    handle), its concept names, and its query vector (unit float32 bytes) with the
+    embedder that made it, where one was attached."""
+
+    id: str
+    concepts: tuple[str, ...]
+    model: str | None = None
+    vector: bytes | None = None
+
+
 # -- vault (vault/ room) ---------------------------------------------------------
 
 

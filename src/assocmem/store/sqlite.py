@@ -169,6 +169,7 @@ class SQLiteStore(SQLStore):
             weakref.finalize(self, self._checkpointer.close)
 
     def close(self) -> None:
+        self._keep_queued_reads()
         if self._checkpointer is not None:  # its connection first: the last one checkpoints
             self._checkpointer.close()
         super().close()

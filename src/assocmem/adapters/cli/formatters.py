@@ -82,7 +82,7 @@ def _write(result: WriteResult, _: Mapping[str, Any]) -> str:
 
 def _read(result: ReadResult, _: Mapping[str, Any]) -> str:
     added = ", ".join(f"{c}({w:g})" for c, w in result.expanded_concepts.items()) or "nothing"
-    lines = [f"asked: {', '.join(result.query_concepts)} | links add: {added}"]
+    lines = [f"read {result.id} asked: {', '.join(result.query_concepts)} | links add: {added}"]
     for item in result.items:
         via = f"  [via {', '.join(v.concept for v in item.via)}]" if item.via else ""
         lines.append(f"{item.id}  {item.text}{via}")

@@ -382,7 +382,7 @@ async function runLearned(query) {
 function ratingButtons(item) {
   const note = h("span", { class: "muted small", "data-testid": "rate-status" });
   const rate = (outcome) => guarded(async () => {
-    const done = await api("feedback", { ids: [item.record.id], outcome, query_concepts: learned.read.query_concepts });
+    const done = await api("feedback", { used: [item.record.id], outcome, read: learned.read.id });
     await runLearned(learned.query);
     const after = document.querySelector(`#learned-items [data-id="${CSS.escape(item.record.id)}"] [data-testid="rate-status"]`);
     if (after) after.textContent = `rated ${outcome > 0 ? "helpful" : "not helpful"}: ${done.links_updated} links moved`;

@@ -1,0 +1,169 @@
+"""Read handles, and what outcomes teach reaching questions in other words (precedents).
+
+Each test runs on both backends. The meaning tests attach an embedder that knows a
+few synonyms (`tests.synonyms`): the later question shares no word with the rated
+one, so only the rated read's meaning can carry what it was taught.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assocmem import InvalidInput, Memory, UnknownRead
+from assocmem.store import reads
+from tests.conftest import Target
+from tests.synonyms import NAME as SYNONYMS
+from tests.synonyms import synonyms  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.usefixtures("synonyms")
+
+FIX = "Stretch slowly, then drink salted water."
+WRONG = "Oil the bicycle chain every month."
+SYMPTOMS = [
+    "My legs cramp on the trail most mornings.",
+    "Cramp in the calf again after the hill.",
+    "Jogging far on hot days wears me out.",
+]
+ASKED = [
+    "Why do my legs cramp when I jog far?",
+    "Legs cramp after a far jog: why?",
+    "What fixes legs that cramp on a far jog?",
+    "Any fix for legs cramping when I jog far?",
+]
+# Shares no word with any question above, and means what they mean.
+OTHER_WORDS = "Calves spasm following a long sprint: remedy?"
+
+
+def _notes(mem: Memory) -> dict[str, str]:
+    """The notes, the fixing one among eighty that share no sense with the questions."""
+    chatter = [f"Note {n} on the garden hose and the tomato beds." for n in range(80)]
+    texts = [*chatter[:40], FIX, WRONG, *SYMPTOMS, *chatter[40:]]
+    return {text: str(mem.write(text).id) for text in texts}
+
+
+def _rank(mem: Memory, question: str, memory_id: str, k: int = 5) -> int | None:
+    ids = [item.id for item in mem.read(question, k=k).items]
+    return ids.index(memory_id) + 1 if memory_id in ids else None
+
+
+# -- the handle ----------------------------------------------------------------------
+
+
+def test_every_read_returns_a_handle_that_teaches_what_it_asked(store_target: Target) -> None:
+    with Memory(store_target("handle"), agent_id="ops") as mem:
+        ids = _notes(mem)
+        asked = mem.read(ASKED[0], k=5)
+        assert asked.id and asked.id != mem.read(ASKED[0], k=5).id
+        assert _rank(mem, ASKED[0], ids[FIX]) is None  # no word of the question in it
+        rated = mem.feedback([ids[FIX]], 1.0, read=asked.id)
+        assert rated.lessons_updated == len(asked.query_concepts)
+        found = mem.read(ASKED[0], k=5).items[0]
+        assert found.id == ids[FIX] and found.source == "learned"
+
+
+def test_feedback_names_its_read_or_its_concepts(store_target: Target) -> None:
+    with Memory(store_target("neither"), agent_id="ops") as mem:
+        ids = _notes(mem)
+        with pytest.raises(InvalidInput) as refused:
+            mem.feedback([ids[FIX]], 1.0)
+        assert refused.value.field == "read" and "query_concepts" in str(refused.value)
+        for bad in ("", "not a handle!", 7):
+            with pytest.raises(InvalidInput) as malformed:
+                mem.feedback([ids[FIX]], 1.0, read=bad)  # type: ignore[arg-type]
+            assert malformed.value.field == "read"
+        assert mem.feedback([ids[FIX]], 1.0, query_concepts=[]).lessons_updated == 0
+        assert mem.stats().feedback == 1  # the refused calls changed nothing
+
+
+def test_a_handle_from_another_agent_or_a_forgotten_answer_is_unknown(
+    store_target: Target,
+) -> None:
+    target = store_target("foreign")
+    with Memory(target, agent_id="ops") as mem, Memory(target, agent_id="other") as other:
+        ids = _notes(mem)
+        mine = mem.read(ASKED[0], k=5)
+        theirs = other.read(ASKED[0], k=5)
+        with pytest.raises(UnknownRead):
+            mem.feedback([ids[FIX]], 1.0, read=theirs.id)
+        returned = mine.items[0].id
+        mem.forget(ids=[returned])
+        with pytest.raises(UnknownRead):  # it returned what is forgotten: gone with it
+            mem.feedback([ids[FIX]], 1.0, read=mine.id)
+
+
+def test_unrated_reads_are_kept_to_a_bound_rated_ones_as_long_as_their_lessons(
+    store_target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reads, "READS_KEPT", 3)
+    monkeypatch.setattr(reads, "PRUNE_EVERY", 1)
+    with Memory(store_target("bounded"), agent_id="ops") as mem:
+        ids = _notes(mem)
+        rated, oldest = mem.read(ASKED[0], k=1), mem.read(ASKED[1], k=1)
+        mem.feedback([ids[FIX]], 1.0, read=rated.id)
+        later = [mem.read(question, k=1) for question in ASKED]
+        with pytest.raises(UnknownRead):
+            mem.feedback([ids[FIX]], 1.0, read=oldest.id)
+        mem.feedback([ids[FIX]], 1.0, read=rated.id)  # rated: kept
+        mem.feedback([ids[FIX]], 1.0, read=later[-1].id)
+
+
+# -- precedents: by meaning ------------------------------------------------------------
+
+
+def test_a_question_in_other_words_finds_what_a_rated_read_was_taught(store_target: Target) -> None:
+    with Memory(store_target("meaning"), agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _notes(mem)
+        assert _rank(mem, OTHER_WORDS, ids[FIX]) is None
+        asked = mem.read(ASKED[0], k=5)
+        mem.feedback([ids[FIX]], 1.0, read=asked.id)
+        found = {item.id: item for item in mem.read(OTHER_WORDS, k=5).items}
+        assert ids[FIX] in found
+        item = found[ids[FIX]]
+        assert "learned" not in item.sources  # no word of the question was taught
+        assert item.sources["precedent"] == 1
+        assert item.via[0].concept == f"read:{asked.id}"
+        assert set(item.via[0].path) == set(asked.query_concepts)
+
+
+def test_what_precedents_taught_survives_a_restart(store_target: Target) -> None:
+    target = store_target("restart")
+    with Memory(target, agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _notes(mem)
+        mem.feedback([ids[FIX]], 1.0, read=mem.read(ASKED[0], k=5).id)
+    with Memory(target, agent_id="ops", embedder=SYNONYMS) as fresh:
+        assert _rank(fresh, OTHER_WORDS, ids[FIX]) is not None
+    with Memory(target, agent_id="other", embedder=SYNONYMS) as other:
+        _notes(other)
+        assert all("precedent" not in i.sources for i in other.read(OTHER_WORDS, k=5).items)
+
+
+def test_a_minority_of_wrong_ratings_is_outvoted(store_target: Target) -> None:
+    with Memory(store_target("noisy"), agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _notes(mem)
+        for question in ASKED[:3]:
+            mem.feedback([ids[FIX]], 1.0, read=mem.read(question, k=5).id)
+        mem.feedback([ids[WRONG]], 1.0, read=mem.read(ASKED[3], k=5).id)
+        found = {item.id: item for item in mem.read(OTHER_WORDS, k=10).items}
+        assert found[ids[FIX]].sources["precedent"] == 1
+        wrong = found.get(ids[WRONG])
+        assert wrong is None or "precedent" not in wrong.sources
+
+
+def test_a_harmful_rating_from_a_similar_question_takes_it_out_again(store_target: Target) -> None:
+    with Memory(store_target("harmful"), agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _notes(mem)
+        mem.feedback([ids[WRONG]], 1.0, read=mem.read(ASKED[0], k=5).id)
+        assert _rank(mem, OTHER_WORDS, ids[WRONG]) is not None
+        mem.feedback([ids[WRONG]], -1.0, read=mem.read(ASKED[1], k=5).id)
+        after = {item.id: item for item in mem.read(OTHER_WORDS, k=10).items}
+        wrong = after.get(ids[WRONG])
+        assert wrong is None or "precedent" not in wrong.sources
+
+
+def test_without_an_embedder_a_read_has_no_precedent_arm(store_target: Target) -> None:
+    with Memory(store_target("plain"), agent_id="ops") as mem:
+        ids = _notes(mem)
+        mem.feedback([ids[FIX]], 1.0, read=mem.read(ASKED[0], k=5).id)
+        result = mem.read(OTHER_WORDS, k=5)
+        assert not result.arms["precedent"]
+        assert ids[FIX] not in [item.id for item in result.items]
