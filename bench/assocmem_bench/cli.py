@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from . import core, embed_speed, hardening_bench, locomo, peers, scale
 
@@ -21,6 +22,14 @@ def _names(text: str) -> list[str]:
 def _ints(text: str) -> list[int]:
     """A comma-separated flag's whole numbers (argparse ``type``)."""
     return [int(value) for value in _names(text)]
+
+
+def _shares(text: str) -> list[float]:
+    """A comma-separated flag's shares, each at least 0 and below 1 (argparse ``type``)."""
+    values = [float(value) for value in _names(text)]
+    if not all(0 <= value < 1 for value in values):
+        raise argparse.ArgumentTypeError(f"each share must be in [0, 1), not {text}")
+    return values
 
 
 def _positive(text: str) -> int:
@@ -108,7 +117,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
     p.add_argument("--types", type=int, default=40, help="problem types")
     p.add_argument("--notes", type=int, default=2000, help="notes in the store")
-    p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
+    p.add_argument(
+        "--embedder", default="minilm",
+        help="embedder name, or 'none'; several, comma-separated, get a section each",
+    )  # fmt: skip
     p.add_argument("--locomo", help="a LoCoMo-format file for the split-half transfer")
     p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument(
@@ -117,6 +129,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--repeats", type=_positive, help="two-fold splits of the LoCoMo questions (default: 5)"
     )
+    p.add_argument(
+        "--noise", type=_shares, default="0.2,0.4",
+        help="comma-separated shares of rating calls a noisy teacher gets wrong"
+        " (default: %(default)s)",
+    )  # fmt: skip
     p.set_defaults(handler=_learning)
 
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
@@ -298,23 +315,49 @@ def _learning(args: argparse.Namespace) -> int:
         seed=args.seed,
         types=args.types,
         notes=args.notes,
-        embedder_name=None if args.embedder == "none" else args.embedder,
+        embedder_name=args.embedder,
         locomo_path=args.locomo,
         conversations=args.conversations or None,
         outcomes=args.outcomes,
         repeats=args.repeats or learning.REPEATS,
+        noise=args.noise,
     )
+    sections = report.get("embedders") or {"": report}
+    for name, section in sections.items():
+        _learning_summary(f"{name}: " if name else "", section)
+    return 0
+
+
+def _learning_summary(prefix: str, report: dict[str, Any]) -> None:
+    """A few lines of one embedder's section: text recall@5 by n for each condition."""
+    from . import learning
+
     for n, figures in report["outcomes"].items():
         row = "  ".join(f"{m} r@5={figures[m]['recall@5']:.3f}" for m in learning.MODES)
-        print(f"outcomes {n}: {row}")
+        print(f"{prefix}outcomes {n}: {row}")
+    table = report["read_text"]
+    rows = ["frames", "synonyms", *(f"noise_{p}" for p in report["config"]["noise"])]
+    lines = {name: table[name] for name in (*rows, "random_feedback")}
+    if table["nearest_past_question"]:
+        for wording in ("original", "synonyms"):
+            lines[f"nearest past question, {wording}"] = table["nearest_past_question"][wording]
+    for name, cells in lines.items():
+        row = "  ".join(f"n={n} {cell['recall@5']:.3f}" for n, cell in cells.items())
+        print(f"{prefix}{name} text r@5: {row}")
+    timed = report["latency"]
+    print(
+        f"{prefix}read p50/p95 ms: n=0 {timed['no_feedback']['p50_ms']}/"
+        f"{timed['no_feedback']['p95_ms']}, n={timed['taught']['outcomes']} "
+        f"{timed['taught']['p50_ms']}/{timed['taught']['p95_ms']}"
+    )
     if "locomo" in report:
         overall = report["locomo"]["recall@10"]["overall(1-4)"]
         gains = [fold["gain"]["mean"] for fold in report["locomo"]["folds"]]
         print(
-            f"locomo recall@10 gain {overall['gain']['mean']:+.3f} {overall['gain']['ci95']}"
-            f" over {len(gains)} folds (each {min(gains):+.3f} to {max(gains):+.3f})"
+            f"{prefix}locomo recall@10 gain {overall['gain']['mean']:+.3f} "
+            f"{overall['gain']['ci95']} over {len(gains)} folds "
+            f"(each {min(gains):+.3f} to {max(gains):+.3f})"
         )
-    return 0
 
 
 def _vault(args: argparse.Namespace) -> int:

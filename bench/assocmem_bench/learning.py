@@ -2,18 +2,29 @@
 
 On a generated recurring-problem workload (`learning_workload`) whose fixing notes
 share no word with the questions about them, the memory is told, for each problem
-type, which note fixed it after n training questions; then held-out wordings of
+type, which note fixed it after n training questions (each rating names the read
+it rates, so the memory learns what that read asked); then held-out wordings of
 every type are read as text and as concepts, and the fixing note's recall@5 and
-MRR@10 are scored. Next to each n: no feedback (n = 0), the same feedback calls
-rating random notes, BM25 and dense baselines, the n = 3 store read again in a
-fresh process (restart), a store rebuilt from the notes (what feedback taught is
-not in them), and teaching half the types (do their fixes crowd the other half's
-top 5?). With a LoCoMo-format file, each conversation's questions are split in
-two halves and feedback on one half's evidence is scored on the other's, both ways
-round and on several splits (see `REPEATS`), with a random-feedback control and
-bootstrap intervals of the paired gains.
+MRR@10 are scored. The held-out wordings come in three sets, scored apart: the
+original ones (training templates and new ones, the same symptom words), the
+frames (those of them in templates no training question used) and the synonyms
+(the symptoms said in other words, sharing no stem with any training question or
+fixing note: only what was learned about the questions' meaning can carry over).
+Next to each n: no feedback (n = 0), the same feedback calls rating random notes,
+noisy teachers (a fraction p of the calls rating another type's fixing note), BM25
+and dense baselines, the reference "nearest past question" (with an embedder: the
+note rated for the rated question nearest each held-out one), the n = 3 store read
+again in a fresh process (restart), a store rebuilt from the notes (what feedback
+taught is not in them), teaching half the types (do their fixes crowd the other
+half's top 5?), and read latency with and without learned state. `read_text`
+gathers the text-read figures of every condition by n. Several embedders (or none)
+can be measured in one run, each in a section of its own. With a LoCoMo-format
+file, each conversation's questions are split in two halves and feedback on one
+half's evidence is scored on the other's, both ways round and on several splits
+(see `REPEATS`), with a random-feedback control and bootstrap intervals of the
+paired gains.
 
-The note store is built (and embedded) once; each condition reads a copy of its
+The note store is built (and embedded) once per embedder; each condition reads a copy of its
 SQLite file, taken after the store was closed (so the WAL is checkpointed into it).
 Every note is observed at one fixed, long past moment, so every note has faded
 alike and a read restarts no decay clock: reads change nothing, and a copy read
@@ -52,6 +63,8 @@ READ_K = 10
 TOP = 5
 RESTART_OUTCOMES = 3
 INTERFERENCE_OUTCOMES = 3
+LATENCY_OUTCOMES = 5  # the taught store timed against the untaught one (or the largest n)
+NOISE = (0.2, 0.4)  # shares of rating calls that name a wrong fixing note
 RESAMPLES = 2_000
 # The LoCoMo stores are indexed, and read, under the profile the LoCoMo benchmark
 # scores (speaker labels stripped before embedding, questions folded).
@@ -63,7 +76,7 @@ DIRECT_SOURCES = frozenset({"lexical", "semantic"})
 OBSERVED_AT = datetime(2020, 1, 1, tzinfo=UTC)
 
 Ranking = list[tuple[str, str]]  # (note key, source) of each item, best first
-Reads = list[dict[str, Any]]  # per held-out question: its type and both rankings
+Reads = list[dict[str, Any]]  # per held-out question: its type, its set and both rankings
 Steps = list[tuple[str, list[str]]]  # (question, ids rated as having helped) per feedback call
 Halves = tuple[list[locomo.Question], list[locomo.Question]]  # training, held out
 
@@ -88,8 +101,23 @@ class Context:
     def held_out(self) -> list[Question]:
         return [q for t in self.workload.types for q in t.held_out]
 
+    @property
+    def questions(self) -> list[Question]:
+        """Every question read after teaching: the held-out wordings, then the synonyms."""
+        return self.held_out + [q for t in self.workload.types for q in t.synonyms]
+
+    def wording_sets(self) -> dict[str, list[Question]]:
+        """The held-out questions by the set each is scored in (frames are original too)."""
+        return {
+            "original": self.held_out,
+            "frames": [q for q in self.held_out if q.new_template],
+            "synonyms": [q for t in self.workload.types for q in t.synonyms],
+        }
+
     def say(self, message: str) -> None:
-        print(f"[{time.perf_counter() - self.start:6.1f}s] {message}", file=sys.stderr, flush=True)
+        elapsed = time.perf_counter() - self.start
+        label = self.embedder_name or "none"
+        print(f"[{elapsed:6.1f}s] {label}: {message}", file=sys.stderr, flush=True)
 
 
 class CachedEmbedder(Embedder):
@@ -145,9 +173,14 @@ def copy_store(source: Path, target: Path) -> Path:
 def teach(mem: Memory, steps: Steps, tick: Callable[[], None] = lambda: None) -> None:
     """For each (question, ids): read the question, then rate those ids as having helped."""
     for text, ids in steps:
-        result = mem.read(text, k=READ_K)
-        mem.feedback(ids, outcome=1.0, query_concepts=result.query_concepts)
+        _rate(mem, mem.read(text, k=READ_K), ids, 1.0)
         tick()
+
+
+def _rate(mem: Memory, result: Any, used: Sequence[str], outcome: float) -> None:
+    """Rate ``used`` for the read ``result`` through its handle: the memory learns
+    what the read asked, its concepts and, with an embedder, its meaning."""
+    mem.feedback(used, outcome, read=result.id)
 
 
 def fixing_steps(ctx: Context, n: int, types: Sequence[int] | None = None) -> Steps:
@@ -165,6 +198,19 @@ def random_steps(steps: Steps, ids: Sequence[str], rng: random.Random) -> Steps:
     return [(text, [rng.choice(ids)]) for text, _ in steps]
 
 
+def noisy_steps(ctx: Context, steps: Steps, share: float, rng: random.Random) -> Steps:
+    """The same calls, a ``share`` of them (drawn by ``rng``) rating another type's fixing
+    note instead of the right one: a teacher who is sometimes wrong."""
+    fixes = [ctx.id_of[t.fix_key] for t in ctx.workload.types]
+    wrong = set(rng.sample(range(len(steps)), round(share * len(steps))))
+    noisy = []
+    for n, (text, ids) in enumerate(steps):
+        if n in wrong:
+            ids = [rng.choice([f for f in fixes if f not in ids])]
+        noisy.append((text, ids))
+    return noisy
+
+
 # -- reading and scoring -------------------------------------------------------
 
 
@@ -178,6 +224,7 @@ def held_out_reads(mem: Memory, questions: Sequence[Question], key_of: dict[str,
             {
                 "type": q.type_index,
                 "new_template": q.new_template,
+                "synonyms": q.synonyms,
                 "text": [(key_of[i.id], i.source) for i in text],
                 "concepts": [(key_of[i.id], i.source) for i in concepts],
             }
@@ -216,7 +263,18 @@ def score_block(
 
 
 def summarize(ctx: Context, reads: Reads) -> dict[str, Any]:
-    """Text and concept figures of held-out reads."""
+    """Text and concept figures of the original held-out reads (at the top, as ever),
+    and of the frames and the synonyms apart (None where no such read was made)."""
+    original = [r for r in reads if not r["synonyms"]]
+    figures: dict[str, Any] = _modes(ctx, original) or {}
+    figures["frames"] = _modes(ctx, [r for r in original if r["new_template"]])
+    figures["synonyms"] = _modes(ctx, [r for r in reads if r["synonyms"]])
+    return figures
+
+
+def _modes(ctx: Context, reads: Reads) -> dict[str, Any] | None:
+    if not reads:
+        return None
     wanted = [ctx.workload.types[r["type"]].fix_key for r in reads]
     new = [r["new_template"] for r in reads]
     return {mode: score_block([r[mode] for r in reads], wanted, new) for mode in MODES}
@@ -228,10 +286,14 @@ def _mean(values: Iterable[float]) -> float:
 
 
 def _line(figures: dict[str, Any]) -> str:
-    return " | ".join(
+    parts = [
         f"{mode} r@5={figures[mode]['recall@5']:.3f} mrr={figures[mode]['mrr@10']:.3f}"
         for mode in MODES
-    )
+    ]
+    for name in ("frames", "synonyms"):
+        if figures.get(name):
+            parts.append(f"{name} text r@5={figures[name]['text']['recall@5']:.3f}")
+    return " | ".join(parts)
 
 
 # -- conditions ----------------------------------------------------------------
@@ -242,41 +304,68 @@ def condition(ctx: Context, name: str, steps: Steps) -> tuple[Path, Reads]:
     path = copy_store(ctx.base, ctx.folder / f"{name}.db")
     with Memory(str(path), agent_id=AGENT, embedder=ctx.embedder) as mem:
         teach(mem, steps)
-        reads = held_out_reads(mem, ctx.held_out, ctx.key_of)
+        reads = held_out_reads(mem, ctx.questions, ctx.key_of)
     return path, reads
 
 
-def outcome_conditions(ctx: Context, outcomes: Sequence[int], seed: int) -> dict[str, Any]:
-    """Fixing and random feedback after n outcomes per type, for every n."""
-    report: dict[str, Any] = {"outcomes": {}, "random_feedback": {}, "_reads": {}, "_paths": {}}
+def measured(
+    ctx: Context, name: str, label: str, steps: Steps
+) -> tuple[Path, Reads, dict[str, Any]]:
+    """One condition with its figures and the seconds it took, said as it ends."""
+    began = time.perf_counter()
+    path, reads = condition(ctx, name, steps)
+    figures = {"feedback_calls": len(steps), **summarize(ctx, reads), "seconds": _since(began)}
+    ctx.say(f"{label}: {_line(figures)} ({figures['seconds']}s)")
+    return path, reads, figures
+
+
+def outcome_conditions(
+    ctx: Context, outcomes: Sequence[int], seed: int, noise: Sequence[float] = NOISE
+) -> dict[str, Any]:
+    """Fixing, random and noisy feedback after n outcomes per type, for every n; the
+    reads, stores, figures and rating calls of every n stay for the later sections."""
+    report: dict[str, Any] = {
+        "outcomes": {},
+        "random_feedback": {},
+        "noisy_feedback": {str(p): {} for p in noise},
+        **{f"_{part}": {} for part in ("reads", "paths", "figures", "steps")},
+    }
     all_ids = [ctx.id_of[n.key] for n in ctx.workload.notes]
     for n in sorted(set(outcomes) | {0}):
-        began = time.perf_counter()
         steps = fixing_steps(ctx, n)
-        path, reads = condition(ctx, f"outcomes-{n}", steps)
+        path, reads, figures = measured(ctx, f"outcomes-{n}", f"outcomes n={n}", steps)
         report["_reads"][n], report["_paths"][n] = reads, path
+        report["_figures"][n], report["_steps"][n] = figures, {"outcomes": steps}
         if n in outcomes:
-            figures = {"feedback_calls": len(steps), **summarize(ctx, reads)}
-            figures["seconds"] = _since(began)
             report["outcomes"][str(n)] = figures
-            ctx.say(f"outcomes n={n}: {_line(figures)} ({figures['seconds']}s)")
         if n == 0:
             continue
-        began = time.perf_counter()
         rng = random.Random(f"{seed}:random:{n}")
-        _, reads = condition(ctx, f"random-{n}", random_steps(steps, all_ids, rng))
-        figures = {"feedback_calls": len(steps), **summarize(ctx, reads)}
-        figures["seconds"] = _since(began)
-        report["random_feedback"][str(n)] = figures
-        ctx.say(f"random feedback n={n}: {_line(figures)} ({figures['seconds']}s)")
+        shuffled = random_steps(steps, all_ids, rng)
+        _, _, report["random_feedback"][str(n)] = measured(
+            ctx, f"random-{n}", f"random feedback n={n}", shuffled
+        )
+        for p in noise:
+            noisy = noisy_steps(ctx, steps, p, random.Random(f"{seed}:noise:{p}:{n}"))
+            report["_steps"][n][str(p)] = noisy
+            _, _, figures = measured(ctx, f"noise-{p}-{n}", f"noisy teacher p={p} n={n}", noisy)
+            figures["wrong_calls"] = sum(a != b for a, b in zip(steps, noisy, strict=True))
+            report["noisy_feedback"][str(p)][str(n)] = figures
     return report
+
+
+RESTART_CODE = (
+    "import sys; from assocmem_bench import learning; learning.restart_reads(sys.argv[1])"
+)
 
 
 def restart_reads(spec_path: str) -> None:
     """Read the held-out questions of a spec file in this process and print the reads as
     JSON (the restart control runs this in a fresh interpreter)."""
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
-    questions = [Question(q["text"], q["type"], q["new_template"]) for q in spec["questions"]]
+    questions = [
+        Question(q["text"], q["type"], q["new_template"], q["synonyms"]) for q in spec["questions"]
+    ]
     with Memory(spec["path"], agent_id=AGENT, embedder=spec["embedder"]) as mem:
         reads = held_out_reads(mem, questions, spec["key_of"])
     print(json.dumps(reads))
@@ -293,15 +382,21 @@ def restart(ctx: Context, path: Path, in_process: Reads) -> dict[str, Any]:
                 "embedder": ctx.embedder_name,
                 "key_of": ctx.key_of,
                 "questions": [
-                    {"text": q.text, "type": q.type_index, "new_template": q.new_template}
-                    for q in ctx.held_out
+                    {
+                        "text": q.text,
+                        "type": q.type_index,
+                        "new_template": q.new_template,
+                        "synonyms": q.synonyms,
+                    }
+                    for q in ctx.questions
                 ],
             }
         ),
         encoding="utf-8",
     )
-    code = "import sys; from assocmem_bench import learning; learning.restart_reads(sys.argv[1])"
-    done = subprocess.run([sys.executable, "-c", code, str(spec)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", RESTART_CODE, str(spec)], capture_output=True, text=True
+    )
     if done.returncode:
         raise RuntimeError(f"the restart process failed: {done.stderr[-2000:]}")
     reads = [_as_tuples(r) for r in json.loads(done.stdout)]
@@ -328,7 +423,7 @@ def rebuilt(ctx: Context, no_feedback: Reads) -> dict[str, Any]:
     id_of = build_store(ctx.workload, path, ctx.embedder)
     key_of = {memory_id: key for key, memory_id in id_of.items()}
     with Memory(str(path), agent_id=AGENT, embedder=ctx.embedder) as mem:
-        reads = held_out_reads(mem, ctx.held_out, key_of)
+        reads = held_out_reads(mem, ctx.questions, key_of)
     figures = summarize(ctx, reads)
     report = {
         **figures,
@@ -341,28 +436,39 @@ def rebuilt(ctx: Context, no_feedback: Reads) -> dict[str, Any]:
 
 
 def interference(ctx: Context, no_feedback: Reads) -> dict[str, Any]:
-    """Teach every other type; count the taught fixes in the untaught types' top 5."""
+    """Teach every other type; count the taught fixes, and every other type's fixing
+    note, in the untaught types' top 5 (original wordings)."""
     began = time.perf_counter()
     taught = [t.index for t in ctx.workload.types if t.index % 2 == 0]
     _, reads = condition(ctx, "interference", fixing_steps(ctx, INTERFERENCE_OUTCOMES, taught))
     taught_fixes = {ctx.workload.types[i].fix_key for i in taught}
+    fixes = {t.fix_key for t in ctx.workload.types}
 
-    def crowding(rows: Reads, mode: str) -> float:
-        return _mean(sum(k in taught_fixes for k, _ in r[mode][:TOP]) for r in rows)
+    def crowding(rows: Reads, mode: str, among: set[str] | None = None) -> float:
+        def wrong(row: dict[str, Any]) -> set[str]:
+            return (among or fixes) - {ctx.workload.types[row["type"]].fix_key}
 
-    untaught = [r for r in reads if r["type"] not in taught]
-    untaught_before = [r for r in no_feedback if r["type"] not in taught]
+        return _mean(sum(k in wrong(r) for k, _ in r[mode][:TOP]) for r in rows)
+
+    untaught = [r for r in reads if r["type"] not in taught and not r["synonyms"]]
+    before = [r for r in no_feedback if r["type"] not in taught and not r["synonyms"]]
     taught_figures = summarize(ctx, [r for r in reads if r["type"] in taught])
-    untaught_figures = summarize(ctx, untaught)
+    untaught_figures = summarize(ctx, [r for r in reads if r["type"] not in taught])
     report = {
         "outcomes": INTERFERENCE_OUTCOMES,
         "taught_types": taught,
-        "untaught_mean_taught_fixes_in_top5": {m: crowding(untaught, m) for m in MODES},
-        "untaught_mean_taught_fixes_in_top5_no_feedback": {
-            m: crowding(untaught_before, m) for m in MODES
+        "untaught_mean_taught_fixes_in_top5": {
+            m: crowding(untaught, m, taught_fixes) for m in MODES
         },
+        "untaught_mean_taught_fixes_in_top5_no_feedback": {
+            m: crowding(before, m, taught_fixes) for m in MODES
+        },
+        "untaught_mean_wrong_fixes_in_top5": {m: crowding(untaught, m) for m in MODES},
+        "untaught_mean_wrong_fixes_in_top5_no_feedback": {m: crowding(before, m) for m in MODES},
         "untaught_recall@5": {m: untaught_figures[m]["recall@5"] for m in MODES},
         "taught_recall@5": {m: taught_figures[m]["recall@5"] for m in MODES},
+        "untaught_mrr@10": {m: untaught_figures[m]["mrr@10"] for m in MODES},
+        "taught_mrr@10": {m: taught_figures[m]["mrr@10"] for m in MODES},
         "seconds": _since(began),
     }
     crowded = report["untaught_mean_taught_fixes_in_top5"]
@@ -371,6 +477,130 @@ def interference(ctx: Context, no_feedback: Reads) -> dict[str, Any]:
         f"taught r@5 {report['taught_recall@5']}"
     )
     return report
+
+
+def latency(ctx: Context, untaught: Path, taught: Path, n: int) -> dict[str, Any]:
+    """Text-read latency of every held-out question in the untaught store and in the
+    store taught n outcomes per type, read in turn (load drifts alike for both). Every
+    text was embedded by an earlier condition, so both times leave embedding out."""
+    began = time.perf_counter()
+    times: dict[str, list[float]] = {"no_feedback": [], "taught": []}
+    with (
+        Memory(str(untaught), agent_id=AGENT, embedder=ctx.embedder) as before,
+        Memory(str(taught), agent_id=AGENT, embedder=ctx.embedder) as after,
+    ):
+        stores = {"no_feedback": before, "taught": after}
+        for mem in stores.values():
+            mem.read(ctx.questions[0].text, k=READ_K)  # opening costs are no read's
+        for q in ctx.questions:
+            for name, mem in stores.items():
+                start = time.perf_counter()
+                mem.read(q.text, k=READ_K)
+                times[name].append((time.perf_counter() - start) * 1000)
+    report = {
+        "no_feedback": {"outcomes": 0, **_percentiles(times["no_feedback"])},
+        "taught": {"outcomes": n, **_percentiles(times["taught"])},
+        "embedding": "cached: both stores read texts embedded before",
+        "seconds": _since(began),
+    }
+    ctx.say(f"latency ms n=0 {report['no_feedback']} n={n} {report['taught']}")
+    return report
+
+
+def _percentiles(ms: Sequence[float]) -> dict[str, Any]:
+    cuts = statistics.quantiles(ms, n=100, method="inclusive")
+    return {
+        "reads": len(ms),
+        "p50_ms": round(statistics.median(ms), 2),
+        "p95_ms": round(cuts[94], 2),
+        "mean_ms": round(statistics.fmean(ms), 2),
+    }
+
+
+# -- the reference: the note rated for the nearest past question ------------------
+
+
+def nearest_past_question(ctx: Context, steps: Steps) -> dict[str, Any]:
+    """Per wording set: how often the note rated for the rated question whose embedding
+    is nearest a held-out one's is its fixing note (one guess: recall@5 = MRR). What a
+    reader could do with no memory but a log of rated questions."""
+    import numpy
+
+    assert ctx.embedder is not None
+    rated = {text: ctx.key_of[ids[0]] for text, ids in steps}  # the latest rating wins
+    past = list(rated)
+    figures: dict[str, Any] = {"rated_questions": len(past)}
+    vectors = ctx.embedder.embed(past) if past else None
+    for name, questions in ctx.wording_sets().items():
+        hits = [False] * len(questions)
+        if vectors is not None and questions:
+            nearest = numpy.argmax(ctx.embedder.embed([q.text for q in questions]) @ vectors.T, 1)
+            hits = [
+                rated[past[i]] == ctx.workload.types[q.type_index].fix_key
+                for i, q in zip(nearest, questions, strict=True)
+            ]
+        figures[name] = {"recall@5": _mean(hits), "mrr@10": _mean(hits)} if questions else None
+    return figures
+
+
+def nearest_past(ctx: Context, steps: dict[int, dict[str, Steps]]) -> dict[str, Any] | None:
+    """The reference for every n and teacher (None without an embedder)."""
+    if ctx.embedder is None:
+        return None
+    report: dict[str, Any] = {}
+    for n, teachers in sorted(steps.items()):
+        for teacher, rated in teachers.items():
+            name = "outcomes" if teacher == "outcomes" else f"noise_{teacher}"
+            report.setdefault(name, {})[str(n)] = nearest_past_question(ctx, rated)
+    clean = {n: f["original"]["recall@5"] for n, f in report["outcomes"].items()}
+    ctx.say(f"nearest past question (original r@5 by n): {clean}")
+    return report
+
+
+# -- the text-read table -------------------------------------------------------
+
+
+def read_text_table(report: dict[str, Any], figures: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """recall@5 and MRR@10 of text reads, per condition and wording set, by n."""
+
+    def cell(block: dict[str, Any] | None) -> dict[str, float] | None:
+        return {k: block["text"][k] for k in ("recall@5", "mrr@10")} if block else None
+
+    def by_n(blocks: dict[int, dict[str, Any]], wording: str | None = None) -> dict[str, Any]:
+        return {str(n): cell(b[wording] if wording else b) for n, b in sorted(blocks.items())}
+
+    untaught = figures[0]
+    table: dict[str, Any] = {"outcomes": [str(n) for n in sorted(figures)]}
+    for wording in ("original", "frames", "synonyms"):
+        table[wording] = by_n(figures, None if wording == "original" else wording)
+    for p, blocks in report["noisy_feedback"].items():
+        table[f"noise_{p}"] = by_n({0: untaught, **{int(n): b for n, b in blocks.items()}})
+    randomized = {int(n): b for n, b in report["random_feedback"].items()}
+    table["random_feedback"] = by_n({0: untaught, **randomized})
+    table["nearest_past_question"] = _nearest_table(report["nearest_past_question"])
+    crowd = report["interference"]
+    table["interference"] = {
+        str(crowd["outcomes"]): {
+            "untaught_wrong_fixes_in_top5": crowd["untaught_mean_wrong_fixes_in_top5"]["text"],
+            "untaught_taught_fixes_in_top5": crowd["untaught_mean_taught_fixes_in_top5"]["text"],
+            "untaught_recall@5": crowd["untaught_recall@5"]["text"],
+            "untaught_mrr@10": crowd["untaught_mrr@10"]["text"],
+            "taught_recall@5": crowd["taught_recall@5"]["text"],
+            "taught_mrr@10": crowd["taught_mrr@10"]["text"],
+        }
+    }
+    table["restart"] = {str(RESTART_OUTCOMES): cell(report["restart"])}
+    table["rebuilt"] = {"0": cell(report["rebuilt"])}
+    return table
+
+
+def _nearest_table(nearest: dict[str, Any] | None) -> dict[str, Any] | None:
+    if nearest is None:
+        return None
+    return {
+        wording: {n: f[wording] for n, f in nearest["outcomes"].items()}
+        for wording in ("original", "frames", "synonyms")
+    }
 
 
 # -- baselines and the workload's semantic distance -----------------------------
@@ -430,6 +660,10 @@ def describe(workload: Workload) -> dict[str, Any]:
         "fixing_words_per_type": learning_workload.FIXING_WORDS,
         "question_templates": len(learning_workload.QUESTION_TEMPLATES),
         "held_out_only_templates": workload.held_out_only_templates,
+        "synonym_templates": len(learning_workload.SYNONYM_TEMPLATES),
+        "synonym_wordings_per_type": learning_workload.SYNONYM_WORDINGS,
+        "synonym_table": len(learning_workload.SYNONYMS),
+        "synonym_overlaps": len(learning_workload.synonym_overlaps(workload)),
         "fingerprint": workload.fingerprint(),
         "example": {
             "problem_words": first.problem_words,
@@ -437,6 +671,8 @@ def describe(workload: Workload) -> dict[str, Any]:
             "notes": [n.text for n in workload.notes if n.type_index == first.index],
             "training": [q.text for q in first.training],
             "held_out": [q.text for q in first.held_out],
+            "synonyms": {w: learning_workload.SYNONYMS[w] for w in first.problem_words},
+            "synonym_wordings": [q.text for q in first.synonyms],
         },
     }
 
@@ -661,51 +897,99 @@ def locomo_transfer(
 # -- the run -------------------------------------------------------------------
 
 
+def embedder_names(value: str | Sequence[str | None] | None) -> list[str | None]:
+    """The embedders to measure, in order: a name, several comma-separated, or a list
+    (``none`` or None: no embedder)."""
+    items = [value] if value is None else value.split(",") if isinstance(value, str) else value
+    names = [None if name is None or name.strip() == "none" else name.strip() for name in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"an embedder is named twice in {value!r}")
+    return names
+
+
 def run(
     out: str,
     *,
     seed: int = 0,
     types: int = 40,
     notes: int = 2000,
-    embedder_name: str | None = "minilm",
+    embedder_name: str | Sequence[str | None] | None = "minilm",
     locomo_path: str | None = None,
     conversations: Sequence[str] | None = None,
     outcomes: Sequence[int] = (0, 1, 2, 3, 5),
     repeats: int = REPEATS,
+    noise: Sequence[float] = NOISE,
 ) -> dict[str, Any]:
-    """Run the benchmark and write the JSON report to ``out``; returns the report."""
+    """Run the benchmark and write the JSON report to ``out``; returns the report. With
+    one embedder the report is that embedder's section; with several, it holds one
+    section per embedder under ``embedders`` (keyed by name, ``none`` for none)."""
     start = time.perf_counter()
+    names = embedder_names(embedder_name)
     workload = learning_workload.generate(seed, types, notes)
-    embedder = CachedEmbedder(load_embedder(embedder_name)) if embedder_name else None
-    seconds: dict[str, float] = {}
-    parts = 3 if locomo_path else 2
+    sections: dict[str, dict[str, Any]] = {}
+    parts = len(names) * (3 if locomo_path else 2)
     with (
         tempfile.TemporaryDirectory(prefix="assocmem-learning-") as tmp,
         progress_bar(parts, desc="learning bench", unit="part") as bar,
     ):
-        folder = Path(tmp)
-        id_of = build_store(workload, folder / "base.db", embedder)
-        ctx = Context(workload, folder, embedder, embedder_name, folder / "base.db", id_of, start)
-        seconds["build"] = round(time.perf_counter() - start, 1)
-        ctx.say(f"built {len(workload.notes)} notes, {types} types ({seconds['build']}s)")
-        bar.update(1)
-        report = _learning_sections(ctx, outcomes, seed, seconds)
-        bar.update(1)
-        if locomo_path:
-            report["locomo"] = locomo_transfer(
-                locomo_path, conversations, folder, embedder, seed, ctx.say, repeats
-            )
-            seconds["locomo"] = report["locomo"]["seconds"]
-            bar.update(1)
-    seconds["total"] = round(time.perf_counter() - start, 1)
-    report["seconds"] = seconds
+        for name in names:
+            folder = Path(tmp) / (name or "none")
+            folder.mkdir()
+            args = (workload, folder, name, outcomes, noise, seed, bar)
+            sections[name or "none"] = embedder_section(*args, locomo_path, conversations, repeats)
+    if len(names) == 1:
+        report = next(iter(sections.values()))
+    else:
+        report = {
+            "config": {"seed": seed, "types": types, "notes": notes, "embedders": list(sections)},
+            "embedders": sections,
+            "seconds": {"total": _since(start)},
+        }
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    ctx.say(f"done; wrote {out}")
+    print(f"[{_since(start):6.1f}s] done; wrote {out}", file=sys.stderr, flush=True)
+    return report
+
+
+def embedder_section(
+    workload: Workload,
+    folder: Path,
+    embedder_name: str | None,
+    outcomes: Sequence[int],
+    noise: Sequence[float],
+    seed: int,
+    bar: Any,
+    locomo_path: str | None,
+    conversations: Sequence[str] | None,
+    repeats: int,
+) -> dict[str, Any]:
+    """Every section of one embedder (or none): its store, conditions and LoCoMo part."""
+    start = time.perf_counter()
+    embedder = CachedEmbedder(load_embedder(embedder_name)) if embedder_name else None
+    seconds: dict[str, float] = {}
+    id_of = build_store(workload, folder / "base.db", embedder)
+    ctx = Context(workload, folder, embedder, embedder_name, folder / "base.db", id_of, start)
+    seconds["build"] = _since(start)
+    ctx.say(f"built {len(workload.notes)} notes, {len(workload.types)} types ({seconds['build']}s)")
+    bar.update(1)
+    report = _learning_sections(ctx, outcomes, noise, seed, seconds)
+    bar.update(1)
+    if locomo_path:
+        report["locomo"] = locomo_transfer(
+            locomo_path, conversations, folder, embedder, seed, ctx.say, repeats
+        )
+        seconds["locomo"] = report["locomo"]["seconds"]
+        bar.update(1)
+    seconds["total"] = _since(start)
+    report["seconds"] = seconds
     return report
 
 
 def _learning_sections(
-    ctx: Context, outcomes: Sequence[int], seed: int, seconds: dict[str, float]
+    ctx: Context,
+    outcomes: Sequence[int],
+    noise: Sequence[float],
+    seed: int,
+    seconds: dict[str, float],
 ) -> dict[str, Any]:
     """Every section of the generated workload, in the report's key order."""
     began = time.perf_counter()
@@ -713,13 +997,15 @@ def _learning_sections(
     baseline, workload["dense_check"] = baselines(ctx)
     seconds["baselines"] = _since(began)
     began = time.perf_counter()
-    taught = outcome_conditions(ctx, outcomes, seed)
+    taught = outcome_conditions(ctx, outcomes, seed, noise)
     reads, paths = taught.pop("_reads"), taught.pop("_paths")
+    figures, steps = taught.pop("_figures"), taught.pop("_steps")
     if RESTART_OUTCOMES not in reads:
         paths[RESTART_OUTCOMES], reads[RESTART_OUTCOMES] = condition(
             ctx, "restart", fixing_steps(ctx, RESTART_OUTCOMES)
         )
     seconds["outcomes"] = _since(began)
+    timed = LATENCY_OUTCOMES if LATENCY_OUTCOMES in paths else max(paths)
     report = {
         "environment": environment(
             embedder=ctx.embedder.model_id if ctx.embedder else None,
@@ -732,18 +1018,25 @@ def _learning_sections(
             "notes": len(ctx.workload.notes),
             "embedder": ctx.embedder_name,
             "outcomes": list(outcomes),
+            "noise": list(noise),
             "read_k": READ_K,
             "top": TOP,
         },
         "workload": workload,
         **taught,
         "baselines": baseline,
+        "nearest_past_question": nearest_past(ctx, steps),
         "restart": restart(ctx, paths[RESTART_OUTCOMES], reads[RESTART_OUTCOMES]),
         "rebuilt": rebuilt(ctx, reads[0]),
         "interference": interference(ctx, reads[0]),
+        "latency": latency(ctx, paths[0], paths[timed], timed),
     }
+    report["read_text"] = read_text_table(report, figures)
     seconds.update(
-        {name: report[name]["seconds"] for name in ("restart", "rebuilt", "interference")}
+        {
+            name: report[name]["seconds"]
+            for name in ("restart", "rebuilt", "interference", "latency")
+        }
     )
     return report
 

@@ -7,6 +7,13 @@ shares; its symptom notes use its problem words and fix nothing; distractor note
 fill the rest from words no type owns, in the same templates. Questions are
 templates of filler common to all types, filled with a type's problem words.
 
+Problem words are drawn only from words of `SYNONYMS`, a table of an English
+synonym or short paraphrase for each: every type also has *synonym wordings*,
+questions that say its symptoms in those other words, in templates of their own.
+A synonym wording shares no stem with any training question of any type nor with
+any fixing note, so only what a reader learned about the meaning of the questions
+it was taught (not their words) can lead it from a synonym wording to the fix.
+
 Invariant: no question shares a word (or a Snowball stem) with its type's fixing
 note, so words alone cannot find the fix, and what a reader learns from outcomes
 is the only path from a question to it. The same seed gives the same notes and
@@ -30,6 +37,7 @@ TRAINING = 5  # wordings per type, and as many held out
 HELD_OUT = 5
 HELD_OUT_NEW_TEMPLATES = 3  # of the held-out wordings, in templates no training wording uses
 HELD_OUT_ONLY_TEMPLATES = 4  # templates kept out of training altogether
+SYNONYM_WORDINGS = 3  # per type, as many as its held-out wordings in new templates
 MIN_NOISE_WORDS = 60  # distractors need a vocabulary of their own
 
 # Ordinary English nouns (a few verbs and adjectives) of technical and everyday
@@ -106,6 +114,110 @@ WORDS = tuple(
     """.split()
 )
 
+# A synonym or short paraphrase of each word that may be a problem word, as people
+# would say it otherwise. Each is written in words outside `WORDS` and every template,
+# so that it shares no stem with a question or note the workload can write; an entry
+# was kept when, of all the table's synonyms, it is among the 10 that all-MiniLM-L6-v2
+# puts nearest its word.
+SYNONYMS = dict(
+    tuple(part.strip() for part in entry.split("="))
+    for entry in """
+    keyring = key holder; thermostat = temperature regulator; ledger = account book;
+    antenna = aerial; archive = document storage; armchair = easy chair; attic = loft;
+    avocado = alligator pear; axle = wheel shaft; ballot = voting slip; bandage = wound dressing;
+    banner = pennant; basement = underground level; battery = power cell; beacon = signal light;
+    bench = long seat; bicycle = bike; biscuit = cracker; blanket = bed cover;
+    blender = food mixer; blossom = flower bloom; boiler = hot water tank; boulder = large rock;
+    brakeline = brake tubing; breadbox = bread bin; brick = clay block; bridge = river crossing;
+    broom = sweeping brush; buckle = belt clasp; bulletin = announcement; bumper = fender;
+    button = press switch; cable = wire; cactus = succulent; calendar = appointment diary;
+    camera = photographic device; campfire = fire pit; canoe = dugout boat; canvas = artist cloth;
+    capsule = pill; caravan = camper van; carpet = floor covering; cartridge = toner cassette;
+    casket = coffin; chandelier = hanging light; channel = communication line;
+    chapel = small church; charcoal = barbecue briquettes; charger = power adapter;
+    chassis = car frame; cheddar = hard cheese; chorus = choir; cider = fermented apple juice;
+    circuit = wiring loop; clamp = vise grip; clipboard = writing board; cobweb = spider web;
+    cockpit = flight deck; compass = direction finder; compost = mulch;
+    compressor = air pressurizer; concrete = cement; condenser = cooling coil; coral = reef;
+    corridor = passage; crate = wooden box; crowbar = pry bar; cruiser = patrol car;
+    cushion = padding; cylinder = tube; debugger = code inspector; decoder = descrambler;
+    denim = jeans material; depot = supply yard; detector = smoke alarm; diamond = precious gem;
+    diaper = nappy; diploma = certificate; dishwasher = dish machine; doorbell = door chime;
+    drawer = sliding compartment; dresser = clothes chest; dungeon = prison cell;
+    dynamo = alternator; elbow = arm joint; elevator = lift; emerald = green gemstone;
+    envelope = mailing cover; escalator = mechanical staircase; espresso = strong coffee;
+    exhaust = tailpipe; fabric = textile; falcon = hawk; faucet = tap; fence = barrier;
+    ferry = passenger boat; firewall = network guard; flannel = washcloth; flashlight = torch;
+    flask = drinking bottle; folder = directory; footbridge = pedestrian crossing;
+    forklift = lift truck; fountain = water spout; freezer = ice chest; fridge = refrigerator;
+    funnel = pouring cone; furnace = heating unit; gadget = gizmo; galaxy = star cluster;
+    garage = carport; garland = wreath; gasket = seal; gearbox = transmission; glacier = ice sheet;
+    gravel = crushed stone; grinder = coffee mill; hallway = entrance hall; harbor = port;
+    harmonica = mouth organ; harness = safety straps; harpoon = spear; headlamp = headlight;
+    hearth = fireplace; helmet = hard hat; hinge = door pivot; holster = gun sheath;
+    horizon = skyline; inkwell = ink pot; invoice = bill; jacket = coat; journal = diary;
+    kettle = electric jug; keyboard = typing keys; kitten = young cat; ladder = stepladder;
+    lagoon = shallow lake; laptop = portable computer; latch = door catch; lattice = grid;
+    lawnmower = grass cutter; leash = dog lead; lettuce = salad leaves; lever = crank;
+    library = reading room; lighthouse = light tower; lobster = crayfish; locket = pendant;
+    lumber = sawn wood; mailbox = letterbox; mantel = mantelpiece; marker = felt pen;
+    mattress = sleeping pad; meadow = grassland; meteor = shooting star; microphone = mic;
+    mileage = distance travelled; mirror = reflecting glass; mitten = mitt;
+    modem = broadband adapter; monitor = display screen; mosaic = tile picture; mountain = peak;
+    muffin = cupcake; mural = wall painting; mushroom = toadstool; needle = sewing pin;
+    nickel = five-cent coin; nozzle = spray head; odometer = distance gauge;
+    orchard = fruit garden; oven = cooker; padlock = combination lock; paperclip = wire clip;
+    parachute = chute; parcel = package; parrot = macaw; passport = travel document;
+    patio = paved courtyard; pebble = smooth stone; pedal = foot control; pendulum = swinging bob;
+    pigeon = dove; planter = flowerpot; plaster = drywall; plateau = mesa; pollen = flower dust;
+    portal = gateway; postcard = picture card; pottery = ceramics; pouch = purse;
+    printer = printing machine; propeller = rotor blade; puppet = marionette; quarry = rock pit;
+    quilt = duvet; quiver = arrow holder; rabbit = bunny; racket = tennis bat; radiator = heater;
+    raisin = dried grape; ramp = incline; razor = shaver; receipt = sales slip; referee = umpire;
+    rifle = long gun; rocket = missile; rooster = cockerel; router = wifi hub;
+    rudder = steering fin; sailboat = sloop; sandbox = sandpit; satchel = shoulder bag;
+    saucepan = stewpan; saxophone = sax; scanner = document imager; sculpture = figurine;
+    sensor = probe; server = host computer; shampoo = hair wash; shovel = spade;
+    sidewalk = pavement; signpost = road sign; skillet = frying pan; sled = sleigh;
+    slipper = house shoe; socket = wall outlet; speaker = loudspeaker; spreadsheet = excel sheet;
+    sprinkler = lawn spray; stapler = staple gun; starfish = sea star; statue = monument;
+    stopwatch = timer; stove = cooktop; strainer = colander; streetlamp = street light;
+    submarine = undersea vessel; subway = metro; suitcase = luggage; swamp = marsh;
+    tadpole = baby frog; tent = camping shelter; terminal = command line; throttle = accelerator;
+    thunder = rumble; ticket = admission pass; tractor = farm vehicle; treadmill = running machine;
+    tricycle = three-wheeler; trolley = shopping cart; trophy = award; tugboat = towboat;
+    typewriter = typing machine; umbrella = rain shade; utensil = kitchen implement;
+    vacuum = hoover; vase = flower jar; vest = waistcoat; warehouse = storehouse;
+    watchtower = lookout; weathervane = wind vane; widget = ui control; windshield = windscreen;
+    wingnut = butterfly nut; zipper = zip; acorn = oak nut; amplifier = amp; aquarium = fish tank;
+    asphalt = tarmac; atlas = map book; bakery = bakehouse; bandwidth = throughput;
+    barometer = pressure gauge; bazaar = market; beehive = bee colony box; blizzard = snowstorm;
+    bunker = bomb shelter; butler = valet; cafeteria = canteen; calculator = number cruncher;
+    carousel = merry-go-round; cashier = teller; castle = fortress; cinema = movie theater;
+    citadel = stronghold; clinic = medical centre; clover = shamrock; cobbler = shoemaker;
+    conveyor = transport belt; coyote = prairie wolf; cutlery = silverware; dentist = tooth doctor;
+    dormitory = dorm; drumkit = percussion set; earmuff = ear warmer; eggplant = aubergine;
+    embassy = consulate; ferret = polecat; fiesta = festival; fishbowl = goldfish bowl;
+    foghorn = fog signal; fossil = petrified remains; freight = cargo; frigate = warship;
+    gallery = art museum; glider = sailplane; grasshopper = locust; gumball = chewing gum;
+    hairbrush = comb; hazelnut = filbert; highway = motorway; hilltop = summit; housekeeper = maid;
+    kennel = doghouse; lamppost = light pole; landfill = rubbish dump; laundry = dirty clothes;
+    lifeboat = rescue boat; limousine = limo; lipstick = lip colour; lollipop = lolly;
+    mansion = manor; marathon = footrace; marmalade = citrus jam; merchant = trader;
+    monastery = abbey; moped = motorbike; mosquito = gnat; motel = roadside inn;
+    nightstand = bedside table; palace = royal residence; peacock = peafowl; peanut = groundnut;
+    pharmacy = drugstore; pinecone = conifer cone; porridge = hot cereal; pudding = dessert;
+    rattlesnake = pit viper; reindeer = caribou; riverbank = shore; sandpaper = abrasive paper;
+    sawmill = wood mill; schoolyard = playground; seagull = gull; shipyard = dockyard;
+    shoelace = bootlace; showroom = display hall; slingshot = catapult; spaceship = spacecraft;
+    stairwell = stair shaft; stadium = arena; taxicab = taxi; toolbox = tool chest;
+    tortoise = turtle; townhall = municipal building; tripod = three-legged stand;
+    tuxedo = evening suit; vineyard = winery; walkway = promenade; wetland = marshland;
+    whirlpool = vortex; windowsill = window ledge; wristwatch = timepiece; zucchini = courgette;
+    """.split(";")
+    if entry.strip()
+)
+
 # A fixing note's templates: six slots, one per fixing word. Terse, as field notes
 # are, and without a word any question template uses (not even "the").
 FIX_TEMPLATES = (
@@ -149,6 +261,15 @@ QUESTION_TEMPLATES = (
     "Why would the {} suddenly fail with {}?",
 )
 
+# Questions in other words: filler no other template, question or note uses.
+SYNONYM_TEMPLATES = (
+    "Our {}, {} stopped responding overnight; suggestions?",
+    "Broken {}, {}, {}: advice please.",
+    "Our {}, {} went haywire yesterday; thoughts?",
+    "Need guidance regarding {}, {}, {}, {}.",
+    "Recommendations wanted: {}, {}, {} malfunctioning.",
+)
+
 # What a caller would leave out of a question's concepts: function and question
 # words, and the filler every question template shares (it names no problem).
 QUESTION_STOP_WORDS = frozenset(
@@ -160,6 +281,8 @@ QUESTION_STOP_WORDS = frozenset(
 )
 
 _ALPHA = re.compile(r"[a-z]+")
+# The filler of the synonym templates, left out of a synonym wording's concepts alike.
+SYNONYM_STOP_WORDS = frozenset(_ALPHA.findall(" ".join(SYNONYM_TEMPLATES).lower()))
 
 
 @functools.cache
@@ -182,7 +305,11 @@ def stems(text: str) -> set[str]:
 def content_words(question: str) -> list[str]:
     """A question's concepts as a caller would give them: tokens of three letters or more,
     in order, without the question stop words."""
-    words = [t for t in tokens(question) if len(t) >= 3 and t not in QUESTION_STOP_WORDS]
+    words = [
+        t
+        for t in tokens(question)
+        if len(t) >= 3 and t not in QUESTION_STOP_WORDS and t not in SYNONYM_STOP_WORDS
+    ]
     return list(dict.fromkeys(words))
 
 
@@ -199,6 +326,7 @@ class Question:
     text: str
     type_index: int
     new_template: bool = False  # held out: a template no training wording of its type used
+    synonyms: bool = False  # held out: its symptoms said in other words (`SYNONYMS`)
 
 
 @dataclass
@@ -208,6 +336,7 @@ class ProblemType:
     fixing_words: list[str]
     training: list[Question] = field(default_factory=list)
     held_out: list[Question] = field(default_factory=list)
+    synonyms: list[Question] = field(default_factory=list)
 
     @property
     def fix_key(self) -> str:
@@ -224,7 +353,7 @@ class Workload:
     def fingerprint(self) -> str:
         """A digest of every note and question: equal workloads, equal digests."""
         parts = [n.key + "\t" + n.text for n in self.notes] + [
-            q.text for t in self.types for q in (*t.training, *t.held_out)
+            q.text for t in self.types for q in (*t.training, *t.held_out, *t.synonyms)
         ]
         return "sha256:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -235,8 +364,11 @@ def vocabulary() -> list[str]:
     question_stems = set().union(*(stems(t) for t in QUESTION_TEMPLATES))
     if fix_stems & question_stems:
         raise AssertionError(f"fix and question templates share {fix_stems & question_stems}")
-    taken = set().union(*(stems(t) for t in NOTE_TEMPLATES + QUESTION_TEMPLATES))
-    taken |= word_stems(QUESTION_STOP_WORDS)
+    taken = _template_stems()
+    synonym_filler = set().union(*(stems(t) for t in SYNONYM_TEMPLATES))
+    if synonym_filler & taken:
+        raise AssertionError(f"synonym templates share {synonym_filler & taken} with others")
+    taken |= synonym_filler
     words = []
     for word in WORDS:  # one word per stem, so no two drawn words are inflections of each other
         stem = _stemmer().stemWord(word)
@@ -246,28 +378,48 @@ def vocabulary() -> list[str]:
     return words
 
 
+def _template_stems() -> set[str]:
+    """Stems of every note and question template and of the question stop words."""
+    taken = set().union(*(stems(t) for t in NOTE_TEMPLATES + QUESTION_TEMPLATES))
+    return taken | word_stems(QUESTION_STOP_WORDS)
+
+
+def speakable(words: Iterable[str]) -> list[str]:
+    """The words that can be problem words: those whose synonym shares no stem with any
+    word of `WORDS`, any template or stop word, or the synonym templates (whatever a
+    workload draws, its synonym wordings then share no stem with its other text)."""
+    taken = word_stems(WORDS) | _template_stems()
+    taken |= set().union(*(stems(t) for t in SYNONYM_TEMPLATES))
+    return [w for w in words if w in SYNONYMS and not stems(SYNONYMS[w]) & taken]
+
+
 def generate(seed: int = 0, types: int = 40, notes: int = 2000) -> Workload:
     """The workload for ``seed``: ``types`` problem types in a store of ``notes`` notes."""
     rng = random.Random(seed)
     words = vocabulary()
     rng.shuffle(words)
-    per_type = PROBLEM_WORDS + FIXING_WORDS
-    if types * per_type + MIN_NOISE_WORDS > len(words):
+    pool = speakable(words)
+    if types * PROBLEM_WORDS > len(pool):
+        raise ValueError(f"{types} types need more problem words than the {len(pool)} synonyms")
+    problem_words = pool[: types * PROBLEM_WORDS]
+    chosen = set(problem_words)
+    rest = [w for w in words if w not in chosen]
+    if types * FIXING_WORDS + MIN_NOISE_WORDS > len(rest):
         raise ValueError(f"{types} types need more words than the list's {len(words)}")
     if notes < types * (1 + SYMPTOM_NOTES):
         raise ValueError(f"{notes} notes cannot hold {types} types' fixing and symptom notes")
     problem_types = [
         ProblemType(
             i,
-            words[i * per_type : i * per_type + PROBLEM_WORDS],
-            words[i * per_type + PROBLEM_WORDS : (i + 1) * per_type],
+            problem_words[i * PROBLEM_WORDS : (i + 1) * PROBLEM_WORDS],
+            rest[i * FIXING_WORDS : (i + 1) * FIXING_WORDS],
         )
         for i in range(types)
     ]
     for problem in problem_types:
         if word_stems(problem.problem_words) & word_stems(problem.fixing_words):
             raise AssertionError(f"type {problem.index}'s problem and fixing words share a stem")
-    noise_words = words[types * per_type :]
+    noise_words = rest[types * FIXING_WORDS :]
     order = list(range(len(QUESTION_TEMPLATES)))
     rng.shuffle(order)
     held_out_only, shared = order[:HELD_OUT_ONLY_TEMPLATES], order[HELD_OUT_ONLY_TEMPLATES:]
@@ -278,6 +430,11 @@ def generate(seed: int = 0, types: int = 40, notes: int = 2000) -> Workload:
     leaks = fix_overlaps(workload)
     if leaks:
         raise AssertionError(f"questions share words with their fixing notes: {leaks}")
+    # A stream of its own: the synonym wordings change nothing else the seed draws.
+    _say_otherwise(workload, random.Random(f"{seed}:synonyms"))
+    leaks = synonym_overlaps(workload)
+    if leaks:
+        raise AssertionError(f"synonym wordings share stems with training or fixes: {leaks}")
     return workload
 
 
@@ -355,6 +512,42 @@ def fix_overlaps(workload: Workload) -> list[tuple[str, set[str]]]:
     for problem in workload.types:
         for question in (*problem.training, *problem.held_out):
             shared = stems(question.text) & fixes[problem.index]
+            if shared:
+                found.append((question.text, shared))
+    return found
+
+
+def taught_stems(workload: Workload) -> set[str]:
+    """Stems of every training question of every type and of every fixing note."""
+    found = {s for n in workload.notes if n.role == "fix" for s in stems(n.text)}
+    return found.union(*(stems(q.text) for t in workload.types for q in t.training))
+
+
+def _say_otherwise(workload: Workload, rng: random.Random) -> None:
+    """Each type's synonym wordings: its problem words in `SYNONYMS`' words, in synonym
+    templates; a problem word whose synonym shares a stem with a training question or
+    a fixing note is left out of them."""
+    taught = taught_stems(workload)
+    for problem in workload.types:
+        words = [w for w in problem.problem_words if not stems(SYNONYMS[w]) & taught]
+        seen: set[frozenset[str]] = set()
+        for index in rng.sample(range(len(SYNONYM_TEMPLATES)), SYNONYM_WORDINGS):
+            template = SYNONYM_TEMPLATES[index]
+            if _slots(template) > len(words):
+                raise AssertionError(f"type {problem.index} has too few words with a synonym")
+            picked = _pick(words, _slots(template), seen, rng)
+            text = _fill(template, [SYNONYMS[w] for w in picked])
+            problem.synonyms.append(Question(text, problem.index, True, synonyms=True))
+
+
+def synonym_overlaps(workload: Workload) -> list[tuple[str, set[str]]]:
+    """(synonym wording, shared stems) for every synonym wording sharing a stem with a
+    training question of any type or with any fixing note."""
+    taught = taught_stems(workload)
+    found = []
+    for problem in workload.types:
+        for question in problem.synonyms:
+            shared = stems(question.text) & taught
             if shared:
                 found.append((question.text, shared))
     return found

@@ -1,8 +1,9 @@
 """The learning benchmark runs end to end, shrunk, and its workload keeps its promises.
 
 What the memory learns is the engine's business: these tests check the workload
-(deterministic, fixes unfindable by words) and the controls (restart, rebuild),
-never the learning figures themselves.
+(deterministic, fixes unfindable by words, synonym wordings sharing no stem with
+anything taught) and the controls (restart, rebuild, noisy teachers, the nearest
+past question), never the learning figures themselves.
 """
 
 from __future__ import annotations
@@ -22,8 +23,15 @@ pytest.importorskip("bm25s")
 
 from tests.bench.test_bench_locomo import _tiny_locomo_file  # noqa: E402
 
-SECTIONS = {"environment", "config", "workload", "outcomes", "random_feedback", "baselines",
-            "restart", "rebuilt", "interference", "locomo", "seconds"}  # fmt: skip
+SECTIONS = {"environment", "config", "workload", "outcomes", "random_feedback", "noisy_feedback",
+            "baselines", "nearest_past_question", "restart", "rebuilt", "interference",
+            "latency", "read_text", "locomo", "seconds"}  # fmt: skip
+WORDINGS = ("original", "frames", "synonyms")
+TOY_RESTART = (
+    "from assocmem.testing import ToyEmbedder; "
+    "from assocmem.vectors.embedders import register_embedder; "
+    "register_embedder('toy', ToyEmbedder); "
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +47,38 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _figures(block: dict[str, Any]) -> dict[str, Any]:
-    return {mode: block[mode] for mode in learning.MODES}
+    return {key: block[key] for key in (*learning.MODES, "frames", "synonyms")}
+
+
+def _check_blocks(block: dict[str, Any], types: int) -> None:
+    """Every wording set scored in both modes, over as many reads as the set holds."""
+    reads = {"original": workload_module.HELD_OUT, "frames": workload_module.HELD_OUT_NEW_TEMPLATES,
+             "synonyms": workload_module.SYNONYM_WORDINGS}  # fmt: skip
+    for wording, per_type in reads.items():
+        figures = block if wording == "original" else block[wording]
+        for mode in learning.MODES:
+            assert 0.0 <= figures[mode]["recall@5"] <= 1.0
+            assert 0.0 <= figures[mode]["mrr@10"] <= 1.0
+            assert len(figures[mode]["fix_source_by_read"]) == types * per_type
+
+
+def _check_read_text(table: dict[str, Any], nearest: bool, columns: list[str]) -> None:
+    assert table["outcomes"] == columns
+    for row in (*WORDINGS, "noise_0.2", "noise_0.4", "random_feedback"):
+        assert list(table[row]) == columns
+        for cell in table[row].values():
+            assert set(cell) == {"recall@5", "mrr@10"}
+    assert set(table["interference"]) == {"3"} and set(table["restart"]) == {"3"}
+    assert set(table["rebuilt"]) == {"0"}
+    assert table["rebuilt"]["0"] == table["original"]["0"]
+    assert table["restart"]["3"] == table["original"]["3"]
+    for row in ("noise_0.2", "noise_0.4", "random_feedback"):
+        assert table[row]["0"] == table["original"]["0"]  # no call, nothing to get wrong
+    if nearest:
+        assert set(table["nearest_past_question"]) == set(WORDINGS)
+        assert table["nearest_past_question"]["original"]["0"] == {"recall@5": 0.0, "mrr@10": 0.0}
+    else:
+        assert table["nearest_past_question"] is None
 
 
 @pytest.mark.slow
@@ -47,12 +86,24 @@ def test_report_has_every_section(report: dict[str, Any]) -> None:
     assert set(report) == SECTIONS
     assert set(report["outcomes"]) == {"0", "1", "3"}
     assert set(report["random_feedback"]) == {"1", "3"}
-    for block in (*report["outcomes"].values(), *report["random_feedback"].values()):
-        for mode in learning.MODES:
-            assert 0.0 <= block[mode]["recall@5"] <= 1.0
-            assert 0.0 <= block[mode]["mrr@10"] <= 1.0
-            assert len(block[mode]["fix_source_by_read"]) == 8 * workload_module.HELD_OUT
+    assert set(report["noisy_feedback"]) == {"0.2", "0.4"}
+    noisy = [*report["noisy_feedback"]["0.2"].values(), *report["noisy_feedback"]["0.4"].values()]
+    for block in (*report["outcomes"].values(), *report["random_feedback"].values(), *noisy):
+        _check_blocks(block, 8)
     assert report["outcomes"]["3"]["feedback_calls"] == 8 * 3
+    for p, blocks in report["noisy_feedback"].items():
+        assert set(blocks) == {"1", "3"}
+        for n, block in blocks.items():
+            assert block["feedback_calls"] == 8 * int(n)
+            assert block["wrong_calls"] == round(float(p) * 8 * int(n))
+    _check_read_text(report["read_text"], nearest=False, columns=["0", "1", "3"])
+    assert report["nearest_past_question"] is None
+    latency = report["latency"]
+    assert latency["no_feedback"]["outcomes"] == 0 and latency["taught"]["outcomes"] == 3
+    for timed in (latency["no_feedback"], latency["taught"]):
+        assert timed["reads"] == 8 * (workload_module.HELD_OUT + workload_module.SYNONYM_WORDINGS)
+        assert 0 < timed["p50_ms"] <= timed["p95_ms"]
+    assert report["workload"]["synonym_overlaps"] == 0
     assert report["baselines"]["dense"] is None and report["workload"]["dense_check"] is None
     assert report["workload"]["notes"] == {"total": 200, "fix": 8, "symptom": 24, "noise": 168}
     assert report["interference"]["taught_types"] == [0, 2, 4, 6]
@@ -200,3 +251,117 @@ def test_the_dense_check_ranks_every_held_out_fixing_note(tmp_path: Path) -> Non
         assert len(entry["rank"]) == workload_module.HELD_OUT
         assert all(1 <= rank <= 200 for rank in entry["rank"])
     assert 0.0 <= check["share_fix_in_dense_top5"] <= 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_synonym_wordings_share_no_stem_with_training_or_fixes(seed: int) -> None:
+    workload = workload_module.generate(seed, 40, 2000)
+    stems = workload_module.stems
+    taught = set().union(
+        *(stems(q.text) for t in workload.types for q in t.training),
+        *(stems(n.text) for n in workload.notes if n.role == "fix"),
+    )
+    for problem in workload.types:
+        assert len(problem.synonyms) == workload_module.SYNONYM_WORDINGS
+        assert len({q.text for q in problem.synonyms}) == len(problem.synonyms)
+        for question in problem.synonyms:
+            assert question.synonyms and question.type_index == problem.index
+            assert not stems(question.text) & taught, question.text
+            assert not stems(question.text) & workload_module.word_stems(problem.problem_words)
+    assert workload_module.synonym_overlaps(workload) == []
+
+
+def test_every_problem_word_has_a_synonym_in_other_words() -> None:
+    workload = workload_module.generate(0, 40, 2000)
+    all_words = workload_module.word_stems(workload_module.WORDS)
+    for problem in workload.types:
+        for word in problem.problem_words:
+            synonym = workload_module.SYNONYMS[word]
+            assert not workload_module.stems(synonym) & all_words, (word, synonym)
+    assert len(workload_module.speakable(workload_module.vocabulary())) >= 40 * 8
+
+
+def test_the_synonym_check_catches_a_shared_stem() -> None:
+    workload = workload_module.generate(0, 8, 200)
+    problem = workload.types[0]
+    leaked = workload_module.Question(problem.training[0].text, 0, True, synonyms=True)
+    problem.synonyms.append(leaked)
+    assert [text for text, _ in workload_module.synonym_overlaps(workload)] == [leaked.text]
+
+
+def _toy_context(tmp_path: Path, types: int = 8, notes: int = 200) -> Any:
+    pytest.importorskip("numpy")
+    from assocmem.testing import ToyEmbedder
+
+    workload = workload_module.generate(0, types, notes)
+    id_of = {n.key: f"id-{n.key}" for n in workload.notes}
+    embedder = learning.CachedEmbedder(ToyEmbedder())
+    return learning.Context(workload, tmp_path, embedder, "toy", tmp_path / "unused.db", id_of, 0.0)
+
+
+def test_a_noisy_teacher_rates_another_fix_on_a_share_of_calls(tmp_path: Path) -> None:
+    ctx = _toy_context(tmp_path)
+    steps = learning.fixing_steps(ctx, 5)
+    fixes = {ctx.id_of[t.fix_key] for t in ctx.workload.types}
+    noisy = learning.noisy_steps(ctx, steps, 0.4, learning.random.Random("x"))
+    wrong = [(a, b) for a, b in zip(steps, noisy, strict=True) if a != b]
+    assert len(wrong) == 16  # 40 calls
+    for (text, right), (same_text, rated) in wrong:
+        assert text == same_text and rated[0] in fixes and rated != right
+    assert noisy == learning.noisy_steps(ctx, steps, 0.4, learning.random.Random("x"))
+    assert learning.noisy_steps(ctx, steps, 0.0, learning.random.Random("x")) == steps
+
+
+def test_the_nearest_past_question_returns_the_note_rated_for_it(tmp_path: Path) -> None:
+    ctx = _toy_context(tmp_path)
+    # Rated for the very questions read: each one's nearest past question is itself.
+    itself = [
+        (q.text, [ctx.id_of[ctx.workload.types[q.type_index].fix_key]]) for q in ctx.questions
+    ]
+    figures = learning.nearest_past_question(ctx, itself)
+    assert figures["rated_questions"] == len(ctx.questions)
+    for wording in WORDINGS:
+        assert figures[wording] == {"recall@5": 1.0, "mrr@10": 1.0}
+    nothing = learning.nearest_past_question(ctx, [])
+    assert nothing["rated_questions"] == 0 and nothing["original"]["recall@5"] == 0.0
+    trained = learning.nearest_past_question(ctx, learning.fixing_steps(ctx, 2))
+    assert trained["rated_questions"] == 8 * 2
+    assert all(0.0 <= trained[w]["recall@5"] <= 1.0 for w in WORDINGS)
+
+
+def test_embedder_names_take_one_or_several() -> None:
+    assert learning.embedder_names("minilm") == ["minilm"]
+    assert learning.embedder_names("minilm,none") == ["minilm", None]
+    assert learning.embedder_names(None) == [None]
+    assert learning.embedder_names(["toy", None]) == ["toy", None]
+    with pytest.raises(ValueError):
+        learning.embedder_names("none,none")
+
+
+@pytest.mark.slow
+def test_several_embedders_get_a_section_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("numpy")
+    from assocmem.testing import ToyEmbedder
+    from assocmem.vectors.embedders import register_embedder, unregister_embedder
+
+    register_embedder("toy", ToyEmbedder)
+    monkeypatch.setattr(learning, "RESTART_CODE", TOY_RESTART + learning.RESTART_CODE)
+    try:
+        report = learning.run(str(tmp_path / "both.json"), types=4, notes=60,
+                              embedder_name="toy,none", outcomes=(0, 3))  # fmt: skip
+    finally:
+        unregister_embedder("toy")
+    assert json.loads((tmp_path / "both.json").read_text()) == report
+    assert set(report) == {"config", "embedders", "seconds"}
+    assert report["config"]["embedders"] == ["toy", "none"]
+    for name, section in report["embedders"].items():
+        assert set(section) == SECTIONS - {"locomo"}
+        assert section["config"]["embedder"] == (None if name == "none" else name)
+        assert section["restart"]["identical_rankings"] and section["rebuilt"]["identical_rankings"]
+        _check_read_text(section["read_text"], nearest=name == "toy", columns=["0", "3"])
+    nearest = report["embedders"]["toy"]["nearest_past_question"]
+    assert set(nearest) == {"outcomes", "noise_0.2", "noise_0.4"}
+    assert nearest["outcomes"]["3"]["rated_questions"] == 4 * 3
+    assert report["embedders"]["toy"]["baselines"]["dense"] is not None
