@@ -46,7 +46,7 @@ def _trial(path: str, rng: random.Random, reinforce: bool) -> dict[str, Any]:
             began = time.perf_counter()
             result = mem.read(f"{words[0]} deploy key rotates monday", k=10, as_of=AS_OF)
             latencies.append(time.perf_counter() - began)
-            results.append(result.to_dict())
+            results.append({**result.to_dict(), "id": None})  # each read has its own handle
             found = [i.id for i in result.items]
             top_ranks.append(found.index(target) if target in found else None)
         middle = {r.id: r.value for r in mem.export()}
