@@ -167,3 +167,34 @@ def test_without_an_embedder_a_read_has_no_precedent_arm(store_target: Target) -
         result = mem.read(OTHER_WORDS, k=5)
         assert not result.arms["precedent"]
         assert ids[FIX] not in [item.id for item in result.items]
+
+
+def test_precedents_move_with_an_export_and_import_once(store_target: Target) -> None:
+    source, target = store_target("exported"), store_target("imported")
+    with Memory(source, agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _notes(mem)
+        asked = mem.read(ASKED[0], k=5)
+        mem.feedback([ids[FIX]], 1.0, read=asked.id)
+        lines = list(mem.export_all())
+    precedent = [line for line in lines if line.get("line") == "precedent"]
+    assert [line["read"] for line in precedent] == [asked.id]
+    assert precedent[0]["taught"] == [{"memory": ids[FIX], "weight": 1.0, "outcomes": 1}]
+    with Memory(target, agent_id="ops", embedder=SYNONYMS) as copy:
+        assert copy.import_lines(lines).imported["precedent"] == 1
+        assert copy.import_lines(lines).imported["precedent"] == 1  # the same state again
+        found = {item.id: item for item in copy.read(OTHER_WORDS, k=5).items}
+        assert found[ids[FIX]].sources["precedent"] == 1
+        rated = copy.feedback([ids[FIX]], 1.0, read=asked.id)  # the handle moved too
+        assert rated.lessons_updated == len(asked.query_concepts)
+
+
+def test_a_malformed_precedent_line_is_refused_naming_its_field(store_target: Target) -> None:
+    taught = [{"memory": "01X", "weight": 1.0, "outcomes": 1}]
+    good = {"line": "precedent", "read": "01READ", "concepts": ["leg"], "model": "m",
+            "vector": "AACAPw==", "taught": taught}  # fmt: skip
+    bad = [{**good, "vector": "not base64!"}, {**good, "vector": "AAA="},
+           {**good, "taught": []}, {**good, "read": "../x"}, {**good, "extra": 1}]  # fmt: skip
+    with Memory(store_target("malformed"), agent_id="ops") as mem:
+        report = mem.import_lines(bad, first_line=1)
+        assert [(p.line, p.field) for p in report.errors] == [
+            (1, "vector"), (2, "vector"), (3, "taught"), (4, "read"), (5, "extra")]  # fmt: skip

@@ -5,8 +5,8 @@ A line is one JSON object. A record line is exactly what `Memory.export` writes 
 `Record` as a dict; an ``--all`` export adds ``superseded_by`` where a newer value
 retired it) and carries no ``line`` key, since a record's own ``kind`` is its memory
 kind. Every other line names what it is in ``line``: ``header`` (first, with
-``format`` and ``version``), ``link``, ``lesson``, ``taught``, ``feedback``,
-``entity``, ``relation``.
+``format`` and ``version``), ``link``, ``lesson``, ``taught``, ``precedent``,
+``feedback``, ``entity``, ``relation``.
 
 Invariant: a line is checked whole before anything of it is stored, by the rules a
 write uses; a failure is `InvalidInput` naming the field at fault.
@@ -14,6 +14,8 @@ write uses; a failure is `InvalidInput` naming the field at fault.
 
 from __future__ import annotations
 
+import array
+import base64
 import math
 from collections.abc import Mapping
 from dataclasses import fields
@@ -24,6 +26,7 @@ from assocmem.store.portable_rows import (
     ImportedMemory,
     LearnedLesson,
     LearnedLink,
+    LearnedPrecedent,
     LoggedFeedback,
     TaughtConcept,
 )
@@ -34,9 +37,14 @@ from assocmem.write import validate
 
 FORMAT = "assocmem-export"
 # Version 1: records, links, lessons, taught totals, the feedback log, entities and
-# relations. A reader refuses a later version rather than guess at what it adds.
-VERSION = 1
-LINE_KINDS = ("record", "link", "lesson", "taught", "feedback", "entity", "relation")
+# relations; version 2 adds precedents (rated reads, `links.precedents`). A reader
+# refuses a later version rather than guess at what it adds.
+VERSION = 2
+LINE_KINDS = (
+    "record", "link", "lesson", "taught", "precedent", "feedback", "entity", "relation"
+)  # fmt: skip
+# The longest query vector a precedent line may carry, in dimensions.
+MAX_DIMS = 8192
 
 _RECORD_FIELDS = frozenset(f.name for f in fields(Record)) | {"superseded_by"}
 # Record fields an import does not take from the line: the scope is the importer's,
@@ -50,6 +58,7 @@ _KEYS = {
              "updated_at"},
     "lesson": {"line", "access", "concept", "memory", "weight", "outcomes", "updated_at"},
     "taught": {"line", "access", "concept", "taught"},
+    "precedent": {"line", "read", "concepts", "model", "vector", "taught"},
     "feedback": {"line", "access", "id", "query_concepts", "outcome", "created_at", "memories"},
     "entity": {"line", "name", "aliases", "declared_by", "mentions"},
     "relation": {"line", "subject", "predicate", "object", "anchor", "declared_by"},
@@ -142,6 +151,38 @@ def lesson(line: Mapping[str, Any]) -> LearnedLesson:
         outcomes=_count(line.get("outcomes"), "outcomes"),
         updated_at=_time(line.get("updated_at"), "updated_at"),
     )
+
+
+def precedent(line: Mapping[str, Any]) -> LearnedPrecedent:
+    """A precedent line: a rated read, its vector as base64 of little-endian float32."""
+    read_id = line.get("read")
+    if (
+        not isinstance(read_id, str)
+        or not 0 < len(read_id) <= MAX_ID_CHARS
+        or not read_id.isalnum()
+    ):
+        raise InvalidInput("read must be a read's id", field="read")
+    concepts = validate.check_concepts(line.get("concepts", []), field="concepts")
+    model = line.get("model")
+    if not isinstance(model, str) or not model.strip() or len(model) > 256:
+        raise InvalidInput("model must name the embedder of the vector", field="model")
+    try:
+        vector = base64.b64decode(str(line.get("vector", "")), validate=True)
+    except ValueError as exc:
+        raise InvalidInput("vector must be base64", field="vector") from exc
+    values = array.array("f", vector) if len(vector) % 4 == 0 else None
+    if not values or len(values) > MAX_DIMS or not all(math.isfinite(v) for v in values):
+        raise InvalidInput(f"vector must hold 1 to {MAX_DIMS} finite float32s", field="vector")
+    rows = line.get("taught", [])
+    if isinstance(rows, str) or not isinstance(rows, list) or not rows:
+        raise InvalidInput("taught must be a non-empty list", field="taught")
+    taught = []
+    for row in rows:
+        if not isinstance(row, Mapping) or set(row) != {"memory", "weight", "outcomes"}:
+            raise InvalidInput("taught holds {memory, weight, outcomes} objects", field="taught")
+        taught.append((_identifier(row["memory"], "taught"), _number(row["weight"], "taught"),
+                       _count(row["outcomes"], "taught")))  # fmt: skip
+    return LearnedPrecedent(read_id, tuple(n for n, _ in concepts), model, vector, tuple(taught))
 
 
 def taught(line: Mapping[str, Any]) -> TaughtConcept:

@@ -16,6 +16,7 @@ the format, so no line can claim them.
 
 from __future__ import annotations
 
+import base64
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -62,6 +63,12 @@ def export_all(store: Store, scope: Scope) -> Iterator[dict[str, Any]]:
     for total in taught:
         yield {"line": "taught", "access": list(total.access), "concept": total.concept,
                "taught": total.taught}  # fmt: skip
+    for precedent in store.learned_precedents(scope):
+        yield {"line": "precedent", "read": precedent.read_id,
+               "concepts": list(precedent.concepts), "model": precedent.model,
+               "vector": base64.b64encode(precedent.vector).decode("ascii"),
+               "taught": [{"memory": m, "weight": w, "outcomes": n}
+                          for m, w, n in precedent.taught]}  # fmt: skip
     for call in store.feedback_log(scope):
         yield {"line": "feedback", "access": list(call.access), "id": call.public_id,
                "query_concepts": list(call.query_concepts), "outcome": call.outcome,
@@ -120,8 +127,8 @@ class _Batch:
 
 
 _PARSERS = {"link": shapes.link, "lesson": shapes.lesson, "taught": shapes.taught,
-            "feedback": shapes.feedback, "entity": shapes.entity,
-            "relation": shapes.relation}  # fmt: skip
+            "precedent": shapes.precedent, "feedback": shapes.feedback,
+            "entity": shapes.entity, "relation": shapes.relation}  # fmt: skip
 
 
 def import_lines(
@@ -134,7 +141,7 @@ def import_lines(
     operator: bool,
 ) -> ImportReport:
     """Import export lines into ``scope``: records first (in order), then links,
-    lessons, taught totals, the feedback log, entities and relations. ``operator``:
+    lessons, taught totals, precedents, the feedback log, entities and relations. ``operator``:
     whether the importer may declare as the operator (the operator gate)."""
     if isinstance(lines, str | Mapping) or not isinstance(lines, Sequence):
         raise InvalidInput("lines must be a list of export line objects", field="lines")
@@ -203,6 +210,13 @@ def _learned(store: Store, scope: Scope, batch: _Batch) -> None:
         else:
             batch.refuse(number, InvalidInput("its memory is not here", field="memory"))
     batch.imported["taught"] += len(taught)
+    precedents = batch.by_kind["precedent"]
+    restored = store.restore_precedents(scope, [p for _, p in precedents])
+    for (number, _), kept in zip(precedents, restored, strict=True):
+        if kept:
+            batch.imported["precedent"] += 1
+        else:
+            batch.refuse(number, InvalidInput("none of its memories is here", field="taught"))
     calls = batch.by_kind["feedback"]
     appended = store.restore_feedback(scope, [c for _, c in calls])
     for done in appended:

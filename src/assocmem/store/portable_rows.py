@@ -53,6 +53,19 @@ class LearnedLesson:
 
 
 @dataclass(frozen=True)
+class LearnedPrecedent:
+    """A rated read as precedents keep it: what it asked (concept names, its query
+    vector and the embedder that made it) and what each rated memory was taught
+    (``(memory id, summed outcome, outcomes)``)."""
+
+    read_id: str
+    concepts: tuple[str, ...]
+    model: str
+    vector: bytes
+    taught: tuple[tuple[str, float, int], ...]
+
+
+@dataclass(frozen=True)
 class TaughtConcept:
     """How much outcomes taught with one concept in all."""
 

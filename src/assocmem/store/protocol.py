@@ -17,6 +17,7 @@ from assocmem.store.portable_rows import (
     ImportedMemory,
     LearnedLesson,
     LearnedLink,
+    LearnedPrecedent,
     LoggedFeedback,
     TaughtConcept,
 )
@@ -286,6 +287,16 @@ class Store(abc.ABC):
     ) -> tuple[list[str], dict[str, bytes]]:
         """The ids of the reader's rated reads whose vector ``model`` made, and the
         vectors of those not among ``known`` (so a caller caches what it has)."""
+
+    @abc.abstractmethod
+    def learned_precedents(self, scope: Scope) -> list[LearnedPrecedent]:
+        """The reader's rated reads that kept a vector, with what each readable memory
+        was taught by them (for an export)."""
+
+    @abc.abstractmethod
+    def restore_precedents(self, scope: Scope, rows: Sequence[LearnedPrecedent]) -> list[bool]:
+        """Restore exported precedents into ``scope``'s own layer; whether each was
+        (False: none of its memories is readable here)."""
 
     @abc.abstractmethod
     def read_lessons(

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from assocmem.errors import AssocmemError
 from assocmem.store.connection import SQLConnection
 from assocmem.store.params import KEYED, in_list, translated
+from assocmem.store.portable_rows import LearnedPrecedent
 from assocmem.store.protocol import Store
 from assocmem.store.rows import AskedRead
 from assocmem.text import times
@@ -43,6 +44,7 @@ class ReadQueries(SQLConnection):
 
     _clock: Store | None
     read_only: bool = False
+    _seqs_here: Callable[[Scope, Sequence[str]], dict[str, int]]  # portable.py
 
     def _init_state(self) -> None:
         super()._init_state()
@@ -196,6 +198,62 @@ class ReadQueries(SQLConnection):
             if read_id in found:
                 found[read_id][1].append((int(seq), float(weight)))
         return found
+
+    @translated
+    def learned_precedents(self, scope: Scope) -> list[LearnedPrecedent]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        with self.snapshot():
+            reads = self._query(
+                "SELECT id, concepts, model, vector FROM reads"
+                f" WHERE {in_list('scope_id', layers)} AND rated_at IS NOT NULL"
+                " AND vector IS NOT NULL ORDER BY id",
+                layers,
+            )
+            taught: dict[str, list[tuple[str, float, int]]] = {}
+            for read_id, memory_id, weight, outcomes in self._query_in(
+                "SELECT l.read_id, m.id, l.weight, l.outcomes FROM read_lessons l"
+                " JOIN memories m ON m.seq = l.memory_seq"
+                f" WHERE l.read_id IN (?*) AND {in_list('m.scope_id', layers)}"
+                " ORDER BY l.read_id, m.seq",
+                [read_id for read_id, *_ in reads],
+                after=layers,
+            ):
+                taught.setdefault(read_id, []).append((memory_id, float(weight), int(outcomes)))
+        return [
+            LearnedPrecedent(read_id, tuple(json.loads(c)), model, bytes(v), tuple(taught[read_id]))
+            for read_id, c, model, v in reads
+            if read_id in taught
+        ]
+
+    @translated
+    def restore_precedents(self, scope: Scope, rows: Sequence[LearnedPrecedent]) -> list[bool]:
+        """Whether each precedent was restored (False: none of its memories is here).
+        A precedent takes the exported state, so importing it twice changes nothing."""
+        at = times.to_micros(times.now())
+        kept = []
+        with self.transaction():
+            layer = self._own_layer(scope)
+            for row in rows:
+                seqs = self._seqs_here(scope, [memory_id for memory_id, _, _ in row.taught])
+                if not seqs:
+                    kept.append(False)
+                    continue
+                self._conn.execute(
+                    "INSERT INTO reads (id, scope_id, at, concepts, model, vector, rated_at)"
+                    " VALUES (?,?,?,?,?,?,?) ON CONFLICT (id) DO NOTHING",
+                    [row.read_id, layer, at, json.dumps(list(row.concepts)), row.model,
+                     row.vector, at],
+                )  # fmt: skip
+                self._conn.executemany(
+                    "INSERT INTO read_lessons (read_id, memory_seq, weight, outcomes, updated_at)"
+                    " VALUES (?,?,?,?,?) ON CONFLICT (read_id, memory_seq) DO UPDATE SET"
+                    " weight = excluded.weight, outcomes = excluded.outcomes",
+                    [(row.read_id, seqs[m], w, n, at) for m, w, n in row.taught if m in seqs],
+                )
+                kept.append(True)
+        return kept
 
     def _forget_reads(self, seq: int) -> None:
         """Delete the reads that returned the memory or were taught it: what they
