@@ -734,7 +734,7 @@ class Memory(
                 " no question)",
                 field="read",
             )
-        handle = requests.check_read_id(read) if read is not None else None
+        handle = records.check_read_id(read) if read is not None else None
         concepts = [
             n for n, _ in records.check_concepts(query_concepts or [], field="query_concepts")
         ]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assocmem.errors import UnknownMemory, UnknownRead
-from assocmem.links import lessons, precedents
+from assocmem.links import lessons
 from assocmem.store import LinkRow, Store, View
 from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
 
@@ -161,7 +161,7 @@ def apply_feedback(
             )
         if asked is not None:
             query_concepts = list(dict.fromkeys([*asked.concepts, *query_concepts]))
-            store.teach_read(asked.id, precedents.rated(list(seqs.values()), outcome))
+            store.teach_read(asked.id, [(seq, outcome) for seq in sorted(seqs.values())])
         query_ids = sorted(set(store.intern_concepts(query_concepts).values()))
         classes = store.access_of(list(seqs.values()))
         concepts = store.concepts_of(list(seqs.values()))

@@ -30,9 +30,8 @@ precedent arm; one whose store holds no rated read finds nothing in it.
 from __future__ import annotations
 
 import math
-import statistics
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +65,8 @@ class PrecedentHit:
     """A memory earlier rated reads vote for.
 
     ``share`` is the part of the consulted precedents' weight (the background's
-    included) that rated it helpful, harmful ratings counted against it;
+    included) that rated it helpful, harmful ratings counted against it: the
+    confidence its vote in fusion carries;
     ``precedents`` are ``(read id, similarity)`` of those that rated it helpful,
     nearest first.
     """
@@ -75,16 +75,10 @@ class PrecedentHit:
     share: float
     precedents: tuple[tuple[str, float], ...]
 
-    @property
-    def confidence(self) -> float:
-        """The weight of its vote in fusion: the share of the nearby past questions'
-        weight that agrees on it (near 1 when the nearest agree and stand well
-        above the background)."""
-        return self.share
 
-
-# Per store: (scope, model) -> (rated read ids, their vectors as rows).
-_CACHE: weakref.WeakKeyDictionary[Store, dict[tuple[Scope, str], tuple[list[str], Any]]] = (
+# Per store: (scope, model) -> (the rated reads' mark, their ids, their vectors as rows).
+_Rated = tuple[tuple[int, int], list[str], Any]
+_CACHE: weakref.WeakKeyDictionary[Store, dict[tuple[Scope, str], _Rated]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -103,15 +97,20 @@ def hits(
     ids, matrix = _rated(store, view.scope, model)
     if not ids:
         return [], {}
-    similarity = [float(s) for s in matrix @ probe]
+    np = require_numpy()
+    similarity = (matrix @ probe).astype(np.float64)
     floor = background
     if len(ids) > NEAREST:  # enough rated reads that their median is the background
-        floor = statistics.median(similarity)
-    order = sorted(range(len(ids)), key=lambda i: (-similarity[i], ids[i]))[:NEAREST]
-    top = similarity[order[0]]
+        floor = float(np.median(similarity))
+    # The nearest few without sorting them all: every read at least as near as the
+    # NEAREST-th (ties included), then ordered by similarity and id.
+    bar = np.partition(similarity, -NEAREST)[-NEAREST] if len(ids) > NEAREST else -np.inf
+    candidates = np.flatnonzero(similarity >= bar)
+    order = sorted(candidates, key=lambda i: (-similarity[i], ids[i]))[:NEAREST]
+    top = float(similarity[order[0]])
     if top <= floor:
         return [], {}
-    near = {ids[i]: similarity[i] for i in order if similarity[i] > floor}
+    near = {ids[i]: float(similarity[i]) for i in order if similarity[i] > floor}
     weights = {read_id: math.exp((s - top) / TEMPERATURE) for read_id, s in near.items()}
     taught = store.read_lessons(sorted(weights))
     mass: dict[int, float] = {}
@@ -137,7 +136,7 @@ def hits(
         for seq in helped
         if seq in readable
     ]
-    found.sort(key=lambda hit: (-hit.confidence, -hit.seq))
+    found.sort(key=lambda hit: (-hit.share, -hit.seq))
     concepts = {read_id: taught[read_id][0] for read_id in weights if read_id in taught}
     return found, concepts
 
@@ -152,26 +151,18 @@ def via(hit: PrecedentHit, concepts: Mapping[str, tuple[str, ...]]) -> tuple[Via
 
 
 def _rated(store: Store, scope: Scope, model: str) -> tuple[list[str], Any]:
-    """The reader's rated reads and their vectors as one matrix, cached per store and
-    refreshed with only the reads rated since."""
+    """The reader's rated reads and their vectors as one matrix, cached per store:
+    while their mark is unchanged a read asks one aggregate, and a change fetches
+    only the vectors of reads rated since."""
     cache = _CACHE.setdefault(store, {})
-    known_ids, known_rows = cache.get((scope, model), ([], None))
-    known = dict(zip(known_ids, range(len(known_ids)), strict=True))
-    ids, fresh = store.rated_reads(scope, model, known)
-    if ids == known_ids:
+    mark = store.rated_reads_mark(scope)
+    known_mark, known_ids, known_rows = cache.get((scope, model), ((0, 0), [], None))
+    if mark == known_mark:
         return known_ids, known_rows
+    known = {read_id: row for row, read_id in enumerate(known_ids)}
+    ids, fresh = store.rated_reads(scope, model, known)
+    rows = [fresh[i] if i in fresh else known_rows[known[i]].tobytes() for i in ids]
     np = require_numpy()
-    rows = [
-        fresh[read_id] if read_id in fresh else known_rows[known[read_id]].tobytes()
-        for read_id in ids
-        if read_id in fresh or read_id in known
-    ]
-    ids = [read_id for read_id in ids if read_id in fresh or read_id in known]
     matrix = np.stack([np.frombuffer(b, dtype=np.float32) for b in rows]) if rows else None
-    cache[(scope, model)] = (ids, matrix)
+    cache[(scope, model)] = (mark, ids, matrix)
     return ids, matrix
-
-
-def rated(seqs: Sequence[int], outcome: float) -> list[tuple[int, float]]:
-    """The ``(memory seq, outcome)`` rows one feedback call teaches its read."""
-    return [(seq, outcome) for seq in sorted(set(seqs))]

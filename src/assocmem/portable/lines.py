@@ -155,13 +155,7 @@ def lesson(line: Mapping[str, Any]) -> LearnedLesson:
 
 def precedent(line: Mapping[str, Any]) -> LearnedPrecedent:
     """A precedent line: a rated read, its vector as base64 of little-endian float32."""
-    read_id = line.get("read")
-    if (
-        not isinstance(read_id, str)
-        or not 0 < len(read_id) <= MAX_ID_CHARS
-        or not read_id.isalnum()
-    ):
-        raise InvalidInput("read must be a read's id", field="read")
+    read_id = validate.check_read_id(line.get("read"))
     concepts = validate.check_concepts(line.get("concepts", []), field="concepts")
     model = line.get("model")
     if not isinstance(model, str) or not model.strip() or len(model) > 256:

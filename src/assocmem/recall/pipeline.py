@@ -167,7 +167,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             weights=fusion.arm_weights(request.concepts_given),
             confidence={
                 "learned": {hit.seq: hit.confidence for hit in voters},
-                "precedent": {hit.seq: hit.confidence for hit in precedent[:depth]},
+                "precedent": {hit.seq: hit.share for hit in precedent[:depth]},
                 **shares,
             },
         )
@@ -183,8 +183,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             later = _later_arms(store, view, question, space, probe, seeds, depth)
             rankings["thread"], caps = _thread_arm(store, view, seeds, profile, depth)
             rankings.update(later)
-            # their votes join the same fusion
-            # the widened word search is as decisive as the words it widens
+            # Their votes join the same fusion; the widened word search is as decisive
+            # as the words it widens.
             widened = {"lexical_expansion": dict.fromkeys(later["lexical_expansion"], words.arm)}
             votes.add(
                 {"thread": rankings["thread"], **later}, confidence=widened, caps={"thread": caps}
@@ -216,15 +216,12 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         asked = replace(asked, model=space.embedder.model_id, vector=vector)
     store.record_read(request.view.scope, asked, [seq for seq, _ in ranked])
     items = [
-        _explain(item, reaches.get(seq, []), taught.get(seq), names, request.explain)
+        _explain(
+            item, reaches.get(seq, []), taught.get(seq), names, request.explain,
+            (recalled[seq], asked_by) if seq in recalled else None,
+        )
         for seq, item in ranked
-    ]
-    items = [
-        replace(item, via=item.via + precedents.via(recalled[seq], asked_by))
-        if seq in recalled and request.explain
-        else item
-        for (seq, _), item in zip(ranked, items, strict=True)
-    ]
+    ]  # fmt: skip
     result = ReadResult(
         items=tuple(items),
         query_concepts=query_concepts,
@@ -589,8 +586,12 @@ def _explain(
     taught: lessons.LearnedHit | None,
     names: dict[int, str],
     explain: bool,
+    precedent: tuple[precedents.PrecedentHit, dict[str, tuple[str, ...]]] | None = None,
 ) -> Item:
+    """The item with what brought it: lessons, then learned links, then the earlier
+    reads (precedents, with their concepts) that voted for it."""
     if not explain:
         return replace(item, sources={}, parts={})
     learned = lessons.via(taught, names) if taught is not None else ()
-    return replace(item, via=learned + links.via(reaches, names))
+    recalled = precedents.via(*precedent) if precedent is not None else ()
+    return replace(item, via=learned + links.via(reaches, names) + recalled)

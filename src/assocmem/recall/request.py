@@ -136,10 +136,3 @@ def _optional_name(value: Any, field: str) -> str | None:
     if not isinstance(value, str) or not value.strip() or len(value) > 256:
         raise InvalidInput(f"{field} must be a non-empty string", field=field)
     return value
-
-
-def check_read_id(read: Any) -> str:
-    """A read handle: the ``id`` of a read's result (a ULID)."""
-    if not isinstance(read, str) or not 1 <= len(read) <= 64 or not read.isalnum():
-        raise InvalidInput("read must be the id of a read's result", field="read")
-    return read

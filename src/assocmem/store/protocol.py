@@ -282,6 +282,11 @@ class Store(abc.ABC):
         """Add each ``(memory seq, outcome)`` to what that read was taught."""
 
     @abc.abstractmethod
+    def rated_reads_mark(self, scope: Scope) -> tuple[int, int]:
+        """How many rated reads the reader's layers hold and when the latest was first
+        rated: it changes whenever one is rated, imported or deleted."""
+
+    @abc.abstractmethod
     def rated_reads(
         self, scope: Scope, model: str, known: Collection[str]
     ) -> tuple[list[str], dict[str, bytes]]:

@@ -157,6 +157,18 @@ class ReadQueries(SQLConnection):
             )
 
     @translated
+    def rated_reads_mark(self, scope: Scope) -> tuple[int, int]:
+        layers = self._layers(scope)
+        if not layers or self._empty("read_lessons"):
+            return 0, 0
+        count, latest = self._query(
+            f"SELECT COUNT(*), MAX(rated_at) FROM reads WHERE {in_list('scope_id', layers)}"
+            " AND rated_at IS NOT NULL",
+            layers,
+        )[0]
+        return int(count), int(latest or 0)
+
+    @translated
     def rated_reads(
         self, scope: Scope, model: str, known: Collection[str]
     ) -> tuple[list[str], dict[str, bytes]]:
@@ -167,7 +179,7 @@ class ReadQueries(SQLConnection):
             read_id
             for (read_id,) in self._query(
                 f"SELECT id FROM reads WHERE {in_list('scope_id', layers)}"
-                " AND rated_at IS NOT NULL AND model = ? ORDER BY id",
+                " AND rated_at IS NOT NULL AND model = ? AND vector IS NOT NULL ORDER BY id",
                 [*layers, model],
             )
         ]
@@ -177,7 +189,6 @@ class ReadQueries(SQLConnection):
             for read_id, vector in self._query_in(
                 "SELECT id, vector FROM reads WHERE id IN (?*)", fresh
             )
-            if vector is not None
         }
         return ids, vectors
 

@@ -169,6 +169,13 @@ def check_number(value: Any, field: str, positive: bool) -> float:
     return float(value)
 
 
+def check_read_id(read: Any, *, field: str = "read") -> str:
+    """A read handle: the ``id`` of a read's result (a ULID; letters and digits)."""
+    if not isinstance(read, str) or not 1 <= len(read) <= 64 or not read.isalnum():
+        raise InvalidInput(f"{field} must be the id of a read's result", field=field)
+    return read
+
+
 def check_ids(ids: Any, *, field: str = "ids") -> list[str]:
     """A non-empty list of memory id strings, order kept, repeats dropped."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
