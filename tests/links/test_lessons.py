@@ -117,6 +117,26 @@ def test_a_vote_counts_how_exclusively_the_lessons_name_the_memory(mem: Memory) 
     assert alone[0].parts["learned"] == pytest.approx(4.0 / 61)
 
 
+def test_a_noisy_teacher_s_most_rated_answer_keeps_its_share(mem: Memory) -> None:
+    ids = _write(mem)
+    asked = ["pool", "stall"]
+    for memory_id in [ids[FIX], ids[NOTES[3]], ids[FIX], ids[NOTES[4]], ids[NOTES[5]]]:
+        mem.feedback([memory_id], 1.0, query_concepts=asked)
+    # Two ratings in five, three wrong ones scattered over other notes: no majority,
+    # but no other note was rated as often, so the fix leads and keeps its share,
+    # counted once, though the question also asks an untaught concept.
+    items = mem.read(concepts=[*asked, "printer"], k=5).items
+    assert items[0].id == ids[FIX] and items[0].source == "learned"
+    assert items[0].parts["learned"] == pytest.approx(4.0 * (2 / 5) / 61)
+    wrong = [i.parts.get("learned", 0.0) for i in items[1:]]
+    assert max(wrong) < items[0].parts["learned"] / 4
+    # Rated as often as the fix, a wrong note takes the lead from it: neither leads.
+    mem.feedback([ids[NOTES[3]]], 1.0, query_concepts=asked)
+    tied = {i.id: i for i in mem.read(concepts=[*asked, "printer"], k=5).items}
+    for memory_id in (ids[FIX], ids[NOTES[3]]):
+        assert tied[memory_id].parts["learned"] < items[0].parts["learned"] / 2
+
+
 def test_memories_only_lessons_bring_do_not_widen_the_question(mem: Memory) -> None:
     ids = _write(mem)
     mem.write_many([{"text": f"Shelf {n} of the archive holds ledgers."} for n in range(40)])

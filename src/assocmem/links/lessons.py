@@ -6,13 +6,13 @@ the memory even when its text shares no word with them. Lessons are kept apart
 from co-occurrence, so their weight means only "an outcome said so".
 
 A read asks two questions of the lessons its concepts reach. Sharply: of the
-question's taught concepts, do most point at this memory (it answered them more
-often than not)? That is what one or a few outcomes can say, and it leaves the
-question's untaught words to the arms that read words and meaning. Broadly: was
-this memory taught most of what the question asks, its untaught words counted
-too? That holds when several past questions share answers, where no single
-memory holds most of a concept's outcomes. The larger reading is the memory's
-support.
+question's taught concepts, do they point at this memory (it answered them more
+often than not, or more often than any other)? That is what one or a few
+outcomes can say, and it leaves the question's untaught words to the arms that
+read words and meaning. Broadly: was this memory taught most of what the question
+asks, its untaught words counted too? That holds when several past questions
+share answers, where no single memory holds most of a concept's outcomes. The
+larger reading is the memory's support.
 
 Every memory the lessons give some support votes in fusion, as loud as two
 things together. Support says how much of the question its lessons explain; it
@@ -22,7 +22,10 @@ that word taught, and a question carrying the word says that much about it,
 whatever its support. So a vote counts support times how exclusively the lessons
 point at this memory (its concentration): full where every past question with
 these words had this answer, a fraction where the words were answered many ways
-or explain little of the question. Evidence this graded needs no cut-off: a
+or explain little of the question. The sharp reading already counts each concept
+by this memory's share of it, so it is not scaled twice: an answer rated right
+three times in five, two wrong ratings scattered elsewhere, keeps three fifths
+of its vote. Evidence this graded needs no cut-off: a
 partial vote is small (a quarter as confident, it weighs as one direct arm's),
 so alone it ranks with what only one arm found, and beside a direct match it
 counts as one more arm agreeing.
@@ -46,20 +49,24 @@ from assocmem.types import Scope, Via
 # Lessons read per concept, heaviest first: a concept whose lessons point at more
 # memories than this is spread too thin to lift any one of them.
 LESSONS_PER_CONCEPT = 64
-# Lessons speak sharply for a memory only when, for some concept of the question,
-# most of the helpful outcomes that carried that concept rated it: when the concept
-# was asked about, this memory helped more often than not.
+# A memory holding more than this share of a concept's helpful outcomes leads it:
+# it helped more often than not when the concept was asked about (memories rated
+# together in one call each hold the whole call). So does the one memory rated for
+# it more often than any other, so that wrong ratings scattered over other memories
+# do not silence the answer most ratings gave.
 MAJORITY = 0.5
 
 
 @dataclass(frozen=True)
 class Lesson:
-    """One concept a memory was taught: its weight and its share of that concept's
-    helpful outcomes."""
+    """One concept a memory was taught: its weight, its share of that concept's
+    helpful outcomes, and whether it leads them (no other memory was rated as often
+    for the concept)."""
 
     concept_id: int
     weight: float
     share: float
+    leads: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,11 +88,16 @@ class LearnedHit:
     concentration: float
     lessons: tuple[Lesson, ...]
 
+    sharpness: float = 0.0
+
     @property
     def confidence(self) -> float:
         """The weight of this memory's vote in fusion: the part of the question its
-        lessons explain, times how exclusively they name it (see the module docstring)."""
-        return self.support * self.concentration
+        lessons explain, times how exclusively they name it (see the module docstring).
+        The sharp reading counts each concept by this memory's share already, so it
+        is not scaled again: a memory rated right three times out of five keeps
+        three fifths of its vote, not nine twenty-fifths."""
+        return max(self.sharpness, self.support * self.concentration)
 
 
 def feedback_delta(current: float, outcome: float) -> float:
@@ -182,18 +194,24 @@ def learned_hits(
     whole = known + untaught * math.log1p(pool)
     by_memory: dict[int, list[Lesson]] = {}
     for concept, lessons in taught.items():
+        heaviest = lessons.strongest[0][1]
+        runner_up = lessons.strongest[1][1] if len(lessons.strongest) > 1 else 0.0
         for seq, weight in lessons.strongest:
             share = weight / max(lessons.taught, weight)
-            by_memory.setdefault(seq, []).append(Lesson(concept, weight, share))
-    hits = [
-        LearnedHit(
-            seq,
-            max(_sharpness(found, info, known), _coverage(found, info, whole)),
-            _concentration(found, info),
-            tuple(sorted(found, key=lambda lesson: (-lesson.weight, lesson.concept_id))),
+            leads = share > MAJORITY or weight == heaviest > runner_up
+            by_memory.setdefault(seq, []).append(Lesson(concept, weight, share, leads))
+    hits = []
+    for seq, found in by_memory.items():
+        sharpness = _sharpness(found, info, known)
+        hits.append(
+            LearnedHit(
+                seq,
+                max(sharpness, _coverage(found, info, whole)),
+                _concentration(found, info),
+                tuple(sorted(found, key=lambda lesson: (-lesson.weight, lesson.concept_id))),
+                sharpness,
+            )
         )
-        for seq, found in by_memory.items()
-    ]
     readable = store.visible(view, [hit.seq for hit in hits]) if hits else set()
     hits = [hit for hit in hits if hit.seq in readable and hit.support > 0]
     hits.sort(key=lambda hit: (-hit.confidence, -hit.seq))
@@ -212,9 +230,9 @@ def _sharpness(found: Sequence[Lesson], info: Mapping[int, float], known: float)
     """How sharply the question's taught concepts point at one memory, in [0, 1]: each
     one's information times the memory's share of its helpful outcomes, over the
     information of every taught concept of the question (``known``). Zero unless,
-    for some concept, the memory holds most of them (it answered that concept more
-    often than not)."""
-    if max(lesson.share for lesson in found) <= MAJORITY:
+    for some concept, the memory leads them (`MAJORITY`): two answers rated
+    equally often in separate calls say nothing sharp."""
+    if not any(lesson.leads for lesson in found):
         return 0.0
     return sum(info[lesson.concept_id] * lesson.share for lesson in found) / known
 
