@@ -136,6 +136,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     p.set_defaults(handler=_learning)
 
+    doc = "text-read latency of a large store untaught and taught through many rated reads"
+    p = benches.add_parser("learning-scale", help=doc, description=doc)
+    p.add_argument("--out", default="bench-learning-scale.json", help=OUT_HELP)
+    p.add_argument("--notes", type=_positive, default=100_000, help="notes in the store")
+    p.add_argument("--rated", type=_positive, default=10_000, help="rated reads in the taught copy")
+    p.add_argument("--types", type=_positive, default=40, help="problem types")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
+    p.add_argument("--embedder", help="embedder name (default: none)")
+    p.set_defaults(handler=_learning_scale)
+
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
     p = benches.add_parser("server", help=doc, description=doc)
     p.add_argument("--out", default="bench-server.json", help=OUT_HELP)
@@ -325,6 +335,23 @@ def _learning(args: argparse.Namespace) -> int:
     sections = report.get("embedders") or {"": report}
     for name, section in sections.items():
         _learning_summary(f"{name}: " if name else "", section)
+    return 0
+
+
+def _learning_scale(args: argparse.Namespace) -> int:
+    from . import learning_scale
+
+    report = learning_scale.run(
+        args.out,
+        notes=args.notes,
+        rated=args.rated,
+        types=args.types,
+        seed=args.seed,
+        embedder_name=args.embedder,
+    )
+    for name in ("no_feedback", "taught"):
+        print(f"{name}: text read p50 {report[name]['p50_ms']} ms, p95 {report[name]['p95_ms']} ms")
+    print(f"taught / untaught: p50 {report['p50_ratio']}x, p95 {report['p95_ratio']}x")
     return 0
 
 

@@ -145,16 +145,22 @@ class CachedEmbedder(Embedder):
 # -- stores --------------------------------------------------------------------
 
 
+BATCH = 5000  # notes per `write_many`, well within a batch's bound
+
+
 def build_store(workload: Workload, path: Path, embedder: Embedder | None) -> dict[str, str]:
     """Write the workload's notes into a fresh store at ``path`` and close it; returns
     note key -> memory id."""
+    rows = [
+        {"text": n.text, "observed_at": OBSERVED_AT, "meta": {"note": n.key}}
+        for n in workload.notes
+    ]
     with Memory(str(path), agent_id=AGENT, embedder=embedder) as mem:
-        results = mem.write_many(
-            [
-                {"text": n.text, "observed_at": OBSERVED_AT, "meta": {"note": n.key}}
-                for n in workload.notes
-            ]
-        )
+        results = [
+            result
+            for start in range(0, len(rows), BATCH)
+            for result in mem.write_many(rows[start : start + BATCH])
+        ]
     refused = [r.reason for r in results if not r.stored]
     if refused:
         raise RuntimeError(f"{len(refused)} notes were not stored: {refused[:3]}")

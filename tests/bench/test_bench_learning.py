@@ -365,3 +365,16 @@ def test_several_embedders_get_a_section_each(
     assert set(nearest) == {"outcomes", "noise_0.2", "noise_0.4"}
     assert nearest["outcomes"]["3"]["rated_questions"] == 4 * 3
     assert report["embedders"]["toy"]["baselines"]["dense"] is not None
+
+
+def test_the_scale_bench_times_both_stores_on_the_same_questions(tmp_path: Path) -> None:
+    out = tmp_path / "scale.json"
+    args = ["--notes", "400", "--rated", "40", "--types", "8", "--out", str(out)]
+    assert main(["bench", "learning-scale", *args]) == 0
+    report = json.loads(out.read_text())
+    assert report["config"]["rated_reads"] == 40 and report["config"]["embedder"] == "none"
+    reads = report["config"]["questions"] * report["config"]["rounds"]
+    assert report["no_feedback"]["reads"] == report["taught"]["reads"] == reads
+    assert report["p50_ratio"] == pytest.approx(
+        report["taught"]["p50_ms"] / report["no_feedback"]["p50_ms"], abs=0.001
+    )
