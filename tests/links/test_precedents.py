@@ -7,6 +7,8 @@ one, so only the rated read's meaning can carry what it was taught.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from assocmem import InvalidInput, Memory, UnknownRead
@@ -16,6 +18,7 @@ from tests.synonyms import NAME as SYNONYMS
 from tests.synonyms import synonyms  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.usefixtures("synonyms")
+AS_OF = "2100-01-01T00:00:00Z"
 
 FIX = "Stretch slowly, then drink salted water."
 WRONG = "Oil the bicycle chain every month."
@@ -147,6 +150,73 @@ def test_a_minority_of_wrong_ratings_is_outvoted(store_target: Target) -> None:
         assert found[ids[FIX]].sources["precedent"] == 1
         wrong = found.get(ids[WRONG])
         assert wrong is None or "precedent" not in wrong.sources
+
+
+# Two questions about the garden, near each other and far from the cramps.
+GARDEN = ["Why is the garden hose leaking on the tomato beds?", "Hose leaking near tomato beds?"]
+
+
+def test_precedents_count_as_much_as_near_questions_here_were_answered_alike(
+    store_target: Target,
+) -> None:
+    parts = {}
+    for alike in (True, False):
+        with Memory(store_target(f"alike-{alike}"), agent_id="ops", embedder=SYNONYMS) as mem:
+            ids = _notes(mem)
+            chatter = [i for t, i in ids.items() if t.startswith("Note ")]
+            mem.feedback([ids[FIX]], 1.0, read=mem.read(ASKED[0], k=5).id)
+            answers = chatter[:1] * 2 if alike else chatter[:2]
+            for question, answer in zip(GARDEN, answers, strict=True):
+                mem.feedback([answer], 1.0, read=mem.read(question, k=5).id)
+            found = {i.id: i for i in mem.read(OTHER_WORDS, k=5).items}
+            parts[alike] = found[ids[FIX]].parts["precedent"]
+    # Each rated read's nearest other rated question: the garden ones are each
+    # other's, the cramp question's is a garden one. Answered alike, two of three
+    # agree, (2 + 1) / (3 + 2); answered apart, none does, 1 / 5.
+    assert parts[True] / parts[False] == pytest.approx(3.0)
+
+
+def test_what_a_process_kept_up_to_date_reads_as_a_fresh_process_does(
+    store_target: Target,
+) -> None:
+    target = store_target("kept")
+    rng = random.Random(3)
+    words = "jog run sprint far long calm relax office work leg calf cramp spasm cure".split()
+    with Memory(target, agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = list(_notes(mem).values())
+        # Rated one by one, each rating read straight after: the process keeps its
+        # rated reads up to date where a fresh one measures them whole, and the
+        # hashed senses tie often, so a nearest question must not hang on row order.
+        for n in range(120):
+            asked = mem.read(" ".join(rng.sample(words, 3)), k=5)
+            mem.feedback([ids[40 + rng.randrange(5)]], 1.0, read=asked.id)
+            mem.read(OTHER_WORDS, k=5)
+            if n == 60:
+                mem.forget(ids=[ids[44]])  # its reads go with it: measured whole again
+                ids[44] = ids[40]
+        questions = [" ".join(rng.sample(words, 3)) for _ in range(12)]
+        kept = [_scores(mem, q) for q in questions]
+    with Memory(target, agent_id="ops", embedder=SYNONYMS) as fresh:
+        assert [_scores(fresh, q) for q in questions] == kept
+
+
+def _scores(mem: Memory, question: str) -> list[tuple[str, dict[str, float]]]:
+    """A read's ids and score parts at one moment, so decay moves nothing between calls."""
+    return [(i.id, i.parts) for i in mem.read(question, k=10, as_of=AS_OF).items]
+
+
+def test_precedents_speak_for_what_the_question_s_words_leave_open(
+    store_target: Target,
+) -> None:
+    with Memory(store_target("open"), agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _notes(mem)
+        mem.feedback([ids[FIX]], 1.0, read=mem.read(ASKED[0], k=5).id)
+        # The same senses in words the symptom notes hold: as near the rated read,
+        # but the words find much of it, so the precedent's vote is smaller.
+        same_words = "Legs cramp following a far jog: fix?"
+        in_words = {i.id: i for i in mem.read(same_words, k=10).items}[ids[FIX]]
+        otherwise = {i.id: i for i in mem.read(OTHER_WORDS, k=10).items}[ids[FIX]]
+        assert 0 < in_words.parts["precedent"] < otherwise.parts["precedent"]
 
 
 def test_a_harmful_rating_from_a_similar_question_takes_it_out_again(store_target: Target) -> None:

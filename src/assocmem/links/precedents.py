@@ -14,25 +14,40 @@ counts as one more neighbour that taught nothing: the median similarity to all
 rated reads (questions share form and topic, so similarity between any two runs
 well above zero), or, while ten or fewer reads are rated, the median similarity of
 the memories the semantic arm ranks. A nearest precedent hardly nearer than the
-background leaves much of the weight with it, so what it taught holds no majority.
+background leaves much of the weight with it, so what it taught holds a small share.
 
 Outcomes are aggregated, never taken from the first or latest rating: a
 precedent gives each memory it rated its weight times that memory's outcome (as a
 share of its strongest), a harmful rating counting against, and a memory's share
-is the part of all the weight that agrees on it. It votes only when that is most
-of it (`MAJORITY`), as a lesson speaks sharply only for a concept's majority
-answer: three near precedents that rated the right note outvote one that rated a
-wrong one, nearby questions answered in different ways say nothing, and a memory
-rated harmful as often as helpful gets nothing. A read with no embedder has no
-precedent arm; one whose store holds no rated read finds nothing in it.
+is the part of all the weight that agrees on it. A memory votes only when that is
+most of it (`MAJORITY`): three near precedents that rated the right note outvote
+one that rated a wrong one, which gets no vote; nearby questions answered in
+different ways say nothing; a memory rated harmful as often as helpful gets
+nothing. (A lesson also speaks for a concept's plurality answer, `lessons.MAJORITY`:
+its outcomes are counted, where a precedent's weight is a guess from nearness that
+the background shares, so only a majority of it is taken as agreement.)
+
+How far meaning carries depends on the store: where rewordings of a question sit
+nearer each other than questions with other answers do, a near precedent is a good
+guess; where the reader's questions all sit about equally near each other (one
+conversation's questions about its two speakers, say) it is not. So the arm's
+votes are scaled by its *reliability* on the store's own rated reads: how often a
+rated read's nearest other rated question was taught a memory it was taught too,
+by Laplace's rule of succession (a half with no evidence). It is a leave-one-out
+check of the very guess the arm makes, over the latest `SAMPLE` rated reads,
+measured once each time the rated reads change.
+
+A read with no embedder has no precedent arm; one whose store holds no rated read
+finds nothing in it.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assocmem.optional import require_numpy
@@ -54,10 +69,15 @@ SHOWN = 3
 # about other things tenths apart, so the close ones vote together and the far ones
 # barely count: a soft nearest-neighbour vote, not a single nearest guess.
 TEMPERATURE = 0.05
-# A precedent vote needs most of the nearby questions' weight to agree on the memory,
-# as a lesson needs most of a concept's outcomes (`lessons.MAJORITY`): where the
-# nearest past questions were answered in different ways, they say nothing of this one.
+# A precedent vote needs most of the nearby questions' weight to agree on the memory:
+# where the nearest past questions were answered in different ways, they say nothing.
 MAJORITY = 0.5
+# Rated reads, the latest, whose nearest other rated question is checked for the
+# arm's reliability: a share measured on this many is within a few hundredths.
+SAMPLE = 200
+# Two reads whose query vectors are this near asked the same question again: the
+# reliability asks whether a *different* question's answer carries over.
+SAME_QUESTION = 0.999
 
 
 @dataclass(frozen=True)
@@ -65,8 +85,9 @@ class PrecedentHit:
     """A memory earlier rated reads vote for.
 
     ``share`` is the part of the consulted precedents' weight (the background's
-    included) that rated it helpful, harmful ratings counted against it: the
-    confidence its vote in fusion carries;
+    included) that rated it helpful, harmful ratings counted against it;
+    ``confidence`` is the share times the arm's reliability on this store: what its
+    vote in fusion carries;
     ``precedents`` are ``(read id, similarity)`` of those that rated it helpful,
     nearest first.
     """
@@ -74,10 +95,30 @@ class PrecedentHit:
     seq: int
     share: float
     precedents: tuple[tuple[str, float], ...]
+    confidence: float
 
 
-# Per store: (scope, model) -> (the rated reads' mark, their ids, their vectors as rows).
-_Rated = tuple[tuple[int, int], list[str], Any]
+@dataclass
+class _Rated:
+    """A scope's rated reads as one model saw them, as of their mark, kept up to date
+    by appending what was rated since: their ids, their vectors as the first
+    ``len(ids)`` rows of ``rows`` (grown by doubling), and for the reads the
+    reliability samples, the row of each one's nearest other rated question and its
+    similarity, as of the first ``checked`` rows."""
+
+    mark: tuple[int, int]
+    ids: list[str]
+    rows: Any
+    nearest: dict[str, tuple[int, float]] = field(default_factory=dict)
+    checked: int = 0
+    reliability: float | None = None
+
+    @property
+    def matrix(self) -> Any:
+        return self.rows[: len(self.ids)]
+
+
+# Per store: (scope, model) -> its rated reads.
 _CACHE: weakref.WeakKeyDictionary[Store, dict[tuple[Scope, str], _Rated]] = (
     weakref.WeakKeyDictionary()
 )
@@ -94,7 +135,8 @@ def hits(
     the concepts of each precedent that voted (for `via`). ``background`` is the
     semantic arm's median similarity, the background while few reads are rated
     (see the module docstring)."""
-    ids, matrix = _rated(store, view.scope, model)
+    kept = _rated(store, view.scope, model)
+    ids, matrix = kept.ids, kept.matrix
     if not ids:
         return [], {}
     np = require_numpy()
@@ -127,11 +169,13 @@ def hits(
     total = sum(weights.values()) + math.exp((floor - top) / TEMPERATURE)
     helped = {seq: m for seq, m in mass.items() if m / total > MAJORITY and seq in voters}
     readable = store.visible(view, sorted(helped)) if helped else set()
+    reliability = _reliability(store, kept) if readable else 0.0
     found = [
         PrecedentHit(
             seq,
             helped[seq] / total,
             tuple(sorted(voters[seq], key=lambda v: (-v[1], v[0]))),
+            helped[seq] / total * reliability,
         )
         for seq in helped
         if seq in readable
@@ -150,19 +194,78 @@ def via(hit: PrecedentHit, concepts: Mapping[str, tuple[str, ...]]) -> tuple[Via
     )
 
 
-def _rated(store: Store, scope: Scope, model: str) -> tuple[list[str], Any]:
-    """The reader's rated reads and their vectors as one matrix, cached per store:
-    while their mark is unchanged a read asks one aggregate, and a change fetches
-    only the vectors of reads rated since."""
+def _rated(store: Store, scope: Scope, model: str) -> _Rated:
+    """The reader's rated reads and their vectors, cached per store: while their mark
+    is unchanged a read asks one aggregate; reads rated since are appended, and only
+    a read no longer there (forgotten) rebuilds the whole."""
     cache = _CACHE.setdefault(store, {})
     mark = store.rated_reads_mark(scope)
-    known_mark, known_ids, known_rows = cache.get((scope, model), ((0, 0), [], None))
-    if mark == known_mark:
-        return known_ids, known_rows
-    known = {read_id: row for row, read_id in enumerate(known_ids)}
-    ids, fresh = store.rated_reads(scope, model, known)
-    rows = [fresh[i] if i in fresh else known_rows[known[i]].tobytes() for i in ids]
+    known = cache.get((scope, model))
+    if known is not None and known.mark == mark:
+        return known
+    have = set(known.ids) if known is not None else set()
+    ids, fresh = store.rated_reads(scope, model, have)
     np = require_numpy()
-    matrix = np.stack([np.frombuffer(b, dtype=np.float32) for b in rows]) if rows else None
-    cache[(scope, model)] = (mark, ids, matrix)
-    return ids, matrix
+    if known is None or not have <= set(ids):
+        previous: Any = known.matrix if known is not None else None
+        old = {read_id: row for row, read_id in enumerate(known.ids)} if known else {}
+        vectors = [
+            np.frombuffer(fresh[i], dtype=np.float32) if i in fresh else previous[old[i]]
+            for i in ids
+        ]
+        rows = np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
+        cache[(scope, model)] = known = _Rated(mark, ids, rows)
+        return known
+    added = [i for i in ids if i not in have]
+    if added:
+        new = np.stack([np.frombuffer(fresh[i], dtype=np.float32) for i in added])
+        used = len(known.ids)
+        if known.rows.shape[0] < used + len(added):
+            grown = np.zeros((2 * (used + len(added)), new.shape[1]), dtype=np.float32)
+            if used:  # with no rows yet, the matrix has no width either
+                grown[:used] = known.matrix
+            known.rows = grown
+        known.rows[used : used + len(added)] = new
+        known.ids.extend(added)
+        known.reliability = None
+    known.mark = mark
+    return known
+
+
+def _reliability(store: Store, rated: _Rated) -> float:
+    """How often one of the latest rated reads' nearest other rated question was
+    taught a memory it was taught too, (agreeing + 1) / (checked + 2); measured once
+    per mark, comparing only rows appended since with reads sampled before."""
+    if rated.reliability is not None:
+        return rated.reliability
+    np = require_numpy()
+    matrix, count = rated.matrix, len(rated.ids)
+    order = {read_id: row for row, read_id in enumerate(rated.ids)}
+    sample = heapq.nlargest(SAMPLE, rated.ids)  # ULIDs: the latest reads
+    nearest = {read_id: rated.nearest[read_id] for read_id in sample if read_id in rated.nearest}
+    for read_ids, columns in (
+        ([i for i in sample if i in nearest], slice(rated.checked, count)),
+        ([i for i in sample if i not in nearest], slice(0, count)),
+    ):
+        if not read_ids or columns.start == count:
+            continue
+        similarity = matrix[[order[i] for i in read_ids]] @ matrix[columns].T
+        similarity[similarity >= SAME_QUESTION] = -np.inf  # itself, and the same asked again
+        top = similarity.max(axis=1)
+        for row, read_id in enumerate(read_ids):
+            # Equally near: the latest id, so the choice never hangs on row order.
+            tied = np.flatnonzero(similarity[row] == top[row]) + columns.start
+            found = (float(top[row]), max(rated.ids[column] for column in tied))
+            current = nearest.get(read_id)
+            if current is None or found > (current[1], rated.ids[current[0]]):
+                nearest[read_id] = (order[found[1]], found[0])
+    rated.nearest, rated.checked = nearest, count
+    pairs = [(i, rated.ids[row]) for i, (row, found) in nearest.items() if math.isfinite(found)]
+    taught = store.read_lessons(sorted({read_id for pair in pairs for read_id in pair}))
+    helped = {
+        read_id: {seq for seq, outcome in rows if outcome > 0}
+        for read_id, (_, rows) in taught.items()
+    }
+    agreeing = sum(bool(helped.get(a, set()) & helped.get(b, set())) for a, b in pairs)
+    rated.reliability = (agreeing + 1) / (len(pairs) + 2)
+    return rated.reliability

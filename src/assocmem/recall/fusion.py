@@ -55,19 +55,20 @@ ARM_ORDER: tuple[str, ...] = (
 # direct arms rank first. A vote a quarter as confident weighs one direct arm's:
 # alone it ranks with what only one arm found. With no lesson for the question's
 # concepts the arm is empty. The precedent arm reaches what outcomes taught by
-# meaning instead (earlier rated reads near this question: see `precedents`): that
-# a past question is near this one is the embedder's judgement, as the semantic
-# arm's is, so it votes as a direct arm does, times the share of the nearby past
-# questions that agree. It adds to what the words were taught; it does not
-# outvote them, since past questions about other things sit as near to a question
-# as rewordings of it often do.
+# meaning instead (earlier rated reads near this question: see `precedents`), and
+# weighs as much: what it carries is also what an outcome said. Each vote is
+# scaled by the share of the nearby past questions that agree, by how often near
+# questions on this store were answered alike (its reliability: past questions
+# about other things can sit as near to a question as its rewordings do), and by
+# the part of the question its words leave open (`pipeline`): meaning is what a
+# question needs when its words find nothing, not what it needs when they decide.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,
     "semantic": 1.0,
     "concept_scoped": 1.0,
     "learned": 4.0,
-    "precedent": 1.0,
+    "precedent": 4.0,
     "hebbian_retrieval": 0.5,
     "thread": 0.5,
     "lexical_expansion": 0.5,

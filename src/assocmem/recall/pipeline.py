@@ -148,12 +148,17 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         }
         shares: dict[str, dict[int, float]] = {}
         background = 0.0
+        # Precedents speak for what the question's words leave open: a question
+        # whose words one memory holds whole was asked in words this store knows,
+        # and its lessons carry what those words were taught.
+        left_open = 1.0
         if question is not None:
             arms, words, spread, background = _question_arms(
                 store, view, request, question, space, probe, depth, concept_scoped
             )
             rankings = {**arms, **rankings}
             shares = _word_shares(words, spread, rankings, not request.concepts_given)
+            left_open = 1.0 - words.best
         learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
         voters = learned[:depth]
         rankings["learned"] = [hit.seq for hit in voters]
@@ -167,7 +172,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             weights=fusion.arm_weights(request.concepts_given),
             confidence={
                 "learned": {hit.seq: hit.confidence for hit in voters},
-                "precedent": {hit.seq: hit.share for hit in precedent[:depth]},
+                "precedent": {hit.seq: hit.confidence * left_open for hit in precedent[:depth]},
                 **shares,
             },
         )
