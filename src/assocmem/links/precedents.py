@@ -27,15 +27,17 @@ nothing. (A lesson also speaks for a concept's plurality answer, `lessons.MAJORI
 its outcomes are counted, where a precedent's weight is a guess from nearness that
 the background shares, so only a majority of it is taken as agreement.)
 
-How far meaning carries depends on the store: where rewordings of a question sit
-nearer each other than questions with other answers do, a near precedent is a good
-guess; where the reader's questions all sit about equally near each other (one
-conversation's questions about its two speakers, say) it is not. So the arm's
-votes are scaled by its *reliability* on the store's own rated reads: how often a
-rated read's nearest other rated question was taught a memory it was taught too,
-by Laplace's rule of succession (a half with no evidence). It is a leave-one-out
-check of the very guess the arm makes, over the latest `SAMPLE` rated reads,
-measured once each time the rated reads change.
+How far an answer carries between questions depends on the store and the
+embedder: where rewordings of a question sit nearer each other than questions
+with other answers do, a near precedent is a good guess; where a reader's
+questions all sit about equally near each other (one conversation's questions
+about its two speakers, say) it is not. So each vote is scaled by what the
+consulted precedents show about it (`_Carry`): of their pairs, those answered
+alike though no nearer each other than this question is to the memory's nearest
+voter count for it, and those answered apart though at least as near count
+against it, by Laplace's rule of succession (a half with no pair to go on). A
+question as near its precedent as past questions with other answers were to each
+other gets little from it; one nearer than any such pair keeps most of its vote.
 
 A read with no embedder has no precedent arm; one whose store holds no rated read
 finds nothing in it.
@@ -43,11 +45,10 @@ finds nothing in it.
 
 from __future__ import annotations
 
-import heapq
 import math
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assocmem.optional import require_numpy
@@ -72,12 +73,6 @@ TEMPERATURE = 0.05
 # A precedent vote needs most of the nearby questions' weight to agree on the memory:
 # where the nearest past questions were answered in different ways, they say nothing.
 MAJORITY = 0.5
-# Rated reads, the latest, whose nearest other rated question is checked for the
-# arm's reliability: a share measured on this many is within a few hundredths.
-SAMPLE = 200
-# Two reads whose query vectors are this near asked the same question again: the
-# reliability asks whether a *different* question's answer carries over.
-SAME_QUESTION = 0.999
 
 
 @dataclass(frozen=True)
@@ -86,8 +81,8 @@ class PrecedentHit:
 
     ``share`` is the part of the consulted precedents' weight (the background's
     included) that rated it helpful, harmful ratings counted against it;
-    ``confidence`` is the share times the arm's reliability on this store: what its
-    vote in fusion carries;
+    ``confidence`` is the share times how likely an answer carries as far as the
+    nearest precedent that rated it (`_Carry`): what its vote in fusion carries;
     ``precedents`` are ``(read id, similarity)`` of those that rated it helpful,
     nearest first.
     """
@@ -101,17 +96,12 @@ class PrecedentHit:
 @dataclass
 class _Rated:
     """A scope's rated reads as one model saw them, as of their mark, kept up to date
-    by appending what was rated since: their ids, their vectors as the first
-    ``len(ids)`` rows of ``rows`` (grown by doubling), and for the reads the
-    reliability samples, the row of each one's nearest other rated question and its
-    similarity, as of the first ``checked`` rows."""
+    by appending what was rated since: their ids, and their vectors as the first
+    ``len(ids)`` rows of ``rows`` (grown by doubling)."""
 
     mark: tuple[int, int]
     ids: list[str]
     rows: Any
-    nearest: dict[str, tuple[int, float]] = field(default_factory=dict)
-    checked: int = 0
-    reliability: float | None = None
 
     @property
     def matrix(self) -> Any:
@@ -154,7 +144,7 @@ def hits(
         return [], {}
     near = {ids[i]: float(similarity[i]) for i in order if similarity[i] > floor}
     weights = {read_id: math.exp((s - top) / TEMPERATURE) for read_id, s in near.items()}
-    taught = store.read_lessons(sorted(weights))
+    taught = store.read_lessons(sorted(ids[i] for i in order))
     mass: dict[int, float] = {}
     voters: dict[int, list[tuple[str, float]]] = {}
     for read_id, weight in weights.items():
@@ -169,16 +159,16 @@ def hits(
     total = sum(weights.values()) + math.exp((floor - top) / TEMPERATURE)
     helped = {seq: m for seq, m in mass.items() if m / total > MAJORITY and seq in voters}
     readable = store.visible(view, sorted(helped)) if helped else set()
-    reliability = _reliability(store, kept) if readable else 0.0
+    carries = _Carry(matrix, [(ids[i], i) for i in order], taught) if readable else None
     found = [
         PrecedentHit(
             seq,
             helped[seq] / total,
             tuple(sorted(voters[seq], key=lambda v: (-v[1], v[0]))),
-            helped[seq] / total * reliability,
+            helped[seq] / total * carries.at(max(s for _, s in voters[seq])),
         )
         for seq in helped
-        if seq in readable
+        if seq in readable and carries is not None
     ]
     found.sort(key=lambda hit: (-hit.share, -hit.seq))
     concepts = {read_id: taught[read_id][0] for read_id in weights if read_id in taught}
@@ -227,45 +217,42 @@ def _rated(store: Store, scope: Scope, model: str) -> _Rated:
             known.rows = grown
         known.rows[used : used + len(added)] = new
         known.ids.extend(added)
-        known.reliability = None
     known.mark = mark
     return known
 
 
-def _reliability(store: Store, rated: _Rated) -> float:
-    """How often one of the latest rated reads' nearest other rated question was
-    taught a memory it was taught too, (agreeing + 1) / (checked + 2); measured once
-    per mark, comparing only rows appended since with reads sampled before."""
-    if rated.reliability is not None:
-        return rated.reliability
-    np = require_numpy()
-    matrix, count = rated.matrix, len(rated.ids)
-    order = {read_id: row for row, read_id in enumerate(rated.ids)}
-    sample = heapq.nlargest(SAMPLE, rated.ids)  # ULIDs: the latest reads
-    nearest = {read_id: rated.nearest[read_id] for read_id in sample if read_id in rated.nearest}
-    for read_ids, columns in (
-        ([i for i in sample if i in nearest], slice(rated.checked, count)),
-        ([i for i in sample if i not in nearest], slice(0, count)),
-    ):
-        if not read_ids or columns.start == count:
-            continue
-        similarity = matrix[[order[i] for i in read_ids]] @ matrix[columns].T
-        similarity[similarity >= SAME_QUESTION] = -np.inf  # itself, and the same asked again
-        top = similarity.max(axis=1)
-        for row, read_id in enumerate(read_ids):
-            # Equally near: the latest id, so the choice never hangs on row order.
-            tied = np.flatnonzero(similarity[row] == top[row]) + columns.start
-            found = (float(top[row]), max(rated.ids[column] for column in tied))
-            current = nearest.get(read_id)
-            if current is None or found > (current[1], rated.ids[current[0]]):
-                nearest[read_id] = (order[found[1]], found[0])
-    rated.nearest, rated.checked = nearest, count
-    pairs = [(i, rated.ids[row]) for i, (row, found) in nearest.items() if math.isfinite(found)]
-    taught = store.read_lessons(sorted({read_id for pair in pairs for read_id in pair}))
-    helped = {
-        read_id: {seq for seq, outcome in rows if outcome > 0}
-        for read_id, (_, rows) in taught.items()
-    }
-    agreeing = sum(bool(helped.get(a, set()) & helped.get(b, set())) for a, b in pairs)
-    rated.reliability = (agreeing + 1) / (len(pairs) + 2)
-    return rated.reliability
+class _Carry:
+    """How far an answer carries between questions here, read off the pairs of the
+    consulted precedents: those taught a common memory (answered alike) and those
+    taught only different ones (answered apart), each with its cosine."""
+
+    def __init__(
+        self,
+        matrix: Any,
+        consulted: list[tuple[str, int]],
+        taught: Mapping[str, tuple[tuple[str, ...], list[tuple[int, float]]]],
+    ) -> None:
+        helped = {
+            read_id: {seq for seq, outcome in taught[read_id][1] if outcome > 0}
+            for read_id, _ in consulted
+            if read_id in taught
+        }
+        answered = [(read_id, row) for read_id, row in consulted if helped.get(read_id)]
+        rows = [row for _, row in answered]
+        similarity: Any = matrix[rows] @ matrix[rows].T
+        self.alike: list[float] = []
+        self.apart: list[float] = []
+        for a, (first, _) in enumerate(answered):
+            for b in range(a + 1, len(answered)):
+                pair = float(similarity[a, b])
+                alike = helped[first] & helped[answered[b][0]]
+                (self.alike if alike else self.apart).append(pair)
+
+    def at(self, similarity: float) -> float:
+        """The chance that a question this near a precedent was answered as it was:
+        pairs answered alike though no nearer count for it, pairs answered apart
+        though at least as near count against, by Laplace's rule of succession (a
+        half with no pair to go on)."""
+        alike = sum(1 for pair in self.alike if pair <= similarity)
+        apart = sum(1 for pair in self.apart if pair >= similarity)
+        return (alike + 1) / (alike + apart + 2)

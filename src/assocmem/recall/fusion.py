@@ -57,11 +57,11 @@ ARM_ORDER: tuple[str, ...] = (
 # concepts the arm is empty. The precedent arm reaches what outcomes taught by
 # meaning instead (earlier rated reads near this question: see `precedents`), and
 # weighs as much: what it carries is also what an outcome said. Each vote is
-# scaled by the share of the nearby past questions that agree, by how often near
-# questions on this store were answered alike (its reliability: past questions
-# about other things can sit as near to a question as its rewordings do), and by
-# the part of the question its words leave open (`pipeline`): meaning is what a
-# question needs when its words find nothing, not what it needs when they decide.
+# scaled by the share of the nearby past questions that agree, by how likely an
+# answer carries that far (past questions about other things can sit as near to a
+# question as its rewordings do, and the precedents' own pairs show how near that
+# is), and by the part of the question its words leave open (`pipeline`): meaning
+# is what a question needs when its words find nothing, not when they decide.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,
