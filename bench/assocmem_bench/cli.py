@@ -136,6 +136,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     p.set_defaults(handler=_learning)
 
+    doc = "whether what outcomes taught one wording reaches a rewording (hand-written problems)"
+    p = benches.add_parser("rewordings", help=doc, description=doc)
+    p.add_argument("--out", default="bench-rewordings.json", help=OUT_HELP)
+    p.add_argument("--embedder", default="minilm", help="embedder name (default: %(default)s)")
+    p.add_argument(
+        "--notes", type=_positive, default=600, help="distractor notes (default: %(default)s)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the distractor notes")
+    p.set_defaults(handler=_rewordings)
+
     doc = "text-read latency of a large store untaught and taught through many rated reads"
     p = benches.add_parser("learning-scale", help=doc, description=doc)
     p.add_argument("--out", default="bench-learning-scale.json", help=OUT_HELP)
@@ -335,6 +345,17 @@ def _learning(args: argparse.Namespace) -> int:
     sections = report.get("embedders") or {"": report}
     for name, section in sections.items():
         _learning_summary(f"{name}: " if name else "", section)
+    return 0
+
+
+def _rewordings(args: argparse.Namespace) -> int:
+    from . import rewordings
+
+    report = rewordings.run(args.out, embedder_name=args.embedder, notes=args.notes, seed=args.seed)
+    for n, figures in report["outcomes"].items():
+        print(f"outcomes {n}: {json.dumps(figures)}")
+    for name in ("interference_no_feedback", "interference"):
+        print(f"{name}: {json.dumps(report[name])}")
     return 0
 
 

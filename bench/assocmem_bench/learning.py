@@ -529,7 +529,10 @@ def _percentiles(ms: Sequence[float]) -> dict[str, Any]:
 def nearest_past_question(ctx: Context, steps: Steps) -> dict[str, Any]:
     """Per wording set: how often the note rated for the rated question whose embedding
     is nearest a held-out one's is its fixing note (one guess: recall@5 = MRR). What a
-    reader could do with no memory but a log of rated questions."""
+    reader could do with no memory but a log of rated questions. Beside it, ``ranked``:
+    recall@5 of the rated notes ranked by their nearest rated question, and the median
+    cosine of each held-out question to the nearest rated question of its own type and
+    of any other type (how far apart the embedder places the types' wordings)."""
     import numpy
 
     assert ctx.embedder is not None
@@ -537,15 +540,33 @@ def nearest_past_question(ctx: Context, steps: Steps) -> dict[str, Any]:
     past = list(rated)
     figures: dict[str, Any] = {"rated_questions": len(past)}
     vectors = ctx.embedder.embed(past) if past else None
+    notes = sorted(set(rated.values()))
     for name, questions in ctx.wording_sets().items():
-        hits = [False] * len(questions)
-        if vectors is not None and questions:
-            nearest = numpy.argmax(ctx.embedder.embed([q.text for q in questions]) @ vectors.T, 1)
-            hits = [
-                rated[past[i]] == ctx.workload.types[q.type_index].fix_key
-                for i, q in zip(nearest, questions, strict=True)
-            ]
-        figures[name] = {"recall@5": _mean(hits), "mrr@10": _mean(hits)} if questions else None
+        if vectors is None or not questions:
+            figures[name] = {"recall@5": 0.0, "mrr@10": 0.0} if questions else None
+            continue
+        similarity = ctx.embedder.embed([q.text for q in questions]) @ vectors.T
+        nearest = numpy.argmax(similarity, 1)
+        fixes = [ctx.workload.types[q.type_index].fix_key for q in questions]
+        hits = [rated[past[i]] == fix for i, fix in zip(nearest, fixes, strict=True)]
+        by_note = numpy.stack(
+            [similarity[:, [rated[t] == note for t in past]].max(1) for note in notes], 1
+        )
+        top = numpy.argsort(-by_note, 1, kind="stable")[:, :TOP]
+        ranked = [fix in {notes[j] for j in row} for row, fix in zip(top, fixes, strict=True)]
+        own = [by_note[i, notes.index(fix)] for i, fix in enumerate(fixes) if fix in notes]
+        other = [
+            max(by_note[i, j] for j, note in enumerate(notes) if note != fix)
+            for i, fix in enumerate(fixes)
+            if len(notes) > 1
+        ]
+        figures[name] = {
+            "recall@5": _mean(hits),
+            "mrr@10": _mean(hits),
+            "ranked_recall@5": _mean(ranked),
+            "median_cosine_own_type": round(float(numpy.median(own)), 3) if own else None,
+            "median_cosine_other_type": round(float(numpy.median(other)), 3) if other else None,
+        }
     return figures
 
 

@@ -321,12 +321,17 @@ def test_the_nearest_past_question_returns_the_note_rated_for_it(tmp_path: Path)
     figures = learning.nearest_past_question(ctx, itself)
     assert figures["rated_questions"] == len(ctx.questions)
     for wording in WORDINGS:
-        assert figures[wording] == {"recall@5": 1.0, "mrr@10": 1.0}
+        block = figures[wording]
+        assert block["recall@5"] == block["mrr@10"] == block["ranked_recall@5"] == 1.0
+        assert block["median_cosine_own_type"] == pytest.approx(1.0, abs=1e-3)
+        assert block["median_cosine_other_type"] < block["median_cosine_own_type"]
     nothing = learning.nearest_past_question(ctx, [])
     assert nothing["rated_questions"] == 0 and nothing["original"]["recall@5"] == 0.0
     trained = learning.nearest_past_question(ctx, learning.fixing_steps(ctx, 2))
     assert trained["rated_questions"] == 8 * 2
     assert all(0.0 <= trained[w]["recall@5"] <= 1.0 for w in WORDINGS)
+    # Ranking every rated note by its nearest question holds at least the nearest one.
+    assert all(trained[w]["ranked_recall@5"] >= trained[w]["recall@5"] for w in WORDINGS)
 
 
 def test_embedder_names_take_one_or_several() -> None:
@@ -378,3 +383,34 @@ def test_the_scale_bench_times_both_stores_on_the_same_questions(tmp_path: Path)
     assert report["p50_ratio"] == pytest.approx(
         report["taught"]["p50_ms"] / report["no_feedback"]["p50_ms"], abs=0.001
     )
+
+
+def test_the_rewordings_bench_scores_every_condition(tmp_path: Path) -> None:
+    from assocmem.testing import ToyEmbedder
+    from assocmem.vectors.embedders import register_embedder, unregister_embedder
+
+    rewordings = pytest.importorskip("assocmem_bench.rewordings")
+    register_embedder("toy", ToyEmbedder)
+    try:
+        out = tmp_path / "rewordings.json"
+        args = ["--embedder", "toy", "--notes", "40", "--out", str(out)]
+        assert main(["bench", "rewordings", *args]) == 0
+    finally:
+        unregister_embedder("toy")
+    report = json.loads(out.read_text())
+    assert set(report["outcomes"]) == {"0", "1", "3"}
+    assert report["outcomes"]["0"]["nearest_past_question"] is None
+    for block in (*report["outcomes"].values(), report["interference"]):
+        assert 0.0 <= block["rewordings"]["recall@5"] <= 1.0
+    assert report["interference"]["untaught_wrong_fixes_in_top5"] >= 0.0
+    assert len(rewordings.load()) == report["config"]["types"]
+
+
+def test_the_rewordings_data_refuses_a_fix_sharing_a_word(tmp_path: Path) -> None:
+    rewordings = pytest.importorskip("assocmem_bench.rewordings")
+    data = json.loads(rewordings.DATA.read_text())
+    data["types"][0]["fix"] += " and restart the proxy"  # a word its rewordings use
+    path = tmp_path / "leaky.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="proxi"):
+        rewordings.load(path)
