@@ -4,8 +4,8 @@ one copy untaught and one taught through many rated reads.
 The taught copy rates one read per step, each type's training wordings in turn and
 its fixing note as the one that helped, through the read's handle, as an agent would.
 Both copies are then read with the held-out and synonym wordings, in turn question by
-question, so load drifts alike for both; the first read of each store is left out
-(opening costs are no read's). The report holds p50/p95 for each and their ratios.
+question, after an untimed pass that reads each once in both (`learning.timed_reads`):
+no timed read pays opening costs or embedding. The report holds p50/p95 for each and their ratios.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def run(
                 bar.update(1)
         say(f"rated {rated} reads")
         questions = [q.text for t in workload.types for q in (*t.held_out, *t.synonyms)]
-        times = _timed(untaught, taught, questions, embedder)
+        stores = {"no_feedback": untaught, "taught": taught}
+        times = learning.timed_reads(stores, questions, embedder, ROUNDS)
     report = {
         "environment": environment(),
         "config": {
@@ -77,8 +78,8 @@ def run(
             "questions": len(questions),
             "rounds": ROUNDS,
         },
-        "no_feedback": learning._percentiles(times["no_feedback"]),
-        "taught": learning._percentiles(times["taught"]),
+        "no_feedback": learning.percentiles(times["no_feedback"]),
+        "taught": learning.percentiles(times["taught"]),
         "seconds": {"build": round(built, 1), "total": round(time.perf_counter() - start, 1)},
     }
     for cut in ("p50_ms", "p95_ms"):
@@ -87,26 +88,3 @@ def run(
     say(f"read ms untaught {report['no_feedback']} taught {report['taught']}")
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
-
-
-def _timed(
-    untaught: Path, taught: Path, questions: list[str], embedder: Any
-) -> dict[str, list[float]]:
-    """Milliseconds per text read of each question in each store, read in turn."""
-    times: dict[str, list[float]] = {"no_feedback": [], "taught": []}
-    with (
-        Memory(str(untaught), agent_id=learning.AGENT, embedder=embedder) as before,
-        Memory(str(taught), agent_id=learning.AGENT, embedder=embedder) as after,
-    ):
-        stores = {"no_feedback": before, "taught": after}
-        if embedder is not None:
-            embedder.embed(questions)  # cached: the timings leave embedding out
-        for mem in stores.values():
-            mem.read(questions[0], k=learning.READ_K)
-        for _ in range(ROUNDS):
-            for text in questions:
-                for name, mem in stores.items():
-                    began = time.perf_counter()
-                    mem.read(text, k=learning.READ_K)
-                    times[name].append((time.perf_counter() - began) * 1000)
-    return times
