@@ -157,20 +157,14 @@ def hits(
                     voters.setdefault(seq, []).append((read_id, near[read_id]))
     # The background counts as one more neighbour that taught nothing.
     total = sum(weights.values()) + math.exp((floor - top) / TEMPERATURE)
-    helped = {seq: m for seq, m in mass.items() if m / total > MAJORITY and seq in voters}
-    readable = store.visible(view, sorted(helped)) if helped else set()
-    carries = _Carry(matrix, [(ids[i], i) for i in order], taught) if readable else None
-    found = [
-        PrecedentHit(
-            seq,
-            helped[seq] / total,
-            tuple(sorted(voters[seq], key=lambda v: (-v[1], v[0]))),
-            helped[seq] / total * carries.at(max(s for _, s in voters[seq])),
-        )
-        for seq in helped
-        if seq in readable and carries is not None
-    ]
-    found.sort(key=lambda hit: (-hit.share, -hit.seq))
+    shares = {seq: m / total for seq, m in mass.items() if m / total > MAJORITY and seq in voters}
+    readable = store.visible(view, sorted(shares)) if shares else set()
+    found = []
+    if readable:
+        carries = _Carry(matrix, [(ids[i], i) for i in order], taught)
+        for seq in sorted(readable, key=lambda seq: (-shares[seq], -seq)):
+            by = tuple(sorted(voters[seq], key=lambda v: (-v[1], v[0])))
+            found.append(PrecedentHit(seq, shares[seq], by, shares[seq] * carries.at(by[0][1])))
     concepts = {read_id: taught[read_id][0] for read_id in weights if read_id in taught}
     return found, concepts
 
@@ -197,12 +191,9 @@ def _rated(store: Store, scope: Scope, model: str) -> _Rated:
     ids, fresh = store.rated_reads(scope, model, have)
     np = require_numpy()
     if known is None or not have <= set(ids):
-        previous: Any = known.matrix if known is not None else None
-        old = {read_id: row for row, read_id in enumerate(known.ids)} if known else {}
-        vectors = [
-            np.frombuffer(fresh[i], dtype=np.float32) if i in fresh else previous[old[i]]
-            for i in ids
-        ]
+        if known is not None:  # reads were deleted: fetch them whole again
+            ids, fresh = store.rated_reads(scope, model, ())
+        vectors = [np.frombuffer(fresh[i], dtype=np.float32) for i in ids]
         rows = np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
         cache[(scope, model)] = known = _Rated(mark, ids, rows)
         return known

@@ -158,16 +158,29 @@ def smooth_along_threads(
     not that shared floor. Missing memories count as 0.
     """
     background = statistics.median(scores.values()) if scores else 0.0
-    scores = {seq: max(0.0, score - background) for seq, score in scores.items()}
-    smoothed = {}
-    for seq in set(scores) | set(adjacency):
+    above = {seq: max(0.0, score - background) for seq, score in scores.items()}
+    return along_threads(above, adjacency, forward=forward, backward=backward)
+
+
+def along_threads(
+    values: Mapping[int, float],
+    adjacency: Mapping[int, tuple[int | None, int | None]],
+    *,
+    forward: float,
+    backward: float,
+) -> dict[int, float]:
+    """Each memory's value plus ``forward`` times the value of the memory before it in
+    its thread and ``backward`` times the one after, for every memory in ``values``
+    or ``adjacency`` (missing memories count as 0)."""
+    summed = {}
+    for seq in set(values) | set(adjacency):
         before, after = adjacency.get(seq, (None, None))
-        smoothed[seq] = (
-            scores.get(seq, 0.0)
-            + forward * (scores.get(before, 0.0) if before is not None else 0.0)
-            + backward * (scores.get(after, 0.0) if after is not None else 0.0)
+        summed[seq] = (
+            values.get(seq, 0.0)
+            + forward * (values.get(before, 0.0) if before is not None else 0.0)
+            + backward * (values.get(after, 0.0) if after is not None else 0.0)
         )
-    return smoothed
+    return summed
 
 
 @dataclass(frozen=True)

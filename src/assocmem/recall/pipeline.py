@@ -165,8 +165,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         precedent: list[precedents.PrecedentHit] = []
         asked_by: dict[str, tuple[str, ...]] = {}
         if space is not None and probe is not None:  # no embedder, no precedent arm
-            model = space.embedder.model_id
-            precedent, asked_by = precedents.hits(store, view, model, probe, background)
+            model_id = space.embedder.model_id
+            precedent, asked_by = precedents.hits(store, view, model_id, probe, background)
             rankings["precedent"] = [hit.seq for hit in precedent[:depth]]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
@@ -215,10 +215,11 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
     read_id = new_id()
-    asked = AskedRead(read_id, tuple(query_concepts))
+    model: str | None = None
+    vector: bytes | None = None
     if space is not None and probe is not None:  # its meaning, for precedents
-        vector = probe.astype("float32").tobytes()
-        asked = replace(asked, model=space.embedder.model_id, vector=vector)
+        model, vector = space.embedder.model_id, probe.astype("float32").tobytes()
+    asked = AskedRead(read_id, tuple(query_concepts), model, vector)
     store.record_read(request.view.scope, asked, [seq for seq, _ in ranked])
     items = [
         _explain(

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from assocmem.recall.fusion import along_threads
 from assocmem.text.concepts import fold_word, tokenize
 
 # The share of a question's word information one memory must hold for the words to
@@ -76,16 +77,8 @@ def spread(
     """Coverage passed along threads as an arm's scores are (`fusion.smooth_along_threads`):
     a memory is worth its own coverage plus the profile's shares of its neighbours',
     at most 1. A neighbour ranked only for the match beside it inherits that share."""
-    spread_out = {}
-    for seq in set(coverage) | set(adjacency):
-        before, after = adjacency.get(seq, (None, None))
-        spread_out[seq] = min(
-            1.0,
-            coverage.get(seq, 0.0)
-            + forward * (coverage.get(before, 0.0) if before is not None else 0.0)
-            + backward * (coverage.get(after, 0.0) if after is not None else 0.0),
-        )
-    return spread_out
+    summed = along_threads(coverage, adjacency, forward=forward, backward=backward)
+    return {seq: min(1.0, value) for seq, value in summed.items()}
 
 
 class WordEvidence:
