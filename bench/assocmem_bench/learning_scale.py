@@ -51,7 +51,7 @@ def run(
         say(f"built {notes} notes")
         taught = learning.copy_store(untaught, Path(tmp) / "taught.db")
         steps = [
-            (t.training[(i // types) % len(t.training)].text, id_of[t.fix_key])
+            (t.training[(i // types) % len(t.training)].text, [id_of[t.fix_key]])
             for i in range(rated)
             for t in [workload.types[i % types]]
         ]
@@ -59,9 +59,7 @@ def run(
             Memory(str(taught), agent_id=learning.AGENT, embedder=embedder) as mem,
             progress_bar(len(steps), desc="rated reads", unit="read") as bar,
         ):
-            for text, fix in steps:
-                mem.feedback([fix], 1.0, read=mem.read(text, k=learning.READ_K).id)
-                bar.update(1)
+            learning.teach(mem, steps, lambda: bar.update(1))
         say(f"rated {rated} reads")
         questions = [q.text for t in workload.types for q in (*t.held_out, *t.synonyms)]
         stores = {"no_feedback": untaught, "taught": taught}

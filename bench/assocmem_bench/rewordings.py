@@ -37,7 +37,7 @@ INTERFERENCE_OUTCOMES = 3
 DISTRACTORS = 600
 DISTRACTOR_WORDS = 6  # per distractor note
 TRAINING = 3  # of each type's five questions, the first ones may be taught; the rest are held out
-K = 10
+K = learning.READ_K
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
@@ -110,12 +110,9 @@ def _condition(
 ) -> dict[str, Any]:
     """Teach ``n`` questions of each type in ``taught``; score every type's rewordings
     and held-out questions, and count other types' fixes in the untaught ones' top 5."""
-    rated: list[tuple[str, int]] = []
+    rated = [(q, index) for index in taught for q in types[index]["questions"][: min(n, TRAINING)]]
     with Memory(str(path), agent_id=learning.AGENT, embedder=embedder) as mem:
-        for index in taught:
-            for question in types[index]["questions"][: min(n, TRAINING)]:
-                mem.feedback([fixes[index]], 1.0, read=mem.read(question, k=K).id)
-                rated.append((question, index))
+        learning.teach(mem, [(question, [fixes[index]]) for question, index in rated])
         rows: dict[str, list[tuple[float, float]]] = {"rewordings": [], "held_out": []}
         wrong: list[int] = []
         for index, problem in enumerate(types):
