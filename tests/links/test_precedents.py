@@ -170,11 +170,12 @@ def test_a_precedent_counts_less_where_questions_as_near_were_answered_apart(
                 mem.feedback([answer], 1.0, read=mem.read(question, k=5).id)
             found = {i.id: i for i in mem.read(OTHER_WORDS, k=5).items}
             parts[alike] = found[ids[FIX]].parts["precedent"]
-    # The garden pair sits nearer each other than the question sits to the cramp
-    # precedent. Answered alike, it says nothing of an answer carrying that far: a
-    # half. Answered apart, two questions nearer than that had different answers:
-    # (0 + 1) / (0 + 1 + 2). Pairs with the cramp question are far: they say nothing.
-    assert parts[True] / parts[False] == pytest.approx(1.5)
+    # Each consulted precedent's nearest one answered apart: answered alike, the
+    # garden questions are apart only from the cramp one, far from each, so the
+    # question sits nearer its voter than all three: (3 + 1) / (3 + 2). Answered
+    # apart, the garden pair sits nearer each other than the question sits to the
+    # cramp precedent, so it is nearer than one of three: (1 + 1) / (3 + 2).
+    assert parts[True] / parts[False] == pytest.approx(2.0)
 
 
 def test_what_a_process_kept_up_to_date_reads_as_a_fresh_process_does(

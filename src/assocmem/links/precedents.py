@@ -32,12 +32,12 @@ embedder: where rewordings of a question sit nearer each other than questions
 with other answers do, a near precedent is a good guess; where a reader's
 questions all sit about equally near each other (one conversation's questions
 about its two speakers, say) it is not. So each vote is scaled by what the
-consulted precedents show about it (`_Carry`): of their pairs, those answered
-alike though no nearer each other than this question is to the memory's nearest
-voter count for it, and those answered apart though at least as near count
-against it, by Laplace's rule of succession (a half with no pair to go on). A
-question as near its precedent as past questions with other answers were to each
-other gets little from it; one nearer than any such pair keeps most of its vote.
+consulted precedents show about it (`_Carry`), a conformal test: for each of them,
+how near the nearest one answered apart came to it is how near a question with
+another answer gets here, and the question's similarity to the memory's nearest
+voter is ranked among those. Nearer than every one of them, the vote keeps most of
+its weight; no nearer than most, little; with none to compare, a half (Laplace's
+rule of succession).
 
 A read with no embedder has no precedent arm; one whose store holds no rated read
 finds nothing in it.
@@ -45,6 +45,7 @@ finds nothing in it.
 
 from __future__ import annotations
 
+import bisect
 import math
 import weakref
 from collections.abc import Mapping
@@ -213,9 +214,13 @@ def _rated(store: Store, scope: Scope, model: str) -> _Rated:
 
 
 class _Carry:
-    """How far an answer carries between questions here, read off the pairs of the
-    consulted precedents: those taught a common memory (answered alike) and those
-    taught only different ones (answered apart), each with its cosine."""
+    """How far an answer carries between questions here, read off the consulted
+    precedents: for each one that taught something, how near the nearest of the
+    others that was answered apart (taught none of the same memories) came to it.
+    That is how near a question answered otherwise gets in this neighbourhood; a
+    question no nearer its voter than that is no evidence the voter's answer applies.
+    (This is a conformal test: those nearest-apart similarities are the calibration
+    scores against which the question's similarity is ranked.)"""
 
     def __init__(
         self,
@@ -231,19 +236,16 @@ class _Carry:
         answered = [(read_id, row) for read_id, row in consulted if helped.get(read_id)]
         rows = [row for _, row in answered]
         similarity: Any = matrix[rows] @ matrix[rows].T
-        self.alike: list[float] = []
-        self.apart: list[float] = []
+        nearest: dict[int, float] = {}
         for a, (first, _) in enumerate(answered):
-            for b in range(a + 1, len(answered)):
-                pair = float(similarity[a, b])
-                alike = helped[first] & helped[answered[b][0]]
-                (self.alike if alike else self.apart).append(pair)
+            for b, (second, _) in enumerate(answered):
+                if a != b and not helped[first] & helped[second]:
+                    nearest[a] = max(nearest.get(a, -1.0), float(similarity[a, b]))
+        self.nearest_apart = sorted(nearest.values())
 
     def at(self, similarity: float) -> float:
         """The chance that a question this near a precedent was answered as it was:
-        pairs answered alike though no nearer count for it, pairs answered apart
-        though at least as near count against, by Laplace's rule of succession (a
-        half with no pair to go on)."""
-        alike = sum(1 for pair in self.alike if pair <= similarity)
-        apart = sum(1 for pair in self.apart if pair >= similarity)
-        return (alike + 1) / (alike + apart + 2)
+        the share of consulted precedents whose nearest differently answered one is
+        farther than that, by Laplace's rule of succession (a half with none to go on)."""
+        below = bisect.bisect_left(self.nearest_apart, similarity)
+        return (below + 1) / (len(self.nearest_apart) + 2)
