@@ -764,14 +764,35 @@ def evidence_recall(
     questions: Sequence[locomo.Question],
     dia_of: dict[str, str],
     tick: Callable[[], None],
-) -> list[float]:
-    """recall@10 of each question's evidence turns."""
+) -> list[tuple[float, list[tuple[str, str]]]]:
+    """recall@10 of each question's evidence turns, and the read's (turn, source) pairs."""
     found = []
     for q in questions:
-        ranked = {dia_of[i.id] for i in mem.read(q.text, k=READ_K).items}
-        found.append(len(ranked & set(q.evidence)) / len(q.evidence))
+        ranked = [(dia_of[i.id], i.source) for i in mem.read(q.text, k=READ_K).items]
+        turns = {dia for dia, _ in ranked}
+        found.append((len(turns & set(q.evidence)) / len(q.evidence), ranked))
         tick()
     return found
+
+
+Newcomers = dict[str, Counter[str]]  # source -> {"evidence": n, "other": n}
+
+
+def newcomers(
+    held: Sequence[locomo.Question],
+    before: Sequence[Sequence[tuple[str, str]]],
+    after: Sequence[Sequence[tuple[str, str]]],
+    into: Newcomers,
+) -> None:
+    """Count the turns feedback brought into each held-out read's top 10, by the arm
+    that brought them and whether they are the question's evidence: how precise what
+    was taught is on questions it was not taught for."""
+    for q, untaught, taught in zip(held, before, after, strict=True):
+        was = {dia for dia, _ in untaught}
+        for dia, source in taught:
+            if dia not in was:
+                kind = "evidence" if dia in q.evidence else "other"
+                into.setdefault(source, Counter())[kind] += 1
 
 
 def scored(conversation: locomo.Conversation) -> list[locomo.Question]:
@@ -792,9 +813,11 @@ def transfer_conversation(
     seed: int,
     repeats: int,
     progress: Any,
+    arrivals: Newcomers,
 ) -> list[list[Recalls | None]]:
     """Per fold, the no-feedback, feedback and random-feedback recall@10 of each held-out
-    question, indexed like `scored(conversation)`: None where the fold trained on it."""
+    question, indexed like `scored(conversation)`: None where the fold trained on it.
+    What feedback brought into the held-out reads is counted into ``arrivals``."""
     questions = scored(conversation)
     index = {id(q): n for n, q in enumerate(questions)}  # a fold's halves hold these objects
     base = folder / f"{conversation.sample_id}.db"
@@ -819,6 +842,7 @@ def transfer_conversation(
             ],
         }
         reads: list[Recalls] = [{} for _ in held]
+        ranked: dict[str, list[list[tuple[str, str]]]] = {}
         for name, steps in plans.items():
             path = copy_store(base, folder / f"{conversation.sample_id}-{fold}-{name}.db")
             with Memory(
@@ -826,10 +850,12 @@ def transfer_conversation(
             ) as copy:
                 teach(copy, steps, tick)
                 found = evidence_recall(copy, held, dia_of, tick)
-                for read, recall in zip(reads, found, strict=True):
+                for read, (recall, _) in zip(reads, found, strict=True):
                     read[name] = recall
+                ranked[name] = [items for _, items in found]
             for leftover in path.parent.glob(f"{path.name}*"):
                 leftover.unlink()  # ten folds of copies would fill a small temp disk
+        newcomers(held, ranked["no_feedback"], ranked["feedback"], arrivals)
         row: list[Recalls | None] = [None] * len(questions)
         for q, read in zip(held, reads, strict=True):
             row[index[id(q)]] = read
@@ -897,8 +923,11 @@ def locomo_transfer(
     # times (no feedback, feedback, random).
     total = sum(5 * repeats * len(scored(c)) for c in loaded)
     progress = progress_bar(total, desc="locomo transfer", unit="read")
+    arrivals: Newcomers = {}
     for conversation in loaded:
-        per_fold = transfer_conversation(conversation, folder, embedder, seed, repeats, progress)
+        per_fold = transfer_conversation(
+            conversation, folder, embedder, seed, repeats, progress, arrivals
+        )
         questions = scored(conversation)
         mine = [
             (q.category, _averaged([r for fold in per_fold if (r := fold[n]) is not None]))
@@ -917,6 +946,7 @@ def locomo_transfer(
     table = transfer_table(rows, seed)
     by_fold = [transfer_table(found, seed)["overall(1-4)"] for found in fold_rows]
     say(f"locomo overall, {repeats} two-fold repetitions: {table.get('overall(1-4)')}")
+    say(f"locomo turns feedback brought into held-out top 10s, by arm: {arrivals}")
     return {
         "data": Path(path).name,
         "k": READ_K,
@@ -932,6 +962,9 @@ def locomo_transfer(
             for n, block in enumerate(by_fold)
         ],
         "per_conversation": per_conversation,
+        "feedback_newcomers": {
+            source: dict(sorted(counts.items())) for source, counts in sorted(arrivals.items())
+        },
         "seconds": _since(began),
     }
 

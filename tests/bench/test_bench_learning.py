@@ -119,6 +119,17 @@ def test_report_has_every_section(report: dict[str, Any]) -> None:
         held = sum(fold["n"] for fold in transfer["folds"])
         folded = sum(fold[system] * fold["n"] for fold in transfer["folds"]) / held
         assert overall[system] == pytest.approx(folded, abs=0.002)
+    for counts in transfer["feedback_newcomers"].values():
+        assert set(counts) <= {"evidence", "other"} and all(n > 0 for n in counts.values())
+
+
+def test_newcomers_are_the_turns_feedback_brought_in_by_arm() -> None:
+    held = [learning.locomo.Question("where?", 1, ["D1:2"])]
+    before = [[("D1:1", "lexical"), ("D1:3", "semantic")]]
+    after = [[("D1:2", "learned"), ("D1:1", "lexical"), ("D1:4", "learned"), ("D1:5", "thread")]]
+    counts: learning.Newcomers = {}
+    learning.newcomers(held, before, after, counts)
+    assert counts == {"learned": {"evidence": 1, "other": 1}, "thread": {"other": 1}}
 
 
 @pytest.mark.slow
