@@ -103,3 +103,135 @@ def test_an_embedder_instance_is_attached_and_limits_are_memorys(tmp_path: Path)
     read, too_many = anyio.run(story)
     assert read["arms"]["semantic"] and toy.calls
     assert too_many.is_error and "InvalidInput" in too_many.content[0].text
+
+
+# -- what a client may not say, and what the operator configures ------------------------
+
+
+def _calls(server: Any, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    """Each call's result through a real client session with ``server``, in order."""
+
+    async def story() -> list[Any]:
+        async with Client(server) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return anyio.run(story)
+
+
+def _refusal(result: Any) -> str:
+    assert result.is_error, result.content
+    return str(result.content[0].text)
+
+
+def test_every_tool_refuses_an_argument_it_does_not_take(tmp_path: Path) -> None:
+    from assocmem.adapters.mcp import build_server
+
+    calls = [(name, {"no_such_argument": 1}) for name in operations()]
+    results = _calls(build_server(str(tmp_path / "u.db")), *calls)
+    for (name, _), result in zip(calls, results, strict=True):
+        said = _refusal(result)
+        assert said.startswith(f"InvalidInput: {name} takes no argument 'no_such_argument'"), said
+
+
+def test_a_misspelt_argument_is_refused_naming_the_one_meant_and_nothing_is_stored(
+    tmp_path: Path,
+) -> None:
+    from assocmem.adapters.mcp import build_server
+
+    misspelt, exported = _calls(
+        build_server(str(tmp_path / "m.db")),
+        ("write", {"text": "x", "concept": ["a"]}),
+        ("export", {}),
+    )
+    said = _refusal(misspelt)
+    assert "'concept' (did you mean 'concepts'?)" in said and "it takes text, " in said
+    assert payload(exported)["result"] == []
+
+
+def test_a_wrongly_typed_argument_is_refused_in_the_field_s_terms(tmp_path: Path) -> None:
+    from assocmem.adapters.mcp import build_server
+
+    (result,) = _calls(build_server(str(tmp_path / "t.db")), ("read", {"query": "x", "k": "many"}))
+    said = _refusal(result)
+    assert said.startswith("InvalidInput: read: k: ") and "pydantic" not in said, said
+
+
+def test_the_role_is_the_server_s_never_the_caller_s(tmp_path: Path) -> None:
+    from assocmem.adapters.mcp import build_server
+
+    db = str(tmp_path / "r.db")
+    with assocmem.Memory(db, agent_id="ops") as mem:
+        mem.write("ward rota for the night shift", concepts=["rota"], access=["nurse"])
+    asked = ("read", {"concepts": ["rota"], "role": "nurse"})
+    plain = ("read", {"concepts": ["rota"]})
+    refused, unroled = _calls(build_server(db, agent_id="ops"), asked, plain)
+    assert "'role' (set by the server's configuration, not per call)" in _refusal(refused)
+    assert payload(unroled)["items"] == []
+    (nurse,) = _calls(build_server(db, agent_id="ops", role="nurse"), plain)
+    assert [i["record"]["text"] for i in payload(nurse)["items"]] == [
+        "ward rota for the night shift"
+    ]
+
+
+def test_vault_tools_index_only_under_the_configured_roots(tmp_path: Path) -> None:
+    from assocmem.adapters.mcp import build_server
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "note.md").write_text("# Backoff\n\nRetry with backoff.\n", encoding="utf-8")
+    call = ("vault_index", {"path": str(vault)})
+    (unconfigured,) = _calls(build_server(str(tmp_path / "v.db")), call)
+    assert _refusal(unconfigured).startswith("PathRefused: ")
+    assert "none are configured" in _refusal(unconfigured)
+    elsewhere = build_server(str(tmp_path / "v.db"), vault_roots=[str(tmp_path / "other")])
+    assert _refusal(_calls(elsewhere, call)[0]).startswith("PathRefused: ")
+    (indexed,) = _calls(build_server(str(tmp_path / "v.db"), vault_roots=[str(vault)]), call)
+    assert payload(indexed)["added"] == 1
+
+
+def test_a_store_that_cannot_be_opened_is_a_typed_error_and_the_server_stays_up(
+    tmp_path: Path,
+) -> None:
+    from assocmem.adapters.mcp import build_server
+
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"not a database " * 64)
+
+    async def story() -> tuple[list[str], list[str]]:
+        async with Client(build_server(str(broken))) as client:
+            tools = [t.name for t in (await client.list_tools()).tools]
+            said = [
+                _refusal(await client.call_tool(name, arguments))
+                for name, arguments in (("write", {"text": "x"}), ("read", {"query": "x"}))
+            ]
+            return tools, said
+
+    tools, said = anyio.run(story)
+    assert "write" in tools
+    assert all(s.startswith("StoreCorrupt: ") for s in said), said
+
+
+@pytest.mark.slow
+def test_the_mcp_command_takes_the_role_and_vault_roots_from_its_flags(tmp_path: Path) -> None:
+    db, vault = str(tmp_path / "flags.db"), tmp_path / "vault"
+    vault.mkdir()
+    (vault / "note.md").write_text("# Rota\n\nNight shift rota.\n", encoding="utf-8")
+    with assocmem.Memory(db, agent_id="ops") as mem:
+        mem.write("ward rota for the night shift", concepts=["rota"], access=["nurse"])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "assocmem", "--db", db, "--agent", "ops", "mcp", "--role", "nurse",
+              "--vault-root", str(vault)],
+        env=dict(os.environ),
+    )  # fmt: skip
+
+    async def story() -> tuple[Any, Any]:
+        async with Client(params) as client:
+            read = await client.call_tool("read", {"concepts": ["rota"]})
+            return read, await client.call_tool("vault_index", {"path": str(vault)})
+
+    read, indexed = anyio.run(story)
+    assert [i["record"]["text"] for i in payload(read)["items"]] == [
+        "ward rota for the night shift"
+    ]
+    assert payload(indexed)["added"] == 1

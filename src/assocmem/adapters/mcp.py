@@ -3,19 +3,25 @@
 Invariants: one tool per operation of `surface.operations()`, under the operation's
 own name, its parameters (types, defaults, descriptions) and its structured result
 schema read from the registry, so no tool is written by hand and none is missing;
-arguments are checked by `Memory`, not capped here. The store is opened once, in the
-server's lifespan; a memory error reaches the client as a tool error (``is_error``)
-naming its type, never as a crash of the server.
+arguments are checked by `Memory`, not capped here. An argument a tool does not take
+is refused, naming it, before the tool runs: a misspelt name dropped in silence
+would store or read something other than what was asked. The role a server reads
+in, and the folders its vault may index, are the operator's configuration, never a
+tool argument (as over HTTP, where a key carries its roles). The store is opened
+once, in the server's lifespan; a memory error, a store that cannot be opened
+included, reaches the client as a tool error (``is_error``) naming its type, never
+as a crash of the server.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, ValidationError
 
 from assocmem import Embedder, __version__
 from assocmem.errors import AssocmemError, DependencyMissing
@@ -24,7 +30,7 @@ from assocmem.surface import Operation, operations
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise DependencyMissing("the MCP server needs `pip install assocmem[mcp]`") from exc
 
@@ -39,10 +45,28 @@ INSTRUCTIONS = (
 )
 
 
+# Operation parameters no tool offers: the server's configuration decides them.
+CONFIGURED = frozenset({"role"})
+
+
+class _Unavailable:
+    """What the lifespan holds when the store cannot be opened: every call answers
+    with the error that opening it raised, and the server stays up."""
+
+    def __init__(self, error: AssocmemError) -> None:
+        self.error = error
+
+
 def _memory(ctx: Context) -> Memory:
     memory = ctx.request_context.lifespan_context
+    if isinstance(memory, _Unavailable):
+        raise ToolError(_message(memory.error))
     assert isinstance(memory, Memory)
     return memory
+
+
+def _message(error: AssocmemError) -> str:
+    return f"{type(error).__name__}: {error.message}"
 
 
 def _plain(value: Any) -> Any:
@@ -67,7 +91,7 @@ def _tool(op: Operation) -> Callable[..., Any]:
         try:
             value = _plain(op.call(_memory(ctx), arguments))
         except AssocmemError as exc:
-            raise ToolError(f"{type(exc).__name__}: {exc.message}") from exc
+            raise ToolError(_message(exc)) from exc
         return result_type.dump_python(result_type.validate_python(value), mode="json")
 
     parameters = [
@@ -79,6 +103,7 @@ def _tool(op: Operation) -> Callable[..., Any]:
             default=inspect.Parameter.empty if p.required or p.variadic else p.default,
         )
         for p in op.parameters
+        if p.name not in CONFIGURED
     ]
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     signature = inspect.Signature([*parameters, context], return_annotation=op.result_type)
@@ -92,28 +117,94 @@ def _tool(op: Operation) -> Callable[..., Any]:
     return tool
 
 
+class _Server(MCPServer[Any]):
+    """The SDK's server, refusing arguments a tool does not take before it runs, and
+    answering every refusal as ``Type: what was wrong``, an argument's in its field's
+    terms."""
+
+    def __init__(self, taken: dict[str, tuple[str, ...]], **options: Any) -> None:
+        super().__init__(**options)
+        self._taken = taken
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        if name in self._taken:
+            _refuse_unknown(name, self._taken[name], arguments)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_invalid(name, exc.__cause__)) from exc.__cause__
+            if isinstance(exc, UnexpectedToolError):
+                raise
+            # An anticipated refusal reads as every other: its type, then what was wrong.
+            said = str(exc).removeprefix(f"Error executing tool {name}: ")
+            raise ToolError(said) from exc.__cause__
+
+
+def _refuse_unknown(name: str, taken: Sequence[str], arguments: dict[str, Any]) -> None:
+    """Refuse every argument ``name`` does not take, with the nearest it does."""
+    unknown = [argument for argument in arguments if argument not in taken]
+    if not unknown:
+        return
+    parts = []
+    for argument in unknown:
+        if argument in CONFIGURED:
+            parts.append(f"{argument!r} (set by the server's configuration, not per call)")
+            continue
+        near = difflib.get_close_matches(argument, taken, n=1)
+        parts.append(f"{argument!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    raise ToolError(
+        f"InvalidInput: {name} takes no argument {', '.join(parts)}; "
+        f"it takes {', '.join(taken) or 'none'}"
+    )
+
+
+def _invalid(name: str, error: ValidationError) -> str:
+    """A refused argument in the field's terms, without the validator's internals."""
+    problems = [
+        f"{'.'.join(str(part) for part in problem['loc']) or 'arguments'}: {problem['msg']}"
+        for problem in error.errors(include_url=False)
+    ]
+    return f"InvalidInput: {name}: {'; '.join(problems)}"
+
+
 def build_server(
     db: str,
     *,
     agent_id: str = "default",
     project_id: str = "",
     channel: str = "",
+    role: str | None = None,
     embedder: Embedder | str | None = None,
-) -> MCPServer[Memory]:
-    """An MCP server over the store ``db``, speaking as one agent; ``embedder`` is an
-    `Embedder` or a registered embedder name (None: no vector arm)."""
+    vault_roots: Sequence[str] = (),
+) -> MCPServer[Any]:
+    """An MCP server over the store ``db``, speaking as one agent in ``role`` (None:
+    no role); ``embedder`` is an `Embedder` or a registered embedder name (None: no
+    vector arm); ``vault_roots`` are the folders its vault tools may index (none:
+    every vault index is refused)."""
 
     @asynccontextmanager
-    async def lifespan(server: MCPServer[Memory]) -> AsyncIterator[Memory]:
-        memory = Memory(db, agent_id=agent_id, project_id=project_id, channel=channel,
-                        embedder=embedder)  # fmt: skip
+    async def lifespan(server: MCPServer[Any]) -> AsyncIterator[Memory | _Unavailable]:
+        try:
+            memory = Memory(db, agent_id=agent_id, project_id=project_id, channel=channel,
+                            role=role, embedder=embedder, vault_roots=vault_roots)  # fmt: skip
+        except AssocmemError as exc:
+            yield _Unavailable(exc)
+            return
         try:
             yield memory
         finally:
             memory.close()
 
-    server: MCPServer[Memory] = MCPServer(
-        "assocmem",
+    taken = {
+        op.name: tuple(p.name for p in op.parameters if p.name not in CONFIGURED)
+        for op in operations().values()
+    }
+    server = _Server(
+        taken,
+        name="assocmem",
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,

@@ -153,7 +153,8 @@ def cmd_mcp(args: argparse.Namespace, config: Config) -> int:
     from assocmem.adapters.mcp import run_stdio
 
     run_stdio(store_target(config.db), agent_id=config.agent, project_id=config.project,
-              channel=config.channel, embedder=config.build_embedder())  # fmt: skip
+              channel=config.channel, role=args.role, embedder=config.build_embedder(),
+              vault_roots=config.vault_roots)  # fmt: skip
     return 0
 
 
@@ -235,6 +236,16 @@ def _command(subparsers: Subparsers, name: str, run: Any, doc: str) -> argparse.
     return parser
 
 
+def _vault_root_option(parser: argparse.ArgumentParser, doc: str) -> None:
+    parser.add_argument(
+        "--vault-root",
+        dest="vault_roots",
+        action="append",
+        default=argparse.SUPPRESS,
+        help=f"{doc} (repeat; default: $ASSOCMEM_VAULT_ROOTS, else none)",
+    )
+
+
 def _keys_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a level that was not given must not overwrite --keys given at another
     # level (``keys --keys F revoke ID`` and ``keys revoke --keys F ID`` both work).
@@ -269,9 +280,7 @@ def add_services(subparsers: Subparsers) -> None:
     _keys_option(p)
     p.add_argument("--no-auth", action="store_true",
                    help="allow serving without keys on a non-loopback address")  # fmt: skip
-    p.add_argument("--vault-root", dest="vault_roots", action="append", default=argparse.SUPPRESS,
-                   help="a folder clients may index as a vault (repeat; default: "
-                   "$ASSOCMEM_VAULT_ROOTS, else none)")  # fmt: skip
+    _vault_root_option(p, "a folder clients may index as a vault")
     p.add_argument("--strict-corroboration", action="store_true", default=argparse.SUPPRESS,
                    help="count an origin only as a verified attestation key "
                    "(default: $ASSOCMEM_STRICT_CORROBORATION)")  # fmt: skip
@@ -293,8 +302,12 @@ def add_services(subparsers: Subparsers) -> None:
     add_keys(subparsers)
     add_import(subparsers)  # import FILE, in cli/transfer.py
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
-    _command(subparsers, "mcp", cmd_mcp,
-             "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
+    p = _command(subparsers, "mcp", cmd_mcp,
+                 "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
+    p.add_argument("--role", default=None,
+                   help="the role every call reads in (default: none; records written "
+                   "for roles are then unreadable)")  # fmt: skip
+    _vault_root_option(p, "a folder the client may index as a vault")
     doc = "list or build embedders"
     embedders = subparsers.add_parser("embedders", help=doc, description=doc)
     which = embedders.add_subparsers(dest="embedders", required=True)
