@@ -150,7 +150,7 @@ def test_mcp_refuses_it_with_a_tool_error(
     seeded(db).close()
 
     async def call() -> Any:
-        async with McpClient(build_server(db, agent_id="tenant")) as client:
+        async with McpClient(build_server(db, agent_id="tenant", tools=["all"])) as client:
             return await client.call_tool(op, args)
 
     result = anyio.run(call)

@@ -100,6 +100,33 @@ DECLARED: dict[str, Declaration] = {
     "import_lines": Declaration(True, ("lines",)),
 }
 
+# The groups an agent's tool list is made of (`assocmem mcp --tools`): the core is what
+# an agent needs every day, kept small because every tool listed costs prompt space in
+# every call; the rest are turned on by name where a deployment uses them.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "core": ("write", "read", "feedback", "get", "update", "forget"),
+    "graph": ("declare", "retract", "delete_entity", "traverse", "reconstruct", "resolve",
+              "graph", "history", "contradictions", "soft_read"),
+    "trust": ("credit", "standing", "influence_gate_report", "slash", "stale_derived",
+              "verify_attribution", "ratify", "grade", "spend_irreversible", "monitor", "cases",
+              "convergence_report"),
+    "vault": ("vault_index", "index_status", "relevant_notes", "coverage_gap", "find_gaps",
+              "bridge_candidates", "extract_claims", "idea_methods", "maintenance_report",
+              "apply_links"),
+    "procedures": ("propose_procedure", "promote_procedure", "revise_procedure",
+                   "retire_procedure", "graduate", "ungraduate"),
+    "admin": ("write_many", "export", "export_all", "import_lines", "stats", "archive",
+              "restore", "protect", "end_task", "retain", "consolidate", "consolidate_clusters",
+              "value_by_cohort", "list_memories", "inspect", "health"),
+}  # fmt: skip
+# Writing operations that may remove or overwrite what is kept (the rest only add, or
+# change reversibly), and those a repeat with the same arguments changes nothing more.
+DESTRUCTIVE = frozenset({"forget", "retract", "delete_entity", "end_task", "retain", "slash",
+                         "spend_irreversible", "update"})  # fmt: skip
+IDEMPOTENT = frozenset({"forget", "retract", "delete_entity", "end_task", "archive",
+                        "restore", "protect", "update", "vault_index", "retire_procedure",
+                        "ungraduate"})  # fmt: skip
+
 # One line of help per parameter name, shared by every operation that takes it;
 # ``(operation, name)`` entries override it where the meaning differs.
 PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
@@ -263,6 +290,17 @@ class Operation:
     parameters: tuple[Parameter, ...]
     returns: Any
     doc: str
+    group: str = "admin"  # its group of `GROUPS`
+
+    @property
+    def destructive(self) -> bool:
+        """Whether it may remove or overwrite what is kept."""
+        return self.name in DESTRUCTIVE
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether calling it again with the same arguments changes nothing more."""
+        return not self.writes or self.name in IDEMPOTENT
 
     @property
     def summary(self) -> str:
@@ -315,6 +353,9 @@ def _operation(name: str, declared: Declaration) -> Operation:
                 doc=doc,
             )
         )
+    group = next((g for g, names in GROUPS.items() if name in names), None)
+    if group is None:
+        raise TypeError(f"operation {name!r} is in no group of GROUPS")
     return Operation(
         name=name,
         writes=declared.writes,
@@ -322,6 +363,7 @@ def _operation(name: str, declared: Declaration) -> Operation:
         parameters=tuple(parameters),
         returns=hints.get("return", Any),
         doc=inspect.getdoc(method) or name,
+        group=group,
     )
 
 

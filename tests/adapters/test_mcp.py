@@ -17,6 +17,7 @@ from mcp.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 import assocmem  # noqa: E402
+from assocmem.adapters.mcp import build_server  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
 from tests.conftest import SEED_NOTES  # noqa: E402
 
@@ -33,7 +34,7 @@ def payload(result: Any) -> Any:
 async def session_story(db: str) -> dict[str, Any]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "assocmem", "--db", db, "--agent", "ops", "mcp"],
+        args=["-m", "assocmem", "--db", db, "--agent", "ops", "mcp", "--tools", "all"],
         env=dict(os.environ),  # the SDK's default environment drops PYTHONPATH
     )
     seen: dict[str, Any] = {}
@@ -48,10 +49,11 @@ async def session_story(db: str) -> dict[str, Any]:
         )  # fmt: skip
         for text, concepts in SEED_NOTES[:4]:
             payload(await client.call_tool("write", {"text": text, "concepts": concepts}))
-        recalled = payload(await client.call_tool("read", {"concepts": ["timeout"], "k": 500}))
-        seen["read"] = recalled
-        backoff = next(i for i in recalled["items"] if i["record"]["text"].startswith("Backoff"))
-        rated = {"used": [backoff["record"]["id"]], "outcome": 1.0, "read": recalled["id"]}
+        asked = {"concepts": ["timeout"], "k": 500, "detail": True}
+        recalled = payload(await client.call_tool("read", asked))
+        seen["read"], seen["compact"] = recalled["detail"], recalled["items"]
+        backoff = next(i for i in recalled["items"] if i["text"].startswith("Backoff"))
+        rated = {"used": [backoff["id"]], "outcome": 1.0, "read": recalled["id"]}
         payload(await client.call_tool("feedback", rated))  # through the read's handle
         exported = payload(await client.call_tool("export", {}))
         seen["exported"] = len(exported["result"])
@@ -61,7 +63,7 @@ async def session_story(db: str) -> dict[str, Any]:
                                                      "query_concepts": []})  # fmt: skip
         seen["error"] = (failed.is_error, failed.content[0].text)
         out_of_range = await client.call_tool("feedback", {
-            "used": [backoff["record"]["id"]], "outcome": 5,
+            "used": [backoff["id"]], "outcome": 5,
             "query_concepts": ["timeout"]})  # fmt: skip
         seen["range_error"] = (out_of_range.is_error, out_of_range.content[0].text)
         edges = payload(await client.call_tool("graph", {"concepts": ["timeout"]}))["edges"]
@@ -81,6 +83,9 @@ def test_mcp_stdio_round_trip(tmp_path: Path) -> None:
     backoff = next(i for i in read if i["record"]["text"].startswith("Backoff"))
     assert backoff["source"] == "hebbian_retrieval"
     assert backoff["via"][0]["concept"] == "retri"
+    compact = next(i for i in seen["compact"] if i["text"].startswith("Backoff"))
+    assert compact["source"] == "hebbian_retrieval"
+    assert compact["why"] == "linked to the question's concepts by retri"
     assert seen["edges"][("timeout", "backoff")] == 1.0
     assert seen["error"][0] and "UnknownMemory" in seen["error"][1]
     assert seen["range_error"][0] and "outcome" in seen["range_error"][1]
@@ -89,7 +94,6 @@ def test_mcp_stdio_round_trip(tmp_path: Path) -> None:
 
 def test_an_embedder_instance_is_attached_and_limits_are_memorys(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
-    from assocmem.adapters.mcp import build_server
     from assocmem.testing import ToyEmbedder
 
     toy = ToyEmbedder()
@@ -97,7 +101,8 @@ def test_an_embedder_instance_is_attached_and_limits_are_memorys(tmp_path: Path)
     async def story() -> tuple[Any, Any]:
         async with Client(build_server(str(tmp_path / "e.db"), embedder=toy)) as client:
             payload(await client.call_tool("write", {"text": "backoff fixed the flaky call"}))
-            read = payload(await client.call_tool("read", {"query": "flaky call", "k": 1000}))
+            asked = {"query": "flaky call", "k": 1000, "detail": True}
+            read = payload(await client.call_tool("read", asked))["detail"]
             return read, await client.call_tool("read", {"query": "flaky", "k": 1001})
 
     read, too_many = anyio.run(story)
@@ -124,10 +129,9 @@ def _refusal(result: Any) -> str:
 
 
 def test_every_tool_refuses_an_argument_it_does_not_take(tmp_path: Path) -> None:
-    from assocmem.adapters.mcp import build_server
 
     calls = [(name, {"no_such_argument": 1}) for name in operations()]
-    results = _calls(build_server(str(tmp_path / "u.db")), *calls)
+    results = _calls(build_server(str(tmp_path / "u.db"), tools=["all"]), *calls)
     for (name, _), result in zip(calls, results, strict=True):
         said = _refusal(result)
         assert said.startswith(f"InvalidInput: {name} takes no argument 'no_such_argument'"), said
@@ -136,10 +140,9 @@ def test_every_tool_refuses_an_argument_it_does_not_take(tmp_path: Path) -> None
 def test_a_misspelt_argument_is_refused_naming_the_one_meant_and_nothing_is_stored(
     tmp_path: Path,
 ) -> None:
-    from assocmem.adapters.mcp import build_server
 
     misspelt, exported = _calls(
-        build_server(str(tmp_path / "m.db")),
+        build_server(str(tmp_path / "m.db"), tools=["core", "admin"]),
         ("write", {"text": "x", "concept": ["a"]}),
         ("export", {}),
     )
@@ -149,7 +152,6 @@ def test_a_misspelt_argument_is_refused_naming_the_one_meant_and_nothing_is_stor
 
 
 def test_a_wrongly_typed_argument_is_refused_in_the_field_s_terms(tmp_path: Path) -> None:
-    from assocmem.adapters.mcp import build_server
 
     (result,) = _calls(build_server(str(tmp_path / "t.db")), ("read", {"query": "x", "k": "many"}))
     said = _refusal(result)
@@ -157,7 +159,6 @@ def test_a_wrongly_typed_argument_is_refused_in_the_field_s_terms(tmp_path: Path
 
 
 def test_the_role_is_the_server_s_never_the_caller_s(tmp_path: Path) -> None:
-    from assocmem.adapters.mcp import build_server
 
     db = str(tmp_path / "r.db")
     with assocmem.Memory(db, agent_id="ops") as mem:
@@ -168,31 +169,31 @@ def test_the_role_is_the_server_s_never_the_caller_s(tmp_path: Path) -> None:
     assert "'role' (set by the server's configuration, not per call)" in _refusal(refused)
     assert payload(unroled)["items"] == []
     (nurse,) = _calls(build_server(db, agent_id="ops", role="nurse"), plain)
-    assert [i["record"]["text"] for i in payload(nurse)["items"]] == [
-        "ward rota for the night shift"
-    ]
+    assert [i["text"] for i in payload(nurse)["items"]] == ["ward rota for the night shift"]
 
 
 def test_vault_tools_index_only_under_the_configured_roots(tmp_path: Path) -> None:
-    from assocmem.adapters.mcp import build_server
 
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "note.md").write_text("# Backoff\n\nRetry with backoff.\n", encoding="utf-8")
     call = ("vault_index", {"path": str(vault)})
-    (unconfigured,) = _calls(build_server(str(tmp_path / "v.db")), call)
+    (unconfigured,) = _calls(build_server(str(tmp_path / "v.db"), tools=["vault"]), call)
     assert _refusal(unconfigured).startswith("PathRefused: ")
     assert "none are configured" in _refusal(unconfigured)
-    elsewhere = build_server(str(tmp_path / "v.db"), vault_roots=[str(tmp_path / "other")])
+    other = [str(tmp_path / "other")]
+    elsewhere = build_server(str(tmp_path / "v.db"), vault_roots=other, tools=["vault"])
     assert _refusal(_calls(elsewhere, call)[0]).startswith("PathRefused: ")
-    (indexed,) = _calls(build_server(str(tmp_path / "v.db"), vault_roots=[str(vault)]), call)
+    roots = [str(vault)]
+    (indexed,) = _calls(
+        build_server(str(tmp_path / "v.db"), vault_roots=roots, tools=["vault"]), call
+    )
     assert payload(indexed)["added"] == 1
 
 
 def test_a_store_that_cannot_be_opened_is_a_typed_error_and_the_server_stays_up(
     tmp_path: Path,
 ) -> None:
-    from assocmem.adapters.mcp import build_server
 
     broken = tmp_path / "broken.db"
     broken.write_bytes(b"not a database " * 64)
@@ -221,7 +222,7 @@ def test_the_mcp_command_takes_the_role_and_vault_roots_from_its_flags(tmp_path:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "assocmem", "--db", db, "--agent", "ops", "mcp", "--role", "nurse",
-              "--vault-root", str(vault)],
+              "--vault-root", str(vault), "--tools", "core,vault"],
         env=dict(os.environ),
     )  # fmt: skip
 
@@ -231,7 +232,120 @@ def test_the_mcp_command_takes_the_role_and_vault_roots_from_its_flags(tmp_path:
             return read, await client.call_tool("vault_index", {"path": str(vault)})
 
     read, indexed = anyio.run(story)
-    assert [i["record"]["text"] for i in payload(read)["items"]] == [
-        "ward rota for the night shift"
-    ]
+    assert [i["text"] for i in payload(read)["items"]] == ["ward rota for the night shift"]
     assert payload(indexed)["added"] == 1
+
+
+# -- the tool list an agent pays for -----------------------------------------------------
+
+# What the core tool list may cost in every prompt, every group's, and one tool's.
+CORE_LIST_BUDGET = 12_000
+ALL_LIST_BUDGET = 90_000
+TOOL_BUDGET = 4_500
+
+
+def _listed(server: Any) -> list[Any]:
+    async def story() -> list[Any]:
+        async with Client(server) as client:
+            return list((await client.list_tools()).tools)
+
+    return anyio.run(story)
+
+
+def _size(tools: list[Any]) -> int:
+    """The characters of a tools/list answer holding ``tools``, as a client receives it."""
+    listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    return len(json.dumps({"tools": listed}))
+
+
+def test_the_core_tools_are_the_everyday_ones_and_fit_their_budget(tmp_path: Path) -> None:
+    from assocmem.surface import GROUPS
+
+    core = _listed(build_server(str(tmp_path / "c.db")))
+    assert sorted(t.name for t in core) == sorted(GROUPS["core"]) and len(core) <= 8
+    assert _size(core) < CORE_LIST_BUDGET, _size(core)
+
+
+def test_every_tool_fits_its_budget_and_is_annotated_from_the_registry(tmp_path: Path) -> None:
+    every = _listed(build_server(str(tmp_path / "a.db"), tools=["all"]))
+    assert sorted(t.name for t in every) == sorted(operations())
+    assert _size(every) < ALL_LIST_BUDGET, _size(every)
+    ops = operations()
+    for tool in every:
+        op, hints = ops[tool.name], tool.annotations
+        assert _size([tool]) < TOOL_BUDGET, (tool.name, _size([tool]))
+        assert hints.read_only_hint is (not op.writes), tool.name
+        if op.writes:
+            assert hints.destructive_hint is op.destructive, tool.name
+            assert hints.idempotent_hint is op.idempotent, tool.name
+        assert hints.open_world_hint is (op.group == "vault"), tool.name
+    hints = {t.name: t.annotations for t in every}
+    assert hints["forget"].destructive_hint and not hints["write"].destructive_hint
+    assert hints["read"].read_only_hint and not hints["feedback"].idempotent_hint
+
+
+def test_groups_are_listed_by_name_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
+    from assocmem.adapters.mcp import tool_names
+    from assocmem.surface import GROUPS
+
+    listed = _listed(build_server(str(tmp_path / "g.db"), tools=["core", "graph"]))
+    assert {t.name for t in listed} == {*GROUPS["core"], *GROUPS["graph"]}
+    with pytest.raises(assocmem.InvalidInput) as refused:
+        tool_names(["core", "grpah"])
+    assert refused.value.field == "tools" and "'grpah'" in refused.value.message
+
+
+def test_a_read_answers_compactly_unless_asked_for_detail(tmp_path: Path) -> None:
+    server = build_server(str(tmp_path / "r.db"), tools=["core", "admin"])
+    notes = [{"text": text, "concepts": concepts} for text, concepts in SEED_NOTES[:5]]
+    asked = {"concepts": ["timeout", "retry", "backoff", "deploy"], "k": 5}
+    _, compact, detailed = _calls(
+        server,
+        ("write_many", {"items": notes}),
+        ("read", asked),
+        ("read", {**asked, "detail": True}),
+    )
+    read = payload(compact)
+    assert len(read["items"]) == 5 and "detail" not in read
+    assert all(set(item) == {"id", "text", "source", "why"} for item in read["items"])
+    stored = sum(len(item["text"]) for item in read["items"])
+    # Its memories' text and a little on each; the full result is several times larger.
+    assert len(compact.content[0].text) < stored + 5 * 200, len(compact.content[0].text)
+    full = payload(detailed)
+    assert [i["record"]["id"] for i in full["detail"]["items"]] == [i["id"] for i in read["items"]]
+    assert len(detailed.content[0].text) > 3 * len(compact.content[0].text)
+
+
+@pytest.mark.slow
+def test_the_mcp_command_serves_streamable_http(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "assocmem", "--db", str(tmp_path / "h.db"), "mcp",
+               "--transport", "http", "--port", str(port)]  # fmt: skip
+    server = subprocess.Popen(command, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < deadline, "it never listened"
+            time.sleep(0.1)
+
+        async def story() -> tuple[list[str], Any]:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                names = [t.name for t in (await client.list_tools()).tools]
+                payload(await client.call_tool("write", {"text": "backoff fixed the flaky call"}))
+                return names, payload(await client.call_tool("read", {"query": "flaky call"}))
+
+        names, read = anyio.run(story)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert sorted(names) == ["feedback", "forget", "get", "read", "update", "write"]
+    assert [i["text"] for i in read["items"]] == ["backoff fixed the flaky call"]

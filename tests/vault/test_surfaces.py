@@ -60,7 +60,8 @@ def test_a_skipped_note_and_its_reason_reach_every_surface(
     from assocmem.adapters.mcp import build_server
 
     async def index() -> Any:
-        async with McpClient(build_server(str(tmp_path / "mcp.db"))) as client:
+        served = build_server(str(tmp_path / "mcp.db"), vault_roots=[str(vault)], tools=["vault"])
+        async with McpClient(served) as client:
             return (await client.call_tool("vault_index", {"path": str(vault)})).structured_content
 
     assert anyio.run(index)["skipped"] == skipped
@@ -82,7 +83,8 @@ def test_the_vault_tools_are_mcp_tools(vault: Path, tmp_path: Path) -> None:
     from assocmem.adapters.mcp import build_server
 
     async def session() -> tuple[set[str], Any]:
-        async with McpClient(build_server(str(tmp_path / "mcp.db"))) as client:
+        served = build_server(str(tmp_path / "mcp.db"), vault_roots=[str(vault)], tools=["vault"])
+        async with McpClient(served) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             await client.call_tool("vault_index", {"path": str(vault)})
             found = await client.call_tool("relevant_notes", {"query": "habit reward", "k": 1})
@@ -91,7 +93,7 @@ def test_the_vault_tools_are_mcp_tools(vault: Path, tmp_path: Path) -> None:
     names, found = anyio.run(session)
     assert {"vault_index", "index_status", "relevant_notes", "coverage_gap", "find_gaps",
             "bridge_candidates", "extract_claims", "idea_methods", "maintenance_report",
-            "apply_links"} <= names  # fmt: skip
+            "apply_links"} == names  # fmt: skip
     assert found["result"][0]["note"] == "habits/Habit Loops.md"
 
 

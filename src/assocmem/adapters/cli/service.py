@@ -28,6 +28,7 @@ from assocmem.adapters.server.limits import (
 )
 from assocmem.config import Config, build_embedder_form, store_target
 from assocmem.errors import AccessDenied, AssocmemError, DependencyMissing, InvalidInput, NotFound
+from assocmem.surface import GROUPS
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -150,11 +151,13 @@ def cmd_keys_list(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace, config: Config) -> int:
-    from assocmem.adapters.mcp import run_stdio
+    from assocmem.adapters.mcp import run
 
-    run_stdio(store_target(config.db), agent_id=config.agent, project_id=config.project,
-              channel=config.channel, role=args.role, embedder=config.build_embedder(),
-              vault_roots=config.vault_roots)  # fmt: skip
+    groups = [group.strip() for group in args.tools.split(",") if group.strip()]
+    run(store_target(config.db), transport=args.transport, port=args.port,
+        agent_id=config.agent, project_id=config.project, channel=config.channel,
+        role=args.role, embedder=config.build_embedder(), vault_roots=config.vault_roots,
+        tools=groups)  # fmt: skip
     return 0
 
 
@@ -303,7 +306,14 @@ def add_services(subparsers: Subparsers) -> None:
     add_import(subparsers)  # import FILE, in cli/transfer.py
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
     p = _command(subparsers, "mcp", cmd_mcp,
-                 "serve the memory to an MCP client over stdio (needs assocmem[mcp])")  # fmt: skip
+                 "serve the memory to an MCP client (needs assocmem[mcp])")  # fmt: skip
+    p.add_argument("--tools", default="core",
+                   help=f"comma-separated tool groups to list: {', '.join(GROUPS)}, or all "
+                   "(default: core, the everyday tools)")  # fmt: skip
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                   help="stdio (default), or streamable HTTP on 127.0.0.1 at /mcp")  # fmt: skip
+    p.add_argument("--port", type=int, default=8766,
+                   help="the port of the HTTP transport (default: 8766)")  # fmt: skip
     p.add_argument("--role", default=None,
                    help="the role every call reads in (default: none; records written "
                    "for roles are then unreadable)")  # fmt: skip

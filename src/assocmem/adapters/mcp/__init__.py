@@ -1,48 +1,56 @@
-"""The MCP server: every `Memory` operation as a tool, over stdio (the ``mcp`` extra).
+"""The MCP server: `Memory` operations as tools, over stdio or streamable HTTP (the
+``mcp`` extra).
 
-Invariants: one tool per operation of `surface.operations()`, under the operation's
-own name, its parameters (types, defaults, descriptions) and its structured result
-schema read from the registry, so no tool is written by hand and none is missing;
-arguments are checked by `Memory`, not capped here. An argument a tool does not take
-is refused, naming it, before the tool runs: a misspelt name dropped in silence
-would store or read something other than what was asked. The role a server reads
-in, and the folders its vault may index, are the operator's configuration, never a
-tool argument (as over HTTP, where a key carries its roles). The store is opened
-once, in the server's lifespan; a memory error, a store that cannot be opened
-included, reaches the client as a tool error (``is_error``) naming its type, never
-as a crash of the server.
+Invariants: each tool is one operation of `surface.operations()`, under the
+operation's own name, its parameters (types, defaults, descriptions) and its result
+schema read from the registry, so no tool is written by hand. A server lists the
+groups of `surface.GROUPS` its operator names (``core`` by default: what an agent
+needs every day), every tool annotated from the registry (read-only, destructive,
+idempotent), its schemas and everyday results compact (`compact`). Arguments are
+checked by `Memory`, not capped here. An argument a tool does not take is refused,
+naming it, before the tool runs: a misspelt name dropped in silence would store or
+read something other than what was asked. The role a server reads in, and the
+folders its vault may index, are the operator's configuration, never a tool
+argument (as over HTTP, where a key carries its roles). The store is opened once, in
+the server's lifespan; a memory error, a store that cannot be opened included,
+reaches the client as a tool error (``is_error``) naming its type, never as a crash
+of the server.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from assocmem import Embedder, __version__
-from assocmem.errors import AssocmemError, DependencyMissing
+from assocmem.errors import AssocmemError, DependencyMissing, InvalidInput
 from assocmem.memory import Memory
-from assocmem.surface import Operation, operations
+from assocmem.surface import GROUPS, Operation, operations
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.server.mcpserver.tools import Tool
+    from mcp.types import ToolAnnotations
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise DependencyMissing("the MCP server needs `pip install assocmem[mcp]`") from exc
 
+from assocmem.adapters.mcp import compact
+
 INSTRUCTIONS = (
     "Long-term associative memory. `write` what you saw and learned; `read` returns "
-    "memories with the path that found each (source, via). After answering, rate the "
-    "memories the answer relied on with `feedback`: they are taught the question's "
-    "concepts, so a later question carrying them finds them (source `learned`), and the "
-    "links between the question's concepts and theirs move. `declare` entities and "
-    "relations, then `traverse`, `resolve` or `reconstruct` along them; `forget`, "
-    "`archive` and `retain` manage what is kept."
+    "memories with why each came back, and a read id. After answering, rate the "
+    "memories the answer relied on with `feedback` (read=that id): a later question "
+    "like it finds them. `get`, `update` and `forget` work by memory id."
 )
+# Tool groups a server lists unless told otherwise, and the name for all of them.
+DEFAULT_TOOLS = ("core",)
+ALL = "all"
 
 
 # Operation parameters no tool offers: the server's configuration decides them.
@@ -78,20 +86,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _tool(op: Operation) -> Callable[..., Any]:
-    """A tool function for ``op``: its signature (what the SDK reads for the input and
-    output schemas) is the operation's parameters, each described, plus the context."""
-
+def _tool(op: Operation) -> Tool:
+    """The tool for ``op``: its signature (what the SDK reads for the input and output
+    schemas) is the operation's parameters, each described, plus ``detail`` where the
+    result is compact, plus the context; its schemas are published lean."""
+    shaped = compact.COMPACT.get(op.name)
     # The structured result carries every field of the declared type (opt-in fields
     # that `to_dict` leaves out arrive as their defaults), and the text form sent beside
     # it is the same JSON.
-    result_type = TypeAdapter(op.result_type)
+    returns = shaped[0] if shaped else op.result_type
+    result_type = TypeAdapter(returns)
 
     def tool(ctx: Context, **arguments: Any) -> Any:
+        detail = bool(arguments.pop("detail", False))
         try:
-            value = _plain(op.call(_memory(ctx), arguments))
+            value = op.call(_memory(ctx), arguments)
         except AssocmemError as exc:
             raise ToolError(_message(exc)) from exc
+        value = shaped[1](value, detail) if shaped else _plain(value)
         return result_type.dump_python(result_type.validate_python(value), mode="json")
 
     parameters = [
@@ -105,16 +117,58 @@ def _tool(op: Operation) -> Callable[..., Any]:
         for p in op.parameters
         if p.name not in CONFIGURED
     ]
+    if shaped:
+        described = Annotated[bool, Field(description=compact.DETAIL_DOC)]
+        parameters.append(
+            inspect.Parameter("detail", inspect.Parameter.KEYWORD_ONLY, annotation=described,
+                              default=False)
+        )  # fmt: skip
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
-    signature = inspect.Signature([*parameters, context], return_annotation=op.result_type)
+    signature = inspect.Signature([*parameters, context], return_annotation=returns)
     tool.__signature__ = signature  # type: ignore[attr-defined]
     tool.__annotations__ = {
         **{p.name: p.annotation for p in signature.parameters.values()},
-        "return": op.result_type,
+        "return": returns,
     }
     tool.__name__ = tool.__qualname__ = op.name
-    tool.__doc__ = op.doc
-    return tool
+    built = Tool.from_function(
+        tool, name=op.name, description=_summary(op.doc), annotations=_annotations(op),
+        structured_output=True,
+    )  # fmt: skip
+    built.parameters = compact.lean(built.parameters, optional_nulls=True)
+    output = built.fn_metadata.output_schema
+    built.fn_metadata.output_schema = compact.lean(output, optional_nulls=False)
+    return built
+
+
+def _summary(doc: str) -> str:
+    """A tool's description: the first paragraph of its operation's documentation (the
+    parameters describe themselves)."""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def _annotations(op: Operation) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=not op.writes,
+        destructive_hint=op.destructive if op.writes else None,
+        idempotent_hint=op.idempotent if op.writes else None,
+        # Only the vault's tools reach beyond the store: the files of a folder.
+        open_world_hint=op.group == "vault",
+    )
+
+
+def tool_names(groups: Sequence[str] = DEFAULT_TOOLS) -> list[str]:
+    """The operations a server with these tool groups lists, in registry order;
+    ``all`` names every group. An unknown group is refused, naming the known ones."""
+    chosen = set(GROUPS) if ALL in groups else set(groups)
+    unknown = sorted(chosen - set(GROUPS))
+    if unknown or not chosen:
+        raise InvalidInput(
+            f"unknown tool group {', '.join(map(repr, unknown)) or '(none given)'}; "
+            f"the groups are {', '.join(GROUPS)} or {ALL}",
+            field="tools",
+        )
+    return [op.name for op in operations().values() if op.group in chosen]
 
 
 class _Server(MCPServer[Any]):
@@ -179,11 +233,14 @@ def build_server(
     role: str | None = None,
     embedder: Embedder | str | None = None,
     vault_roots: Sequence[str] = (),
+    tools: Sequence[str] = DEFAULT_TOOLS,
 ) -> MCPServer[Any]:
     """An MCP server over the store ``db``, speaking as one agent in ``role`` (None:
-    no role); ``embedder`` is an `Embedder` or a registered embedder name (None: no
-    vector arm); ``vault_roots`` are the folders its vault tools may index (none:
-    every vault index is refused)."""
+    no role), listing the tool groups ``tools`` (`surface.GROUPS`, or ``all``);
+    ``embedder`` is an `Embedder` or a registered embedder name (None: no vector arm);
+    ``vault_roots`` are the folders its vault tools may index (none: every vault index
+    is refused)."""
+    listed = [operations()[name] for name in tool_names(tools)]
 
     @asynccontextmanager
     async def lifespan(server: MCPServer[Any]) -> AsyncIterator[Memory | _Unavailable]:
@@ -199,22 +256,30 @@ def build_server(
             memory.close()
 
     taken = {
-        op.name: tuple(p.name for p in op.parameters if p.name not in CONFIGURED)
-        for op in operations().values()
+        op.name: (
+            *(p.name for p in op.parameters if p.name not in CONFIGURED),
+            *(("detail",) if op.name in compact.COMPACT else ()),
+        )
+        for op in listed
     }
-    server = _Server(
+    return _Server(
         taken,
         name="assocmem",
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         log_level="WARNING",
+        tools=[_tool(op) for op in listed],
     )
-    for op in operations().values():
-        server.add_tool(_tool(op), name=op.name, description=op.doc, structured_output=True)
-    return server
 
 
-def run_stdio(db: str, **options: Any) -> None:
-    """Serve over stdio until the client closes the connection."""
-    build_server(db, **options).run("stdio")
+def run(db: str, *, transport: str = "stdio", port: int = 8766, **options: Any) -> None:
+    """Serve over stdio until the client closes the connection, or over streamable HTTP
+    on 127.0.0.1:``port`` (path ``/mcp``) until stopped."""
+    server = build_server(db, **options)
+    if transport == "stdio":
+        server.run("stdio")
+    elif transport == "http":
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        raise InvalidInput(f"unknown transport {transport!r}: stdio or http", field="transport")
