@@ -349,3 +349,30 @@ def test_the_mcp_command_serves_streamable_http(tmp_path: Path) -> None:
         server.wait(timeout=30)
     assert sorted(names) == ["feedback", "forget", "get", "read", "update", "write"]
     assert [i["text"] for i in read["items"]] == ["backoff fixed the flaky call"]
+
+
+def test_the_tools_command_prints_what_a_model_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assocmem.adapters import cli
+    from assocmem.surface import GROUPS
+
+    def printed(*args: str) -> Any:
+        assert cli.main(["--db", str(tmp_path / "t.db"), "tools", *args]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    listed = [
+        t.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for t in _listed(build_server(str(tmp_path / "s.db")))
+    ]
+    assert printed() == listed  # as the server lists them
+    openai = printed("--format", "openai")
+    assert [t["function"]["name"] for t in openai] == [t["name"] for t in listed]
+    assert all(t["type"] == "function" for t in openai)
+    read = next(t["function"] for t in openai if t["function"]["name"] == "read")
+    # A function call answers in full: the MCP-only request for it is left out.
+    properties = read["parameters"]["properties"]
+    assert "detail" not in properties and "query" in properties
+    anthropic = printed("--format", "anthropic", "--tools", "core,trust")
+    assert {t["name"] for t in anthropic} == {*GROUPS["core"], *GROUPS["trust"]}
+    assert all(set(t) == {"name", "description", "input_schema"} for t in anthropic)

@@ -161,6 +161,14 @@ def cmd_mcp(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_tools(args: argparse.Namespace, config: Config) -> int:
+    from assocmem.adapters.mcp import tool_schemas
+
+    groups = [group.strip() for group in args.tools.split(",") if group.strip()]
+    print(json.dumps(tool_schemas(groups, args.format), indent=2))
+    return 0
+
+
 def cmd_embedders_list(args: argparse.Namespace, config: Config) -> int:
     names = embedder_names()
     emit(args, names, "\n".join(names))
@@ -239,6 +247,12 @@ def _command(subparsers: Subparsers, name: str, run: Any, doc: str) -> argparse.
     return parser
 
 
+def _tools_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tools", default="core",
+                        help=f"comma-separated tool groups: {', '.join(GROUPS)}, or all "
+                        "(default: core, the everyday tools)")  # fmt: skip
+
+
 def _vault_root_option(parser: argparse.ArgumentParser, doc: str) -> None:
     parser.add_argument(
         "--vault-root",
@@ -307,9 +321,7 @@ def add_services(subparsers: Subparsers) -> None:
     add_vault(subparsers)  # the vault group (vault/ room), in cli/vault.py
     p = _command(subparsers, "mcp", cmd_mcp,
                  "serve the memory to an MCP client (needs assocmem[mcp])")  # fmt: skip
-    p.add_argument("--tools", default="core",
-                   help=f"comma-separated tool groups to list: {', '.join(GROUPS)}, or all "
-                   "(default: core, the everyday tools)")  # fmt: skip
+    _tools_option(p)
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                    help="stdio (default), or streamable HTTP on 127.0.0.1 at /mcp")  # fmt: skip
     p.add_argument("--port", type=int, default=8766,
@@ -318,6 +330,12 @@ def add_services(subparsers: Subparsers) -> None:
                    help="the role every call reads in (default: none; records written "
                    "for roles are then unreadable)")  # fmt: skip
     _vault_root_option(p, "a folder the client may index as a vault")
+    p = _command(subparsers, "tools", cmd_tools,
+                 "print the tools an agent is given, as JSON (needs assocmem[mcp])")  # fmt: skip
+    p.add_argument("--format", choices=("mcp", "openai", "anthropic"), default="mcp",
+                   help="as MCP lists them (default), or as OpenAI or Anthropic "
+                   "function-calling tools")  # fmt: skip
+    _tools_option(p)
     doc = "list or build embedders"
     embedders = subparsers.add_parser("embedders", help=doc, description=doc)
     which = embedders.add_subparsers(dest="embedders", required=True)

@@ -171,6 +171,40 @@ def tool_names(groups: Sequence[str] = DEFAULT_TOOLS) -> list[str]:
     return [op.name for op in operations().values() if op.group in chosen]
 
 
+# The forms `tool_schemas` gives tools in.
+FORMATS = ("mcp", "openai", "anthropic")
+
+
+def tool_schemas(groups: Sequence[str] = DEFAULT_TOOLS, form: str = "mcp") -> list[dict[str, Any]]:
+    """The tools of these groups as a model is given them: as MCP lists them, or as
+    function-calling tools for OpenAI's or Anthropic's APIs. A function call is then
+    ``getattr(memory, name)(**arguments)``, which answers in full, so those forms leave
+    out the MCP-only ``detail``."""
+    if form not in FORMATS:
+        raise InvalidInput(f"unknown format {form!r}: {', '.join(FORMATS)}", field="format")
+    schemas = []
+    for op in (operations()[name] for name in tool_names(groups)):
+        tool = _tool(op)
+        if form == "mcp":
+            hints = _annotations(op).model_dump(mode="json", by_alias=True, exclude_none=True)
+            schemas.append({
+                "name": tool.name, "description": tool.description,
+                "inputSchema": tool.parameters, "outputSchema": tool.output_schema,
+                "annotations": hints,
+            })  # fmt: skip
+            continue
+        properties = {k: v for k, v in tool.parameters["properties"].items() if k != "detail"}
+        parameters = {**tool.parameters, "properties": properties}
+        if form == "openai":
+            function = {"name": tool.name, "description": tool.description}
+            schemas.append({"type": "function", "function": {**function, "parameters": parameters}})
+        else:
+            schemas.append(
+                {"name": tool.name, "description": tool.description, "input_schema": parameters}
+            )
+    return schemas
+
+
 class _Server(MCPServer[Any]):
     """The SDK's server, refusing arguments a tool does not take before it runs, and
     answering every refusal as ``Type: what was wrong``, an argument's in its field's
