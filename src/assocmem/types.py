@@ -195,6 +195,31 @@ class Item(_Plain):
     def text(self) -> str:
         return self.record.text
 
+    @property
+    def why(self) -> str:
+        """One line on why the read returned it: the arm that brought it, the concepts
+        or earlier reads it came by, and the other arms that found it too."""
+        said = _WHY.get(self.source, self.source)
+        if self.via and self.source in ("learned", "precedent", "hebbian_retrieval"):
+            said += " " + ", ".join(dict.fromkeys(v.concept for v in self.via))
+        others = [arm for arm in self.sources if arm != self.source]
+        return said + (f"; also found by {', '.join(others)}" if others else "")
+
+
+# What each arm says of a memory it brought, as `Item.source` names the arm.
+_WHY: dict[str, str] = {
+    "episodic": "the question's own text, stored",
+    "lexical": "its words match the question",
+    "semantic": "its meaning is near the question's",
+    "concept_scoped": "it is about the question's concepts",
+    "learned": "rated helpful before for questions about",
+    "precedent": "rated helpful for earlier questions like this one",
+    "hebbian_retrieval": "linked to the question's concepts by",
+    "thread": "it sits beside a match in its thread",
+    "lexical_expansion": "it shares words with the best matches",
+    "semantic_expansion": "its meaning is near the best matches'",
+}
+
 
 @dataclass(frozen=True)
 class ReadResult(_Plain):

@@ -17,7 +17,7 @@ from typing import Any, NotRequired
 # pydantic reads a TypedDict from typing_extensions on Python before 3.12.
 from typing_extensions import TypedDict
 
-from assocmem.types import Item, ReadResult, Record, WriteResult
+from assocmem.types import ReadResult, Record, WriteResult
 
 DETAIL_DOC = "also return the full result under `detail` (score parts, every field)"
 
@@ -63,34 +63,9 @@ class CompactWrite(TypedDict):
     detail: NotRequired[dict[str, Any]]
 
 
-# What each arm's source says of a memory, as the read's `source` names it.
-WHY: Mapping[str, str] = {
-    "episodic": "the question's own text, stored",
-    "lexical": "its words match the question",
-    "semantic": "its meaning is near the question's",
-    "concept_scoped": "it is about the question's concepts",
-    "learned": "rated helpful before for questions about",
-    "precedent": "rated helpful for earlier questions like this one",
-    "hebbian_retrieval": "linked to the question's concepts by",
-    "thread": "it sits beside a match in its thread",
-    "lexical_expansion": "it shares words with the best matches",
-    "semantic_expansion": "its meaning is near the best matches'",
-}
-
-
-def why(item: Item) -> str:
-    """One line on why a read returned ``item``: the arm that brought it, the concepts
-    or earlier reads it came by, and the other arms that found it too."""
-    said = WHY.get(item.source, item.source)
-    if item.via and item.source in ("learned", "precedent", "hebbian_retrieval"):
-        said += " " + ", ".join(dict.fromkeys(v.concept for v in item.via))
-    others = [arm for arm in item.sources if arm != item.source]
-    return said + (f"; also found by {', '.join(others)}" if others else "")
-
-
 def read(result: ReadResult, detail: bool) -> CompactRead:
     items = [
-        CompactItem(id=i.record.id, text=i.record.text, source=i.source, why=why(i))
+        CompactItem(id=i.record.id, text=i.record.text, source=i.source, why=i.why)
         for i in result.items
     ]
     compact = CompactRead(id=result.id, items=items)
