@@ -87,7 +87,8 @@ class Client:
         api_key: the key that names the agent (see ``assocmem keys add``).
         project_id, channel: the scope inside the key's agent.
         role: the role to read in (one of the key's roles; default its first).
-        agent_id: only for a server running without keys.
+        agent_id: the agent to act as: on a server without keys, or one a service
+            key was granted (``assocmem keys add --agents``); by default the key's own.
         timeout: seconds to wait for each response.
     """
 

@@ -121,9 +121,11 @@ def cmd_keys_add(args: argparse.Namespace, config: Config) -> int:
     from assocmem.adapters.server.keys import add_key
 
     agent = args.key_agent or config.agent
-    entry, secret = add_key(_key_file(config), agent, tuple(args.role or ()))
+    grants = tuple(args.agents or ())
+    entry, secret = add_key(_key_file(config), agent, tuple(args.role or ()), grants)
+    speaks = entry.agent_id + (f", and {', '.join(grants)}" if grants else "")
     emit(args, {**entry.public(), "key": secret},
-         f"{secret}\n(key {entry.id} for agent {entry.agent_id}; shown only now)")  # fmt: skip
+         f"{secret}\n(key {entry.id} for agent {speaks}; shown only now)")  # fmt: skip
     return 0
 
 
@@ -280,6 +282,9 @@ def add_keys(subparsers: Subparsers) -> None:
     _keys_option(p)
     p.add_argument("--key-agent", help="agent the new key speaks for (default: --agent)")
     p.add_argument("--role", action="append", help="a role the key may read in (repeat)")
+    p.add_argument("--agents", action="append",
+                   help="a service key: another agent id it may act for, or a prefix "
+                   "ending in * (repeat); each request names its agent_id")  # fmt: skip
     p = _command(actions, "revoke", cmd_keys_revoke, "revoke a key by id")
     _keys_option(p)
     p.add_argument("id", help="the key id to revoke")

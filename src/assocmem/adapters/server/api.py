@@ -225,9 +225,10 @@ def _route(
 def _caller_scope(
     request: Request, arguments: dict[str, Any], keys: KeyRing | None, default_agent: str
 ) -> tuple[Scope, bool]:
-    """The scope a call runs in (agent from the key, project/channel/role from the body)
-    and whether it may act as the operator: always without keys (the loopback dev
-    server), else only with a key holding `OPERATOR_ROLE`. The key is checked once."""
+    """The scope a call runs in (agent from the key, or one its grants allow named in
+    the body; project/channel/role from the body) and whether it may act as the
+    operator: always without keys (the loopback dev server), else only with a key
+    holding `OPERATOR_ROLE`. The key is checked once."""
     asked_agent = arguments.pop("agent_id", None)
     project, channel = arguments.pop("project_id", ""), arguments.pop("channel", "")
     role = arguments.pop("role", None)
@@ -238,9 +239,10 @@ def _caller_scope(
     entry = request.scope.get("state", {}).get(KEY_ENTRY) or keys.identify(
         bearer(request.headers.get("authorization"))
     )
-    if asked_agent is not None and asked_agent != entry.agent_id:
-        raise AccessDenied("this key speaks for another agent; agent_id may not be changed")
-    scope = MemoryPool.scope(entry.agent_id, project, channel, _role(entry, role))
+    agent = entry.agent_id if asked_agent is None else asked_agent
+    if not isinstance(agent, str) or not entry.speaks_for(agent):
+        raise AccessDenied("this key may not act for that agent_id")
+    scope = MemoryPool.scope(agent, project, channel, _role(entry, role))
     return scope, OPERATOR_ROLE in entry.roles
 
 

@@ -1,5 +1,10 @@
 """API keys: each bound to one agent identity and its roles, stored only as hashes.
 
+A service key may also act for other agents it was granted (``agents``: exact ids, or
+prefixes written ``prefix*``): a backend serving many end users behind its own
+authentication holds one key and names the end user per request, while the store
+keeps each end user a scope of its own.
+
 Invariants: a key's secret is shown once, when it is made, and never stored; the
 key file holds a SHA-256 of each secret (secrets are 256 random bits, so a
 plain hash is as strong as a slow one); a revoked key stops working at the
@@ -41,6 +46,14 @@ class KeyEntry:
     hash: str
     created_at: str
     revoked_at: str | None = None
+    agents: tuple[str, ...] = ()  # a service key's grants: ids, or ``prefix*``
+
+    def speaks_for(self, agent_id: str) -> bool:
+        """Whether the key may act as ``agent_id``: its own, or one of its grants."""
+        return agent_id == self.agent_id or any(
+            agent_id.startswith(grant[:-1]) if grant.endswith("*") else agent_id == grant
+            for grant in self.agents
+        )
 
     def public(self) -> dict[str, Any]:
         """The entry without its hash (what `keys list` shows)."""
@@ -60,7 +73,16 @@ def read_keys(path: str | Path) -> list[KeyEntry]:
         return []
     try:
         raw = json.loads(file.read_text(encoding="utf-8"))
-        return [KeyEntry(**{**entry, "roles": tuple(entry["roles"])}) for entry in raw]
+        return [
+            KeyEntry(
+                **{
+                    **entry,
+                    "roles": tuple(entry["roles"]),
+                    "agents": tuple(entry.get("agents", ())),
+                }
+            )  # fmt: skip
+            for entry in raw
+        ]
     except (ValueError, KeyError, TypeError) as exc:
         raise InvalidInput(f"key file {str(path)!r} is not a valid key file: {exc}") from exc
 
@@ -100,13 +122,29 @@ def _write_keys(path: str | Path, entries: list[KeyEntry]) -> None:
         os.close(folder)
 
 
-def add_key(path: str | Path, agent_id: str, roles: tuple[str, ...] = ()) -> tuple[KeyEntry, str]:
-    """Make a key for ``agent_id``; returns its entry and the secret, shown only now."""
+def add_key(
+    path: str | Path,
+    agent_id: str,
+    roles: tuple[str, ...] = (),
+    agents: tuple[str, ...] = (),
+) -> tuple[KeyEntry, str]:
+    """Make a key for ``agent_id`` (and, for a service key, the ``agents`` it may act
+    for: ids or ``prefix*``); returns its entry and the secret, shown only now."""
     if not agent_id or not agent_id.strip():
         raise InvalidInput("a key needs an agent id", field="agent_id")
+    for grant in agents:
+        # A bare "*" would be every agent of the store: a keyless server, not a grant.
+        if not isinstance(grant, str) or not grant.strip() or grant.strip() == "*":
+            raise InvalidInput(
+                f"an agent grant must be an id or a non-empty prefix followed by *: {grant!r}",
+                field="agents",
+            )
+        if "*" in grant[:-1]:
+            raise InvalidInput(f"a grant may end with * only: {grant!r}", field="agents")
     key_id = secrets.token_hex(6)
     secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
-    entry = KeyEntry(key_id, agent_id, tuple(roles), _hash(secret), times.now())
+    entry = KeyEntry(key_id, agent_id, tuple(roles), _hash(secret), times.now(),
+                     agents=tuple(agents))  # fmt: skip
     with _locked(path):
         _write_keys(path, [*read_keys(path), entry])
     return entry, secret
