@@ -200,11 +200,19 @@ def _ids(user_id: str | None, agent_id: str | None, run_id: str | None) -> dict[
     return given
 
 
+# The scope of a user, by the first of its ids given: a user's own, else an agent's or
+# a run's under a prefix, so no agent or run shares a scope with a user of that name.
+SCOPE_PREFIX = {"user_id": "", "agent_id": "agent:", "run_id": "run:"}
+
+
+def _owner(ids: Mapping[str, str]) -> str:
+    """The id that names the scope: ``user_id``, else ``agent_id``, else ``run_id``."""
+    return next(name for name in IDS if name in ids)
+
+
 def _scope_of(ids: Mapping[str, str]) -> str:
-    """The scope of a user: its ``user_id``, else its agent's, else its run's."""
-    if "user_id" in ids:
-        return ids["user_id"]
-    return f"agent:{ids['agent_id']}" if "agent_id" in ids else f"run:{ids['run_id']}"
+    owner = _owner(ids)
+    return SCOPE_PREFIX[owner] + ids[owner]
 
 
 def _texts(messages: str | Sequence[Mapping[str, Any]]) -> list[tuple[str, str | None]]:
@@ -225,10 +233,8 @@ def _texts(messages: str | Sequence[Mapping[str, Any]]) -> list[tuple[str, str |
 def _where(ids: Mapping[str, str], filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The meta conditions of the ids below the scope, and the caller's filters (None
     where there are none)."""
-    narrowed = {f"meta.{name}": value for name, value in ids.items() if name != "user_id"}
-    if "user_id" not in ids:  # the scope is the agent's or the run's: the rest narrows it
-        narrowed.pop(f"meta.{'agent_id' if 'agent_id' in ids else 'run_id'}", None)
-    conditions = {**narrowed}
+    owner = _owner(ids)
+    conditions = {f"meta.{name}": value for name, value in ids.items() if name != owner}
     for name, value in (filters or {}).items():
         conditions[name if name.startswith("meta.") else f"meta.{name}"] = value
     return conditions or None

@@ -46,6 +46,7 @@ finds nothing in it.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import weakref
 from collections.abc import Mapping
@@ -237,10 +238,10 @@ class _Carry:
         rows = [row for _, row in answered]
         similarity: Any = matrix[rows] @ matrix[rows].T
         nearest: dict[int, float] = {}
-        for a, (first, _) in enumerate(answered):
-            for b, (second, _) in enumerate(answered):
-                if a != b and not helped[first] & helped[second]:
-                    nearest[a] = max(nearest.get(a, -1.0), float(similarity[a, b]))
+        for a, b in itertools.combinations(range(len(answered)), 2):
+            if not helped[answered[a][0]] & helped[answered[b][0]]:  # answered apart
+                for row in (a, b):
+                    nearest[row] = max(nearest.get(row, -1.0), float(similarity[a, b]))
         self.nearest_apart = sorted(nearest.values())
 
     def at(self, similarity: float) -> float:

@@ -59,9 +59,10 @@ ARM_ORDER: tuple[str, ...] = (
 # weighs as much: what it carries is also what an outcome said. Each vote is
 # scaled by the share of the nearby past questions that agree, by how likely an
 # answer carries that far (past questions about other things can sit as near to a
-# question as its rewordings do, and the precedents' own pairs show how near that
-# is), and by the part of the question its words leave open (`pipeline`): meaning
-# is what a question needs when its words find nothing, not when they decide.
+# question as its rewordings do, and the consulted precedents show how near questions
+# answered otherwise come), and by the part of the question its words leave open
+# (`pipeline`): meaning is what a question needs when its words find nothing, not
+# when they decide.
 ARM_WEIGHTS: dict[str, float] = {
     "episodic": 2.0,
     "lexical": 1.0,

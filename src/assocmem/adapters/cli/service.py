@@ -155,19 +155,17 @@ def cmd_keys_list(args: argparse.Namespace, config: Config) -> int:
 def cmd_mcp(args: argparse.Namespace, config: Config) -> int:
     from assocmem.adapters.mcp import run
 
-    groups = [group.strip() for group in args.tools.split(",") if group.strip()]
     run(store_target(config.db), transport=args.transport, port=args.port,
         agent_id=config.agent, project_id=config.project, channel=config.channel,
         role=args.role, embedder=config.build_embedder(), vault_roots=config.vault_roots,
-        tools=groups)  # fmt: skip
+        tools=_groups(args))  # fmt: skip
     return 0
 
 
 def cmd_tools(args: argparse.Namespace, config: Config) -> int:
     from assocmem.adapters.mcp import tool_schemas
 
-    groups = [group.strip() for group in args.tools.split(",") if group.strip()]
-    print(json.dumps(tool_schemas(groups, args.format), indent=2))
+    print(json.dumps(tool_schemas(_groups(args), args.format), indent=2))
     return 0
 
 
@@ -247,6 +245,11 @@ def _command(subparsers: Subparsers, name: str, run: Any, doc: str) -> argparse.
     parser = subparsers.add_parser(name, help=doc, description=doc)
     parser.set_defaults(run=run)
     return parser
+
+
+def _groups(args: argparse.Namespace) -> list[str]:
+    """The tool groups ``--tools`` names."""
+    return [group.strip() for group in args.tools.split(",") if group.strip()]
 
 
 def _tools_option(parser: argparse.ArgumentParser) -> None:

@@ -210,9 +210,10 @@ class _Server(MCPServer[Any]):
     answering every refusal as ``Type: what was wrong``, an argument's in its field's
     terms."""
 
-    def __init__(self, taken: dict[str, tuple[str, ...]], **options: Any) -> None:
-        super().__init__(**options)
-        self._taken = taken
+    def __init__(self, *, tools: list[Tool], **options: Any) -> None:
+        super().__init__(tools=tools, **options)
+        # What each tool takes is what its published input schema names.
+        self._taken = {tool.name: tuple(tool.parameters.get("properties", {})) for tool in tools}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -289,15 +290,7 @@ def build_server(
         finally:
             memory.close()
 
-    taken = {
-        op.name: (
-            *(p.name for p in op.parameters if p.name not in CONFIGURED),
-            *(("detail",) if op.name in compact.COMPACT else ()),
-        )
-        for op in listed
-    }
     return _Server(
-        taken,
         name="assocmem",
         version=__version__,
         instructions=INSTRUCTIONS,

@@ -12,7 +12,7 @@ checks results against them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NotRequired
+from typing import Any, NotRequired, TypeVar
 
 # pydantic reads a TypedDict from typing_extensions on Python before 3.12.
 from typing_extensions import TypedDict
@@ -68,10 +68,7 @@ def read(result: ReadResult, detail: bool) -> CompactRead:
         CompactItem(id=i.record.id, text=i.record.text, source=i.source, why=i.why)
         for i in result.items
     ]
-    compact = CompactRead(id=result.id, items=items)
-    if detail:
-        compact["detail"] = result.to_dict()
-    return compact
+    return _detailed(CompactRead(id=result.id, items=items), result, detail)
 
 
 def record(found: Record, detail: bool) -> CompactRecord:
@@ -80,9 +77,7 @@ def record(found: Record, detail: bool) -> CompactRecord:
         concepts=list(found.concepts), tags=list(found.tags),
         observed_at=found.observed_at, status=found.status,
     )  # fmt: skip
-    if detail:
-        compact["detail"] = found.to_dict()
-    return compact
+    return _detailed(compact, found, detail)
 
 
 def records(found: list[Record], detail: bool) -> list[CompactRecord]:
@@ -93,8 +88,16 @@ def write(result: WriteResult, detail: bool) -> CompactWrite:
     compact = CompactWrite(
         id=result.id, stored=result.stored, reason=result.reason, concepts=list(result.concepts)
     )
+    return _detailed(compact, result, detail)
+
+
+Compact = TypeVar("Compact", CompactRead, CompactRecord, CompactWrite)
+
+
+def _detailed(compact: Compact, full: ReadResult | Record | WriteResult, detail: bool) -> Compact:
+    """The compact form, with the full result under ``detail`` where it was asked for."""
     if detail:
-        compact["detail"] = result.to_dict()
+        compact["detail"] = full.to_dict()
     return compact
 
 
