@@ -5,7 +5,7 @@ memory learned from the outcomes of earlier answers; every result says which
 path brought it back. One SQLite file by default.
 """
 
-from assocmem.adapters.client import Client
+from assocmem.adapters.client import AsyncClient, Client
 from assocmem.errors import (
     AccessDenied,
     AliasClash,
@@ -122,6 +122,7 @@ __all__ = [
     "Bridge",
     "Case",
     "Claim",
+    "AsyncClient",
     "Client",
     "Cluster",
     "ClusterConsolidation",

@@ -36,3 +36,12 @@ def require_frontmatter() -> Any:
             "a vault needs python-frontmatter: install `assocmem[vault]`"
         ) from exc
     return frontmatter
+
+
+def require_httpx() -> Any:
+    """httpx (`Client` and `AsyncClient`'s HTTP), or a `DependencyMissing`."""
+    try:
+        import httpx
+    except ImportError as exc:
+        raise DependencyMissing("the HTTP client needs httpx: install `assocmem[client]`") from exc
+    return httpx

@@ -320,7 +320,7 @@ def test_an_answer_cut_off_mid_body_is_a_typed_store_unavailable() -> None:
     server = threading.Thread(target=answer_half)
     server.start()
     try:
-        with pytest.raises(StoreUnavailable, match="before answering write whole"):
+        with pytest.raises(StoreUnavailable, match="no whole answer to write"):
             Client(f"http://127.0.0.1:{port}").write("a note")
     finally:
         server.join(10)

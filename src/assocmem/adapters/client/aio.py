@@ -1,32 +1,24 @@
-"""`Client`: the `Memory` API over HTTP, same methods, arguments and result types.
+"""`AsyncClient`: the `Memory` API over HTTP for asyncio, each method a coroutine.
 
-Invariants: every operation of `surface.operations()` is a method here with exactly
-`Memory`'s signature, return type and docstring (the block between the markers is
-generated from the registry by `regenerate()`; a test compares them); each sends only
-the arguments the caller gave (the server applies the same defaults) and returns the
-same frozen types `Memory` returns; a server error is raised as the same
-`AssocmemError` class, and a body over the server's limit is `InvalidInput` before
-it is sent. Standard library only.
+Invariants: every operation of `surface.operations()` is a coroutine method here with
+exactly `Memory`'s signature, return type and docstring (the block between the markers is
+generated from the registry by `generate.regenerate()`; a test compares them); each
+sends only the arguments the caller gave (the server applies the same defaults) and
+returns the same frozen types `Memory` returns; a server error is raised as the same
+`AssocmemError` class, and a body over the server's limit is `InvalidInput` before it
+is sent. One pool of kept-alive connections per client, shared by the tasks of one event loop;
+retried as `wire.Retries` allows.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import http.client
-import inspect
-import json
-import typing
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import asyncio
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
-from types import TracebackType, UnionType
-from typing import Any, cast
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
 
-from assocmem import errors
-from assocmem.errors import AssocmemError, InvalidInput, StoreUnavailable
+from assocmem.adapters.client import wire
 from assocmem.types import (
     AppliedLinks,
     AttributionReport,
@@ -71,100 +63,60 @@ from assocmem.types import (
     WriteResult,
 )
 
-DEFAULT_TIMEOUT_S = 60.0
-# The server's request body limit (``server.api.MAX_BODY_BYTES``; a test keeps them
-# equal). A larger body is refused here: the server answers 413 as soon as it sees
-# the declared length and closes the connection, so a sender still writing the body
-# would see only a broken pipe.
-MAX_BODY_BYTES = 8 * 1024 * 1024
+if TYPE_CHECKING:
+    import httpx
 
 
-class Client:
-    """A remote memory served by ``assocmem serve``.
+class AsyncClient(wire.Remote):
+    """A remote memory served by ``assocmem serve``, for asyncio: ``await`` each method.
+    Use it as ``async with AsyncClient(url) as mem:``, or ``await mem.aclose()``.
 
-    Parameters:
-        url: the server's base URL, such as ``http://127.0.0.1:8765``.
-        api_key: the key that names the agent (see ``assocmem keys add``).
-        project_id, channel: the scope inside the key's agent.
-        role: the role to read in (one of the key's roles; default its first).
-        agent_id: the agent to act as: on a server without keys, or one a service
-            key was granted (``assocmem keys add --agents``); by default the key's own.
-        timeout: seconds to wait for each response.
+    Parameters: ``url``, ``api_key``, and the keywords ``project_id``, ``channel``,
+    ``role``, ``agent_id``, ``timeout`` and ``retries``, as for `wire.Remote`.
     """
 
-    def __init__(
-        self,
-        url: str,
-        api_key: str | None = None,
-        *,
-        project_id: str = "",
-        channel: str = "",
-        role: str | None = None,
-        agent_id: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
-    ) -> None:
-        if not url.startswith(("http://", "https://")):
-            raise InvalidInput("url must start with http:// or https://", field="url")
-        self.url = url.rstrip("/")
-        self._key = api_key
-        self._timeout = timeout
-        scope = {"project_id": project_id, "channel": channel, "role": role, "agent_id": agent_id}
-        self._scope = {k: v for k, v in scope.items() if v not in (None, "")}
+    HTTP = "AsyncClient"
+    _http: httpx.AsyncClient
 
-    def close(self) -> None:
-        """Nothing to release (each call is its own request); kept for parity with Memory."""
+    async def aclose(self) -> None:
+        """Close the kept-alive connections."""
+        await self._http.aclose()
 
-    def __enter__(self) -> Client:
+    async def __aenter__(self) -> AsyncClient:
         return self
 
-    def __exit__(
+    async def __aexit__(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        await self.aclose()
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """POST one method call; the decoded JSON result, or the server's error raised."""
-        body = json.dumps({**self._scope, **arguments}, default=_json_default).encode()
-        if len(body) > MAX_BODY_BYTES:
-            raise InvalidInput(
-                f"the {name} request is {len(body)} bytes, over the server's limit of"
-                f" {MAX_BODY_BYTES} bytes (8 MiB); send it in smaller calls"
-            )
-        request = urllib.request.Request(
-            f"{self.url}/v1/{name}", data=body, method="POST",
-            headers={"content-type": "application/json",
-                     **({"authorization": f"Bearer {self._key}"} if self._key else {})},
-        )  # fmt: skip
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            raise _error_from(exc) from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise StoreUnavailable(f"cannot reach {self.url}: {exc}") from exc
-        except http.client.HTTPException as exc:  # the connection dropped mid-answer
-            raise StoreUnavailable(
-                f"{self.url} closed the connection before answering {name} whole ({exc!r});"
-                " a write may or may not have been applied"
-            ) from exc
+        body = wire.request_body(name, self._scope, arguments)
+        retries = wire.Retries(name, self._retries)
+        while True:
+            try:
+                response = await self._http.post(f"/v1/{name}", content=body)
+            except self._httpx.TransportError as exc:
+                await asyncio.sleep(wire.wait_after_failure(retries, exc, self.url, name))
+                continue
+            wait = wire.wait_after_answer(retries, response)
+            if wait is None:
+                return wire.decoded(response)
+            await asyncio.sleep(wait)
 
-    def _send(self, name: str, given: dict[str, Any]) -> Any:
-        """Call operation ``name`` with a method's ``locals()``: arguments still at their
-        default are left out, and the answer is rebuilt as the method's return type."""
-        signature, returns = _shape(getattr(Client, name))
-        arguments = {
-            key: value for key, value in given.items()
-            if key != "self" and value is not signature.parameters[key].default
-        }  # fmt: skip
-        result = from_plain(returns, self.call(name, arguments))
-        return iter(result) if typing.get_origin(returns) is Iterator else result
+    async def _send(self, name: str, given: dict[str, Any]) -> Any:
+        """Call operation ``name`` with a method's ``locals()``, its answer rebuilt as
+        the method's return type."""
+        method = getattr(AsyncClient, name)
+        return wire.result(method, await self.call(name, wire.given_arguments(method, given)))
 
     # -- operations: generated from `surface.operations()`; do not edit by hand --
 
-    def write(
+    async def write(
         self,
         text: str,
         *,
@@ -216,9 +168,9 @@ class Client:
         that does not verify is refused (`InvalidInput` naming ``attestation``).
         ``derived_from`` memories pass their sources on as taint.
         """
-        return cast("WriteResult", self._send("write", locals()))
+        return cast("WriteResult", await self._send("write", locals()))
 
-    def write_many(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
+    async def write_many(self, items: Sequence[Mapping[str, Any]]) -> list[WriteResult]:
         """Store many memories in one transaction, one `WriteResult` per item, in order.
 
         Each item holds the keyword arguments of `write`. Invalid items are not
@@ -226,9 +178,9 @@ class Client:
         and the message as ``reason``. Valid items are stored all together or,
         if the store fails, not at all (the error is raised).
         """
-        return cast("list[WriteResult]", self._send("write_many", locals()))
+        return cast("list[WriteResult]", await self._send("write_many", locals()))
 
-    def read(
+    async def read(
         self,
         query: str | None = None,
         *,
@@ -280,17 +232,17 @@ class Client:
         ``with_status`` attaches each item's `convergence_report` as its ``status``
         (convergence-backed means independent origins agree, not that the claim is true).
         """
-        return cast("ReadResult", self._send("read", locals()))
+        return cast("ReadResult", await self._send("read", locals()))
 
-    def get(self, ids: Sequence[str]) -> list[Record]:
+    async def get(self, ids: Sequence[str]) -> list[Record]:
         """The records with these ids, in order. Ids not readable here raise `UnknownMemory`."""
-        return cast("list[Record]", self._send("get", locals()))
+        return cast("list[Record]", await self._send("get", locals()))
 
-    def export(self) -> Iterator[Record]:
+    async def export(self) -> Iterator[Record]:
         """Every readable record in this scope, oldest first (read page by page)."""
-        return cast("Iterator[Record]", self._send("export", locals()))
+        return cast("Iterator[Record]", await self._send("export", locals()))
 
-    def feedback(
+    async def feedback(
         self,
         used: Sequence[str],
         outcome: float,
@@ -310,17 +262,17 @@ class Client:
         readable here raise `UnknownMemory`, a handle not kept here `UnknownRead`;
         nothing changes.
         """
-        return cast("FeedbackResult", self._send("feedback", locals()))
+        return cast("FeedbackResult", await self._send("feedback", locals()))
 
-    def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
+    async def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
         """The learned links around ``concepts``, ``depth`` (1–3) hops out."""
-        return cast("Graph", self._send("graph", locals()))
+        return cast("Graph", await self._send("graph", locals()))
 
-    def stats(self) -> Stats:
+    async def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
-        return cast("Stats", self._send("stats", locals()))
+        return cast("Stats", await self._send("stats", locals()))
 
-    def soft_read(
+    async def soft_read(
         self,
         query_key: Sequence[float],
         *,
@@ -334,9 +286,9 @@ class Client:
         as a mixture with its weights, never as a record. Lower temperatures
         concentrate the weights; they do not verify the winner.
         """
-        return cast("SoftRead", self._send("soft_read", locals()))
+        return cast("SoftRead", await self._send("soft_read", locals()))
 
-    def declare(
+    async def declare(
         self,
         associations: Mapping[str, Any],
         anchor_ref: str | None = None,
@@ -348,31 +300,31 @@ class Client:
         evidences the relations. ``declared_by`` is ``"agent"`` or ``"operator"``.
         Malformed or clashing declarations are dropped and reported.
         """
-        return cast("Declared", self._send("declare", locals()))
+        return cast("Declared", await self._send("declare", locals()))
 
-    def retract(
+    async def retract(
         self, relation_ids: Sequence[int] = (), mentions: Sequence[tuple[str, str]] = ()
     ) -> dict[str, int]:
         """Remove declared relations (by id) and mentions (``(entity, "mem:<id>")``).
 
         Retraction is the only way a declaration leaves; returns how many went.
         """
-        return cast("dict[str, int]", self._send("retract", locals()))
+        return cast("dict[str, int]", await self._send("retract", locals()))
 
-    def delete_entity(self, entity: str) -> int:
+    async def delete_entity(self, entity: str) -> int:
         """Delete every readable entity answering to ``entity`` with its aliases,
         mentions and relations; returns how many entities went.
         """
-        return cast("int", self._send("delete_entity", locals()))
+        return cast("int", await self._send("delete_entity", locals()))
 
-    def traverse(self, entity: str, max_hops: int = 1, limit: int = 20) -> Traversal:
+    async def traverse(self, entity: str, max_hops: int = 1, limit: int = 20) -> Traversal:
         """An entity's neighbourhood: the entities related to it (either direction) out to
         ``max_hops`` (≤ 5), the relations between them and the readable records mentioning
         each, bounded by ``limit`` (≤ 100); what the bounds cut is counted.
         """
-        return cast("Traversal", self._send("traverse", locals()))
+        return cast("Traversal", await self._send("traverse", locals()))
 
-    def reconstruct(
+    async def reconstruct(
         self, query: str, *, count: int = 10, max_hops: int = 1, max_evidence: int = 5
     ) -> Reconstruction:
         """Reconstructive recall: the items of a read, each with evidence reached through
@@ -380,15 +332,15 @@ class Client:
         a declared record relation joins, and role-vocabulary relations as roles. With
         nothing declared it returns exactly the read's items.
         """
-        return cast("Reconstruction", self._send("reconstruct", locals()))
+        return cast("Reconstruction", await self._send("reconstruct", locals()))
 
-    def resolve(self, entity: str, *predicates: str) -> list[str]:
+    async def resolve(self, entity: str, *predicates: str) -> list[str]:
         """Follow declared relations from ``entity`` through ``predicates`` in order
         (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``.
         """
-        return cast("list[str]", self._send("resolve", locals()))
+        return cast("list[str]", await self._send("resolve", locals()))
 
-    def forget(
+    async def forget(
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> int:
         """Delete memories for good, by ``ids`` or by a ``where`` filter: their rows,
@@ -403,17 +355,17 @@ class Client:
         bare unknown name is refused (`InvalidInput`), since a misspelt column would
         otherwise match, and delete, every memory lacking it.
         """
-        return cast("int", self._send("forget", locals()))
+        return cast("int", await self._send("forget", locals()))
 
-    def archive(
+    async def archive(
         self, ids: Sequence[str] | None = None, where: Mapping[str, Any] | None = None
     ) -> Lifecycle:
         """Move memories out of default reads, reversibly; protected ones are skipped.
         A ``where`` spells meta keys ``meta.<key>``, as for `forget`.
         """
-        return cast("Lifecycle", self._send("archive", locals()))
+        return cast("Lifecycle", await self._send("archive", locals()))
 
-    def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
+    async def restore(self, ids: Sequence[str], scope: str | None = None) -> Lifecycle:
         """Bring archived memories back into reads, unchanged (and statements the dream
         pass's toggle guard superseded; a later pass leaves them).
 
@@ -423,37 +375,37 @@ class Client:
         operator's: a served key without that role may not undo the penalty on what its
         own agent wrote (`OperatorRequired`).
         """
-        return cast("Lifecycle", self._send("restore", locals()))
+        return cast("Lifecycle", await self._send("restore", locals()))
 
-    def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
+    async def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
         """Shield memories from archiving (or lift the shield). It does not renew validity."""
-        return cast("Lifecycle", self._send("protect", locals()))
+        return cast("Lifecycle", await self._send("protect", locals()))
 
-    def history(self, key: Sequence[str]) -> list[Record]:
+    async def history(self, key: Sequence[str]) -> list[Record]:
         """Every value a ``(subject, relation)`` key held, oldest observation first."""
-        return cast("list[Record]", self._send("history", locals()))
+        return cast("list[Record]", await self._send("history", locals()))
 
-    def contradictions(self) -> list[Contradiction]:
+    async def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
         opposite polarity; one claim with a different value in one slot, "Paris is the
         capital of France" / "Lyon is the capital of France"). Nothing is edited or
         deleted.
         """
-        return cast("list[Contradiction]", self._send("contradictions", locals()))
+        return cast("list[Contradiction]", await self._send("contradictions", locals()))
 
-    def end_task(self, task: str) -> int:
+    async def end_task(self, task: str) -> int:
         """Clear the working memory of a task (deleted as by `forget`); returns how many."""
-        return cast("int", self._send("end_task", locals()))
+        return cast("int", await self._send("end_task", locals()))
 
-    def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    async def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         """Apply a retention policy given as data: rules of ``match`` filters and actions
         (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
         ``propose_procedure``). None (default): seed 001's example policy. Returns a report
         per rule.
         """
-        return cast("list[dict[str, Any]]", self._send("retain", locals()))
+        return cast("list[dict[str, Any]]", await self._send("retain", locals()))
 
-    def vault_index(self, path: str | None = None) -> IndexReport:
+    async def vault_index(self, path: str | None = None) -> IndexReport:
         """Index a folder of Markdown notes (or re-index the one indexed before).
 
         Only notes whose content changed are re-read; deleted notes leave with their
@@ -461,52 +413,54 @@ class Client:
         skipped (reported in ``skipped``). The chunks are memories of the vault's own
         scope (channel ``vault``), so ordinary reads never see them.
         """
-        return cast("IndexReport", self._send("vault_index", locals()))
+        return cast("IndexReport", await self._send("vault_index", locals()))
 
-    def index_status(self) -> IndexStatus:
+    async def index_status(self) -> IndexStatus:
         """The indexed vault: its folder, notes, chunks, links, dead links and folder spread."""
-        return cast("IndexStatus", self._send("index_status", locals()))
+        return cast("IndexStatus", await self._send("index_status", locals()))
 
-    def relevant_notes(self, query: str, k: int = 5) -> list[NoteHit]:
+    async def relevant_notes(self, query: str, k: int = 5) -> list[NoteHit]:
         """The notes most relevant to a question (relevance × accrued value), with excerpts."""
-        return cast("list[NoteHit]", self._send("relevant_notes", locals()))
+        return cast("list[NoteHit]", await self._send("relevant_notes", locals()))
 
-    def coverage_gap(self, query: str, k: int = 5) -> CoverageGap:
+    async def coverage_gap(self, query: str, k: int = 5) -> CoverageGap:
         """What the vault covers of a question: top notes, a completeness score and the
         question's terms no note supports.
         """
-        return cast("CoverageGap", self._send("coverage_gap", locals()))
+        return cast("CoverageGap", await self._send("coverage_gap", locals()))
 
-    def find_gaps(self) -> Gaps:
+    async def find_gaps(self) -> Gaps:
         """Where the note network is blind: isolated and under-linked notes, thin folders."""
-        return cast("Gaps", self._send("find_gaps", locals()))
+        return cast("Gaps", await self._send("find_gaps", locals()))
 
-    def bridge_candidates(self, note: str, k: int = 5) -> list[Bridge]:
+    async def bridge_candidates(self, note: str, k: int = 5) -> list[Bridge]:
         """Notes in other folders, not linked to ``note``, close in meaning, with the reason."""
-        return cast("list[Bridge]", self._send("bridge_candidates", locals()))
+        return cast("list[Bridge]", await self._send("bridge_candidates", locals()))
 
-    def extract_claims(self, note: str) -> list[Claim]:
+    async def extract_claims(self, note: str) -> list[Claim]:
         """Claim-like sentences of a note, with line numbers, to ground or challenge."""
-        return cast("list[Claim]", self._send("extract_claims", locals()))
+        return cast("list[Claim]", await self._send("extract_claims", locals()))
 
-    def idea_methods(self) -> list[IdeaMethod]:
+    async def idea_methods(self) -> list[IdeaMethod]:
         """A small toolkit of named idea-generation recipes, as data."""
-        return cast("list[IdeaMethod]", self._send("idea_methods", locals()))
+        return cast("list[IdeaMethod]", await self._send("idea_methods", locals()))
 
-    def maintenance_report(self, stale_days: int = 365) -> MaintenanceReport:
+    async def maintenance_report(self, stale_days: int = 365) -> MaintenanceReport:
         """The vault's chores: dead links, orphans with a note to link each to, stale
         notes (by frontmatter date), near-duplicates, a health score and archive candidates.
         """
-        return cast("MaintenanceReport", self._send("maintenance_report", locals()))
+        return cast("MaintenanceReport", await self._send("maintenance_report", locals()))
 
-    def apply_links(self, notes: Sequence[str] | None = None, dry_run: bool = True) -> AppliedLinks:
+    async def apply_links(
+        self, notes: Sequence[str] | None = None, dry_run: bool = True
+    ) -> AppliedLinks:
         """Append a marked ``## Related (suggested)`` block of links to the orphans (or
         the named notes). A dry run (the default) returns the plan and writes nothing;
         a re-run replaces its own block, and nothing else in a note ever changes.
         """
-        return cast("AppliedLinks", self._send("apply_links", locals()))
+        return cast("AppliedLinks", await self._send("apply_links", locals()))
 
-    def credit(self, ids: Sequence[str], outcome: str | int) -> int:
+    async def credit(self, ids: Sequence[str], outcome: str | int) -> int:
         """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).
 
         The log is append-only and is what standing is earned from: give outcomes from
@@ -517,35 +471,35 @@ class Client:
         repeated, are logged and not banked; so is one given while a memory is
         slashed. Returns how many outcomes were logged.
         """
-        return cast("int", self._send("credit", locals()))
+        return cast("int", await self._send("credit", locals()))
 
-    def standing(self, ids: Sequence[str]) -> list[Standing]:
+    async def standing(self, ids: Sequence[str]) -> list[Standing]:
         """The standing of these memories: outcomes, sources, taint, slash and whether
         each passes the influence gate (``earned``), in order.
         """
-        return cast("list[Standing]", self._send("standing", locals()))
+        return cast("list[Standing]", await self._send("standing", locals()))
 
-    def influence_gate_report(self) -> GateReport:
+    async def influence_gate_report(self) -> GateReport:
         """What ``read(..., influence_only=True)`` would cost here: the fraction of
         active memories it would block, the breakdown of why, and advice.
         """
-        return cast("GateReport", self._send("influence_gate_report", locals()))
+        return cast("GateReport", await self._send("influence_gate_report", locals()))
 
-    def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
+    async def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
         """Forfeit standing: of these memories (``scope="memory"``) or of every memory
         sharing their canonical source or carrying it as taint (``"source"``). They
         fail the influence gate and are marked ``slashed``, stay readable, and
         ``restore(ids, scope=...)`` brings back their exact pre-slash standing.
         """
-        return cast("Lifecycle", self._send("slash", locals()))
+        return cast("Lifecycle", await self._send("slash", locals()))
 
-    def stale_derived(self) -> list[StaleDerived]:
+    async def stale_derived(self) -> list[StaleDerived]:
         """Memories whose derived_from ancestry holds one since contradicted,
         superseded or slashed. Flagged only; nothing is changed.
         """
-        return cast("list[StaleDerived]", self._send("stale_derived", locals()))
+        return cast("list[StaleDerived]", await self._send("stale_derived", locals()))
 
-    def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
+    async def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
         """Check the write-receipt chain and every active memory's sources against it.
 
         The chain is intact unless a receipt was edited, dropped or re-linked
@@ -556,33 +510,35 @@ class Client:
         it. Unsigned, the chain proves nothing against whoever can rewrite the store
         (they can recompute it); signed or not, it never proves a source was right.
         """
-        return cast("AttributionReport", self._send("verify_attribution", locals()))
+        return cast("AttributionReport", await self._send("verify_attribution", locals()))
 
-    def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
+    async def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
         """Record an external event on a claim: independent_witness, reproduction,
         prior_art_empty or audit, by the identity ``by_key`` through ``lens``.
 
         The claim's author cannot ratify it (`SelfRatification`); a repeated
         (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
         """
-        return cast("Ratified", self._send("ratify", locals()))
+        return cast("Ratified", await self._send("ratify", locals()))
 
-    def grade(self, id: str) -> Grade:
+    async def grade(self, id: str) -> Grade:
         """A claim's evidence grade (claimed, corroborated, verified, settled) and novelty.
 
         A pure function of its ratifications and corroboration: it moves only on
         events from parties other than the author, never on anything written.
         """
-        return cast("Grade", self._send("grade", locals()))
+        return cast("Grade", await self._send("grade", locals()))
 
-    def spend_irreversible(self, ids: Sequence[str], amount: float, budget: float) -> SpendResult:
+    async def spend_irreversible(
+        self, ids: Sequence[str], amount: float, budget: float
+    ) -> SpendResult:
         """Charge an irreversible action that used these memories to the lifetime
         budget of every source they carry (own and inherited); denied, charging
         nothing, if any source would pass ``budget``. Never refunded by `restore`.
         """
-        return cast("SpendResult", self._send("spend_irreversible", locals()))
+        return cast("SpendResult", await self._send("spend_irreversible", locals()))
 
-    def monitor(
+    async def monitor(
         self,
         ids: Sequence[str],
         outcome: str | int,
@@ -599,20 +555,20 @@ class Client:
         caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
         slashes a source on its case; keep it for an oracle nobody can feed.
         """
-        return cast("MonitorResult", self._send("monitor", locals()))
+        return cast("MonitorResult", await self._send("monitor", locals()))
 
-    def cases(self) -> list[Case]:
+    async def cases(self) -> list[Case]:
         """The open cases `monitor` raised against sources, oldest first."""
-        return cast("list[Case]", self._send("cases", locals()))
+        return cast("list[Case]", await self._send("cases", locals()))
 
-    def convergence_report(self, id: str) -> ConvergenceReport:
+    async def convergence_report(self, id: str) -> ConvergenceReport:
         """Whether a claim is convergence-backed (independent origins agree, which is
         not truth) or adjudicated (a reproduction or audit by another identity), with
         ``low_source_diversity`` and a lineage grade capped at its weakest ancestor.
         """
-        return cast("ConvergenceReport", self._send("convergence_report", locals()))
+        return cast("ConvergenceReport", await self._send("convergence_report", locals()))
 
-    def consolidate(self, keep: int | None = None) -> Consolidation:
+    async def consolidate(self, keep: int | None = None) -> Consolidation:
         """The dream pass: flag hubs, link near-duplicates, supersede toggled states, keep a budget.
 
         It only adds a derived layer and never rewrites raw text: memories matching
@@ -623,9 +579,9 @@ class Client:
         with the lowest value × per-kind half-life decay is archived (reversibly:
         `restore`). A second pass over an unchanged store adds nothing.
         """
-        return cast("Consolidation", self._send("consolidate", locals()))
+        return cast("Consolidation", await self._send("consolidate", locals()))
 
-    def consolidate_clusters(self, threshold: int = 15) -> ClusterConsolidation:
+    async def consolidate_clusters(self, threshold: int = 15) -> ClusterConsolidation:
         """Consolidate each topic of episodic memories only once it has grown dense.
 
         Active episodic memories are grouped into topics by shared concepts; a topic
@@ -633,17 +589,17 @@ class Client:
         budget steps (its ``threshold`` most valuable stay active, the rest are
         archived, reversibly); sparser topics keep their raw episodes.
         """
-        return cast("ClusterConsolidation", self._send("consolidate_clusters", locals()))
+        return cast("ClusterConsolidation", await self._send("consolidate_clusters", locals()))
 
-    def value_by_cohort(self, by: str = "tag") -> CohortValue:
+    async def value_by_cohort(self, by: str = "tag") -> CohortValue:
         """Value reported per tag or per time block, never per memory.
 
         ``by`` is ``"tag"`` (default), ``"month"`` or ``"week"``; each cohort has its
         count of active memories, their mean value and the feedback outcomes they got.
         """
-        return cast("CohortValue", self._send("value_by_cohort", locals()))
+        return cast("CohortValue", await self._send("value_by_cohort", locals()))
 
-    def propose_procedure(
+    async def propose_procedure(
         self,
         episodes: Sequence[str],
         steps: Sequence[Any],
@@ -659,17 +615,17 @@ class Client:
         ``meta``; ``checks`` are cases ``{"case": {facts}, "expect": response}``, a
         response being ``"apply"``, ``"decline"`` or a guard's action.
         """
-        return cast("Procedure", self._send("propose_procedure", locals()))
+        return cast("Procedure", await self._send("propose_procedure", locals()))
 
-    def promote_procedure(self, id: str) -> Procedure:
+    async def promote_procedure(self, id: str) -> Procedure:
         """Run the promotion gate: ≥ 2 covered successful episodes, no covered failed
         one (a counterexample), every check case answered as expected. A pass writes a
         ``procedural`` record referencing its episodes, preconditions and checks; a
         failure leaves it ``rejected`` with the reason.
         """
-        return cast("Procedure", self._send("promote_procedure", locals()))
+        return cast("Procedure", await self._send("promote_procedure", locals()))
 
-    def revise_procedure(
+    async def revise_procedure(
         self,
         id: str,
         steps: Sequence[Any] | None = None,
@@ -681,25 +637,25 @@ class Client:
         are added to its references) and run the gate on it: a pass supersedes the old
         version and its record; a failure leaves the old one in force.
         """
-        return cast("Procedure", self._send("revise_procedure", locals()))
+        return cast("Procedure", await self._send("revise_procedure", locals()))
 
-    def retire_procedure(self, id: str, retired: bool = True) -> Procedure:
+    async def retire_procedure(self, id: str, retired: bool = True) -> Procedure:
         """Retire a promoted procedure (its record is archived), or bring it back."""
-        return cast("Procedure", self._send("retire_procedure", locals()))
+        return cast("Procedure", await self._send("retire_procedure", locals()))
 
-    def graduate(self) -> GraduationReport:
+    async def graduate(self) -> GraduationReport:
         """Graduate corroborated episodic memories to semantic: a helpful outcome
         (feedback summing above zero, or a good credit) or ≥ 2 distinct canonical
         sources. Its own kind or confidence never counts; each move is recorded with
         its evidence (`ungraduate` takes it back).
         """
-        return cast("GraduationReport", self._send("graduate", locals()))
+        return cast("GraduationReport", await self._send("graduate", locals()))
 
-    def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
+    async def ungraduate(self, ids: Sequence[str]) -> Lifecycle:
         """Take back the graduation of these memories (semantic back to episodic)."""
-        return cast("Lifecycle", self._send("ungraduate", locals()))
+        return cast("Lifecycle", await self._send("ungraduate", locals()))
 
-    def list_memories(
+    async def list_memories(
         self,
         limit: int = 50,
         offset: int = 0,
@@ -716,26 +672,26 @@ class Client:
         written or canonical) and ``where`` is the filter grammar of `read`.
         ``limit`` is 1 to 500 and ``offset`` counts from the newest.
         """
-        return cast("MemoryPage", self._send("list_memories", locals()))
+        return cast("MemoryPage", await self._send("list_memories", locals()))
 
-    def inspect(self, id: str) -> Inspection:
+    async def inspect(self, id: str) -> Inspection:
         """One record with its key's history, the feedback that rated it, the entities
         it mentions and the declared relations it anchors or joins.
 
         Any status opens; an id not readable here raises `UnknownMemory`.
         """
-        return cast("Inspection", self._send("inspect", locals()))
+        return cast("Inspection", await self._send("inspect", locals()))
 
-    def health(self) -> Health:
+    async def health(self) -> Health:
         """The store's health: counts by kind and status, sizes on disk, the embedder,
         vectors stored and pending, and the last feedback, in this scope's view.
 
         The sizes are the whole store's: a served key without the operator role gets
         None for them, since other tenants' writes move them.
         """
-        return cast("Health", self._send("health", locals()))
+        return cast("Health", await self._send("health", locals()))
 
-    def update(
+    async def update(
         self,
         id: str,
         tags: Sequence[str] | None = None,
@@ -753,9 +709,9 @@ class Client:
         written. A new ``access`` moves the memory to that access class. An id not
         readable here raises `UnknownMemory`.
         """
-        return cast("Record", self._send("update", locals()))
+        return cast("Record", await self._send("update", locals()))
 
-    def export_all(self) -> Iterator[dict[str, Any]]:
+    async def export_all(self) -> Iterator[dict[str, Any]]:
         """The whole readable store as export lines: a versioned header, every record (of
         every status, oldest first, with ``superseded_by``), then learned links, lessons,
         taught totals, the feedback log, entities and relations (see `import_lines`).
@@ -764,9 +720,9 @@ class Client:
         trust room's standing, receipts and cases, procedures, the vault index and the
         dream pass's derived layer are not carried either.
         """
-        return cast("Iterator[dict[str, Any]]", self._send("export_all", locals()))
+        return cast("Iterator[dict[str, Any]]", await self._send("export_all", locals()))
 
-    def import_lines(
+    async def import_lines(
         self, lines: Sequence[Mapping[str, Any]], first_line: int = 1, rehome: bool = False
     ) -> ImportReport:
         """Import lines of `export` or `export_all` into this scope, keeping ids and times.
@@ -784,144 +740,6 @@ class Client:
         reported with its number (counted from ``first_line``) and field; the rest is
         imported.
         """
-        return cast("ImportReport", self._send("import_lines", locals()))
+        return cast("ImportReport", await self._send("import_lines", locals()))
 
     # -- end of the generated operations --
-
-
-@functools.cache
-def _shape(method: Callable[..., Any]) -> tuple[inspect.Signature, Any]:
-    """A method's signature and resolved return type (resolving is slow; both are fixed)."""
-    return inspect.signature(method), typing.get_type_hints(method).get("return", Any)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, set | frozenset | tuple):
-        return list(value)
-    raise TypeError(f"cannot send {type(value).__name__} as JSON")
-
-
-def _error_from(exc: urllib.error.HTTPError) -> AssocmemError:
-    try:
-        detail = json.loads(exc.read())["error"]
-    except (ValueError, KeyError, TypeError):
-        return AssocmemError(f"server answered {exc.code} without an error body")
-    cls = getattr(errors, str(detail.get("type")), None)
-    message = str(detail.get("message", ""))
-    if isinstance(cls, type) and issubclass(cls, AssocmemError):
-        if issubclass(cls, InvalidInput):
-            return cls(message, field=detail.get("field"))
-        return cls(message)
-    return AssocmemError(f"{detail.get('type')}: {message}")
-
-
-@functools.cache
-def _type_hints(kind: type) -> dict[str, Any]:
-    """A dataclass's resolved field types; resolving them is slow, and the set is fixed."""
-    return typing.get_type_hints(kind)
-
-
-def from_plain(kind: Any, data: Any) -> Any:
-    """Rebuild a value of type ``kind`` (a frozen dataclass, a container of them, or a
-    plain type) from the JSON the server sent."""
-    if data is None:
-        return None
-    origin = typing.get_origin(kind)
-    arguments = typing.get_args(kind)
-    if origin in (typing.Union, UnionType):
-        options = [a for a in arguments if a is not type(None)]
-        return from_plain(options[0], data) if len(options) == 1 else data
-    if dataclasses.is_dataclass(kind) and isinstance(kind, type):
-        hints = _type_hints(kind)
-        return kind(**{
-            f.name: from_plain(hints[f.name], data[f.name])
-            for f in dataclasses.fields(kind) if f.name in data
-        })  # fmt: skip
-    if origin is tuple:
-        if len(arguments) == 2 and arguments[1] is Ellipsis:
-            return tuple(from_plain(arguments[0], v) for v in data)
-        return tuple(from_plain(a, v) for a, v in zip(arguments, data, strict=False))
-    if origin in (list, Iterator, typing.Iterator) or (
-        origin is not None and origin.__name__ in ("Iterator", "Sequence", "list")
-    ):
-        return [from_plain(arguments[0], v) for v in data] if arguments else list(data)
-    if origin is dict:
-        return {k: from_plain(arguments[1], v) for k, v in data.items()}
-    return data
-
-
-# -- regenerating the operation methods ----------------------------------------------
-
-BEGIN = "    # -- operations: generated from `surface.operations()`; do not edit by hand --\n"
-END = "    # -- end of the generated operations --\n"
-
-
-def render_operations() -> str:
-    """The source of every operation method, from the registry and `Memory`'s signatures."""
-    from assocmem.memory import Memory
-    from assocmem.surface import operations
-
-    blocks = []
-    for name in operations():
-        method = getattr(Memory, name)
-        signature = inspect.signature(method)
-        parts = []
-        keyword_only = False
-        for parameter in signature.parameters.values():
-            if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not keyword_only:
-                parts.append("*")
-            keyword_only = keyword_only or parameter.kind in (
-                inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_POSITIONAL,
-            )  # fmt: skip
-            parts.append(_parameter_source(parameter))
-        returns = signature.return_annotation
-        head = _def_source(name, parts, returns)
-        doc = _docstring(inspect.getdoc(method) or name)
-        blocks.append(
-            f'{head}\n        """{doc}"""\n'
-            f'        return cast("{returns}", self._send("{name}", locals()))\n'
-        )
-    return BEGIN + "\n" + "\n".join(blocks) + "\n" + END
-
-
-def _parameter_source(parameter: inspect.Parameter) -> str:
-    if parameter.annotation is inspect.Parameter.empty:
-        return parameter.name  # self
-    star = "*" if parameter.kind is inspect.Parameter.VAR_POSITIONAL else ""
-    text = f"{star}{parameter.name}: {parameter.annotation}"
-    if parameter.default is inspect.Parameter.empty:
-        return text
-    default = parameter.default
-    return f"{text} = {json.dumps(default) if isinstance(default, str) else repr(default)}"
-
-
-def _def_source(name: str, parts: list[str], returns: str) -> str:
-    """The ``def`` line as the formatter lays it out: one line, one indented line of
-    parameters, or one parameter a line."""
-    one_line = f"    def {name}({', '.join(parts)}) -> {returns}:"
-    if len(one_line) <= 100:
-        return one_line
-    inner = f"        {', '.join(parts)}"
-    if len(inner) <= 100:
-        return f"    def {name}(\n{inner}\n    ) -> {returns}:"
-    lines = "".join(f"        {p},\n" for p in parts)
-    return f"    def {name}(\n{lines}    ) -> {returns}:"
-
-
-def _docstring(doc: str) -> str:
-    """A docstring's text indented as a method's (the first line follows the quotes)."""
-    first, *rest = doc.splitlines()
-    if not rest:
-        return first
-    return first + "\n" + "".join(f"        {line}\n" if line else "\n" for line in rest) + " " * 8
-
-
-def regenerate() -> None:
-    """Rewrite the generated block of this file from the registry (run it with
-    ``python -c "from assocmem.adapters import client; client.regenerate()"``)."""
-    path = Path(__file__)
-    source = path.read_text(encoding="utf-8")
-    start, end = source.index(BEGIN), source.index(END) + len(END)
-    path.write_text(source[:start] + render_operations() + source[end:], encoding="utf-8")
