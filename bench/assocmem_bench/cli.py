@@ -164,6 +164,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
     p.set_defaults(handler=_server)
 
+    doc = "8 concurrent callers through Client, AsyncClient and MCP over HTTP, against urllib"
+    p = benches.add_parser("clients", help=doc, description=doc)
+    p.add_argument("--out", default="bench-clients.json", help=OUT_HELP)
+    p.add_argument("--clients", type=_positive, default=8, help="concurrent callers")
+    p.add_argument("--seconds", type=float, default=10.0, help="length of each turn")
+    p.add_argument("--rounds", type=_positive, default=3, help="turns of each transport")
+    p.set_defaults(handler=_clients)
+
     doc = "hardening: idle/flooding/oversized clients, writes racing forget, WAL under a snapshot"
     p = benches.add_parser("hardening", help=doc, description=doc)
     p.add_argument("--out", default="bench-hardening.json", help=OUT_HELP)
@@ -491,6 +499,16 @@ def _server(args: argparse.Namespace) -> int:
         args.out, clients=args.clients, seconds=args.seconds, examples=args.examples
     )
     print(json.dumps({k: report[k] for k in ("load", "crash", "fuzz")}, indent=2))
+    return 0
+
+
+def _clients(args: argparse.Namespace) -> int:
+    from . import clients_bench
+
+    report = clients_bench.run(
+        args.out, clients=args.clients, seconds=args.seconds, rounds=args.rounds
+    )
+    print(json.dumps({k: report[k] for k in ("transports", "against_urllib")}, indent=2))
     return 0
 
 
