@@ -92,6 +92,7 @@ DECLARED: dict[str, Declaration] = {
     "ungraduate": Declaration(True, ("ids",)),
     # -- inspection (the inspect/ room; what the dashboard reads) --
     "list_memories": Declaration(False),
+    "feedback_log": Declaration(False),
     "inspect": Declaration(False, ("id",)),
     "health": Declaration(False),
     # -- comforts: update, export and import --
@@ -117,7 +118,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
                    "retire_procedure", "graduate", "ungraduate"),
     "admin": ("write_many", "export", "export_all", "import_lines", "stats", "archive",
               "restore", "protect", "end_task", "retain", "consolidate", "consolidate_clusters",
-              "value_by_cohort", "list_memories", "inspect", "health"),
+              "value_by_cohort", "list_memories", "feedback_log", "inspect", "health"),
 }  # fmt: skip
 # Writing operations that may remove or overwrite what is kept (the rest only add, or
 # change reversibly), and those a repeat with the same arguments changes nothing more.
@@ -246,6 +247,8 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "tag": "only memories carrying this tag",
     "status": "only this status: active, superseded or archived (default: every status)",
     ("list_memories", "source"): "only memories from this source (as written or canonical)",
+    ("feedback_log", "limit"): "at most this many calls on the page (1-500, default 50)",
+    ("feedback_log", "memory_id"): "only the calls that rated this memory",
     ("inspect", "id"): "the id of the memory to open",
     # -- comforts: update, export and import --
     ("update", "id"): "the id of the memory to change",

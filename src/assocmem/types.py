@@ -918,6 +918,32 @@ class FeedbackEntry(_Plain):
 
 
 @dataclass(frozen=True)
+class FeedbackCall(_Plain):
+    """One call of `feedback` as the log keeps it: its public id, when, who (the scope
+    it was given in), the outcome, the concepts the question was about, and the rated
+    memories the reader may still read (a forgotten memory leaves the log)."""
+
+    id: int
+    at: str
+    agent_id: str
+    project_id: str
+    channel: str
+    outcome: float
+    query_concepts: tuple[str, ...]
+    memory_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FeedbackLog(_Plain):
+    """One page of the feedback log, newest first; ``total`` counts every call, for paging."""
+
+    items: tuple[FeedbackCall, ...]
+    total: int
+    limit: int
+    offset: int
+
+
+@dataclass(frozen=True)
 class Inspection(_Plain):
     """One record with what surrounds it: the supersession history of its key (oldest
     first), the feedback that rated it, the entities it mentions and the declared

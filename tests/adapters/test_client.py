@@ -115,6 +115,7 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     # -- inspection; sizes on disk and the backend's name are the target's, masked
     out["list_memories"] = m.list_memories(limit=5, offset=1, status="active")
     out["inspect"] = m.inspect(first.id)
+    out["feedback_log"] = m.feedback_log(limit=5, memory_id=first.id)
     out["health"] = dataclasses.replace(m.health(), backend="-", store_bytes=0, wal_bytes=0)
     # comforts: update, export and import
     out["update"] = m.update(runs[1], tags=["wrapped"], value=2.0)

@@ -271,6 +271,7 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "ungraduate": {"ids": [note]},
         # inspection
         "list_memories": {"limit": 500},
+        "feedback_log": {"limit": 500},
         "inspect": {"id": note},
         "health": {},
         # comforts: update, export and import

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assocmem.errors import InvalidInput
+from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.recall import filters
 from assocmem.recall import request as requests
 from assocmem.store import Store, View
 from assocmem.trust import standing as standings
-from assocmem.types import KINDS, STATUSES, MemoryPage, Scope
+from assocmem.types import KINDS, STATUSES, FeedbackLog, MemoryPage, Scope
 from assocmem.write import validate
 
 MAX_PAGE = 500
@@ -55,6 +55,23 @@ def page(
     return MemoryPage(
         items=tuple(found[s] for s in seqs if s in found), total=total, limit=limit, offset=offset
     )
+
+
+def feedback_page(
+    store: Store, scope: Scope, *, limit: int, offset: int, memory_id: str | None
+) -> FeedbackLog:
+    """One page of the feedback calls ``scope`` reads, newest first, with the total."""
+    requests.check_int(limit, "limit", 1, MAX_PAGE)
+    requests.check_int(offset, "offset", 0, MAX_OFFSET)
+    with store.snapshot():
+        seq = None
+        if memory_id is not None:
+            wanted = _text(memory_id, "memory_id")
+            seq = store.visible_seqs(scope, [wanted], statuses=STATUSES).get(wanted)
+            if seq is None:
+                raise UnknownMemory(f"no memory {wanted!r} is readable here", record_id=wanted)
+        calls, total = store.feedback_page(scope, limit, offset, seq)
+    return FeedbackLog(items=tuple(calls), total=total, limit=limit, offset=offset)
 
 
 def _text(value: Any, field: str) -> str:

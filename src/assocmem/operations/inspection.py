@@ -12,7 +12,7 @@ from typing import Any
 from assocmem.inspect import browse, record
 from assocmem.inspect import health as store_health
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.types import Health, Inspection, MemoryPage
+from assocmem.types import FeedbackLog, Health, Inspection, MemoryPage
 
 
 class InspectionOperations(MemoryBase):
@@ -38,6 +38,21 @@ class InspectionOperations(MemoryBase):
             self._store, self.scope, limit=limit, offset=offset, kind=kind, tag=tag,
             status=status, source=source, where=where,
         )  # fmt: skip
+
+    @checked_arguments()
+    def feedback_log(
+        self, limit: int = 50, offset: int = 0, memory_id: str | None = None
+    ) -> FeedbackLog:
+        """A page of the feedback log, newest call first, with the total (for paging).
+
+        Each call says when it was given, in which scope, its outcome, the concepts its
+        question was about and the memories it rated that are still readable here.
+        ``memory_id`` keeps the calls that rated that memory (not readable here:
+        `UnknownMemory`). ``limit`` is 1 to 500 and ``offset`` counts from the newest.
+        """
+        return browse.feedback_page(
+            self._store, self.scope, limit=limit, offset=offset, memory_id=memory_id
+        )
 
     @checked_arguments()
     def inspect(self, id: str) -> Inspection:

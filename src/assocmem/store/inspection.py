@@ -9,6 +9,7 @@ tenant's rows; nothing here writes. The store's sizes on disk are the backend's
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ from assocmem.store.connection import SQLConnection
 from assocmem.store.graph import RELATION_COLUMNS
 from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import RelationRow, View
-from assocmem.types import Scope
+from assocmem.types import FeedbackCall, Scope
 
 # A feedback log row as read back: (public id, created_at, outcome, query concepts JSON).
 FeedbackRow = tuple[int, str, float, str]
@@ -41,6 +42,46 @@ class InspectionQueries(SQLConnection):
                 [*params, limit, offset],
             )
         return [seq for (seq,) in rows], int(total)
+
+    @translated
+    def feedback_page(
+        self, scope: Scope, limit: int, offset: int, seq: int | None = None
+    ) -> tuple[list[FeedbackCall], int]:
+        layers = self._layers(scope)
+        if not layers:
+            return [], 0
+        calls = "FROM feedback f JOIN scopes s ON s.id = f.scope_id"
+        params: list[object] = []
+        if seq is not None:
+            calls += " JOIN feedback_items i ON i.feedback_id = f.id AND i.memory_seq = ?"
+            params.append(seq)
+        calls += f" WHERE {in_list('f.scope_id', layers)}"
+        params += layers
+        with self.snapshot():  # the page, its total and its rated memories from one state
+            (total,) = self._query(f"SELECT COUNT(*) {calls}", params)[0]
+            rows = self._query(
+                "SELECT f.id, f.public_id, f.created_at, s.agent_id, s.project_id, s.channel,"
+                f" f.outcome, f.query_concepts {calls} ORDER BY f.id DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            )
+            rated: dict[int, list[str]] = {}
+            for feedback_id, memory_id in self._query_in(
+                "SELECT i.feedback_id, m.id FROM feedback_items i"
+                " JOIN memories m ON m.seq = i.memory_seq WHERE i.feedback_id IN (?*)"
+                f" AND {in_list('m.scope_id', layers)} ORDER BY i.feedback_id, m.seq",
+                [row[0] for row in rows],
+                after=layers,
+            ):
+                rated.setdefault(feedback_id, []).append(memory_id)
+        page = [
+            FeedbackCall(
+                id=int(public), at=at, agent_id=agent, project_id=project, channel=channel,
+                outcome=float(outcome), query_concepts=tuple(json.loads(concepts)),
+                memory_ids=tuple(rated.get(fid, ())),
+            )
+            for fid, public, at, agent, project, channel, outcome, concepts in rows
+        ]  # fmt: skip
+        return page, int(total)
 
     @translated
     def feedback_calls(

@@ -35,7 +35,7 @@ from assocmem.store.rows import (
     new_id,
     new_public_id,
 )
-from assocmem.types import Record, Scope, Stats, WriteResult
+from assocmem.types import FeedbackCall, Record, Scope, Stats, WriteResult
 
 if TYPE_CHECKING:
     import numpy as np
@@ -697,6 +697,14 @@ class Store(abc.ABC):
     ) -> tuple[list[int], int]:
         """Seqs of one page of what ``view`` sees (with ``source`` its source or canonical
         source when given), newest created first, and how many match in all."""
+
+    @abc.abstractmethod
+    def feedback_page(
+        self, scope: Scope, limit: int, offset: int, seq: int | None = None
+    ) -> tuple[list[FeedbackCall], int]:
+        """One page of the feedback calls in the reader's layers (that rated memory
+        ``seq``, when given), newest first, each with the rated memories still in those
+        layers; and how many calls match in all."""
 
     @abc.abstractmethod
     def feedback_calls(

@@ -32,6 +32,7 @@ from assocmem.types import (
     ConvergenceReport,
     CoverageGap,
     Declared,
+    FeedbackLog,
     FeedbackResult,
     Gaps,
     GateReport,
@@ -673,6 +674,18 @@ class AsyncClient(wire.Remote):
         ``limit`` is 1 to 500 and ``offset`` counts from the newest.
         """
         return cast("MemoryPage", await self._send("list_memories", locals()))
+
+    async def feedback_log(
+        self, limit: int = 50, offset: int = 0, memory_id: str | None = None
+    ) -> FeedbackLog:
+        """A page of the feedback log, newest call first, with the total (for paging).
+
+        Each call says when it was given, in which scope, its outcome, the concepts its
+        question was about and the memories it rated that are still readable here.
+        ``memory_id`` keeps the calls that rated that memory (not readable here:
+        `UnknownMemory`). ``limit`` is 1 to 500 and ``offset`` counts from the newest.
+        """
+        return cast("FeedbackLog", await self._send("feedback_log", locals()))
 
     async def inspect(self, id: str) -> Inspection:
         """One record with its key's history, the feedback that rated it, the entities

@@ -2,17 +2,20 @@
 
 Each client file holds a block between two markers that this module rewrites: one
 method per operation of `surface.operations()`, with `Memory`'s signature and
-docstring, sending its ``locals()``. A test fails when a block is stale.
+docstring, sending its ``locals()``; and its import of the result types those methods
+name. A test fails when a block is stale.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 
 # -- regenerating the operation methods ----------------------------------------------
 
+TYPES_IMPORT = "from assocmem.types import ("
 BEGIN = "    # -- operations: generated from `surface.operations()`; do not edit by hand --\n"
 END = "    # -- end of the generated operations --\n"
 
@@ -86,4 +89,19 @@ def regenerate() -> None:
         source = path.read_text(encoding="utf-8")
         start, end = source.index(BEGIN), source.index(END) + len(END)
         block = render_operations(coroutines=coroutines)
-        path.write_text(source[:start] + block + source[end:], encoding="utf-8")
+        source = _with_type_imports(source[:start] + block + source[end:], block)
+        path.write_text(source, encoding="utf-8")
+
+
+def _with_type_imports(source: str, block: str) -> str:
+    """``source`` importing from `assocmem.types` exactly the result types ``block``
+    names (a name must resolve for the client to rebuild a result)."""
+    from assocmem import types
+
+    named = set(re.findall(r"\b[A-Z]\w*\b", block))
+    wanted = sorted(n for n in named if getattr(getattr(types, n, None), "__module__", None)
+                    == types.__name__)  # fmt: skip
+    start = source.index(TYPES_IMPORT)
+    end = source.index(")\n", start) + 2
+    lines = "".join(f"    {name},\n" for name in wanted)
+    return source[:start] + f"{TYPES_IMPORT}\n{lines})\n" + source[end:]

@@ -32,6 +32,7 @@ from assocmem.types import (
     ConvergenceReport,
     CoverageGap,
     Declared,
+    FeedbackLog,
     FeedbackResult,
     Gaps,
     GateReport,
@@ -667,6 +668,18 @@ class Client(wire.Remote):
         ``limit`` is 1 to 500 and ``offset`` counts from the newest.
         """
         return cast("MemoryPage", self._send("list_memories", locals()))
+
+    def feedback_log(
+        self, limit: int = 50, offset: int = 0, memory_id: str | None = None
+    ) -> FeedbackLog:
+        """A page of the feedback log, newest call first, with the total (for paging).
+
+        Each call says when it was given, in which scope, its outcome, the concepts its
+        question was about and the memories it rated that are still readable here.
+        ``memory_id`` keeps the calls that rated that memory (not readable here:
+        `UnknownMemory`). ``limit`` is 1 to 500 and ``offset`` counts from the newest.
+        """
+        return cast("FeedbackLog", self._send("feedback_log", locals()))
 
     def inspect(self, id: str) -> Inspection:
         """One record with its key's history, the feedback that rated it, the entities
