@@ -245,7 +245,8 @@ class Memory(
 
         ``associations`` declares entities (``{"name", "aliases"}``) the memory
         mentions and relations (``{"subject", "predicate", "object"}``, endpoints
-        by entity name or ``mem:<id>``) it evidences. A malformed or clashing
+        by entity name, ``mem:<id>``, or ``ep:<id>`` for an episodic memory, which
+        is that memory) it evidences. A malformed or clashing
         declaration is dropped and reported in ``result.associations``; the memory
         is stored either way.
 
@@ -495,8 +496,9 @@ class Memory(
     ) -> Declared:
         """Declare entities, aliases and relations after the fact.
 
-        ``anchor_ref`` (``mem:<id>``) names the memory that mentions the entities and
-        evidences the relations. ``declared_by`` is ``"agent"`` or ``"operator"``.
+        ``anchor_ref`` (``mem:<id>``, or ``ep:<id>`` for an episodic memory) names the
+        memory that mentions the entities and evidences the relations. ``declared_by``
+        is ``"agent"`` or ``"operator"``.
         Malformed or clashing declarations are dropped and reported.
         """
         if not isinstance(associations, Mapping):
@@ -508,7 +510,11 @@ class Memory(
         operator_gate.check_declarer(declarer, self._operator)  # the operator gate
         # The anchor found and declared on in one write transaction, as for `update`.
         with self._store.transaction():
-            anchor = declarations.memory_seq(self._store, view, anchor_ref) if anchor_ref else None
+            anchor = (
+                declarations.memory_seq(self._store, view, anchor_ref, "anchor_ref")
+                if anchor_ref
+                else None
+            )
             return declarations.declare(
                 self._store, view, associations, anchor=anchor, declared_by=declarer
             )
@@ -692,13 +698,18 @@ class Memory(
         count: int = 10,
         max_hops: int = 1,
         max_evidence: int = reconstruction.DEFAULT_MAX_EVIDENCE,
+        as_of: str | datetime | None = None,
     ) -> Reconstruction:
         """Reconstructive recall: the items of a read, each with evidence reached through
         declared relations (``why="relation:<predicate>"``, ``hops``), bundles of records
         a declared record relation joins, and role-vocabulary relations as roles. With
-        nothing declared it returns exactly the read's items."""
+        nothing declared it returns exactly the read's items. ``as_of`` is the moment the
+        read measures decay at (default now): with it fixed, the same store answers the
+        same call byte for byte."""
         traversal.check_bounds(max_hops, max_evidence, "max_evidence", reconstruction.MAX_EVIDENCE)
-        request = requests.read_request(self.scope, query, k=count, profile=self._profile.name)
+        request = requests.read_request(
+            self.scope, query, k=count, profile=self._profile.name, as_of=as_of
+        )
         return reconstruction.reconstruct(
             self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
         )

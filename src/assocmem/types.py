@@ -374,7 +374,8 @@ class Role(_Plain):
 
 @dataclass(frozen=True)
 class Reconstructed(_Plain):
-    """One reconstructed item: a directly retrieved record with its evidence and roles."""
+    """One reconstructed item: a directly retrieved record with its evidence (records a
+    declared relation bundled into it, and records the walk reached) and roles."""
 
     ref: str
     text: str
@@ -382,7 +383,6 @@ class Reconstructed(_Plain):
     source: str
     evidence: tuple[Evidence, ...] = ()
     roles: tuple[Role, ...] = ()
-    bundled_into: str | None = None
 
 
 @dataclass(frozen=True)

@@ -197,13 +197,21 @@ def test_reconstruct_adds_evidence_bundles_and_roles(mem: Memory) -> None:
     plain = [i.id for i in mem.read("Who keeps the camera rig running?", k=4).items]
     assert all(e.ref[4:] not in plain for e in keeps.evidence)
     fix = mem.reconstruct("sensor board replaced", count=5)
-    by_ref = {i.ref: i for i in fix.items}
-    role = by_ref[f"mem:{ids['fix']}"].roles[0]
+    plain = [i.id for i in mem.read("sensor board replaced", k=5).items]
+    assert {ids["fix"], ids["board"]} <= set(plain)
+    # The two records a declared relation joins are one item, the earlier of the two.
+    first, second = sorted((ids["fix"], ids["board"]), key=plain.index)
+    heads = [i.ref for i in fix.items]
+    assert f"mem:{first}" in heads and f"mem:{second}" not in heads
+    assert heads == [f"mem:{i}" for i in plain if i != second]
+    item = fix.items[heads.index(f"mem:{first}")]
+    role = item.roles[0]
     assert (role.role, role.subject, role.object) == (
         "corrects", f"mem:{ids['fix']}", f"mem:{ids['board']}",
     )  # fmt: skip
-    members = [e for i in fix.items for e in i.evidence if e.independence_reason]
-    assert members and members[0].why == "relation:corrects" and members[0].hops is None
+    (member,) = [e for e in item.evidence if e.independence_reason]
+    assert member.ref == f"mem:{second}" and member.independence_reason == "cluster:relation"
+    assert member.why == "relation:corrects" and member.hops is None
 
 
 def test_stage_one_votes_aliases_to_the_lexical_arm_only(mem: Memory) -> None:
@@ -280,7 +288,7 @@ def check_empty_graph_is_a_no_op(store_target: Target) -> None:
         before = serialized(mem.reconstruct(QUERY, count=4))
         as_read = [
             {"ref": f"mem:{i.id}", "text": i.text, "score": i.score, "source": i.source,
-             "evidence": [], "roles": [], "bundled_into": None}
+             "evidence": [], "roles": []}
             for i in mem.read(QUERY, k=4).items
         ]  # fmt: skip
         assert json.loads(before)["items"] == as_read
@@ -292,16 +300,18 @@ def check_empty_graph_is_a_no_op(store_target: Target) -> None:
 
 
 def check_items_never_created_or_reordered(store_target: Target) -> None:
-    """3. Heads and their order equal the plain read's (for a question naming no alias,
-    so stage 1 adds no vote and only the walk and bundling could change anything)."""
+    """3. Heads and their order equal the plain read's, less the records a declared
+    record relation bundled into an earlier item (for a question naming no alias, so
+    stage 1 adds no vote and only the walk and bundling could change anything)."""
     with Memory(store_target("heads"), agent_id="lab") as mem:
         world(mem)
         question = "Who patched the driver of the sensor board?"
         result = mem.reconstruct(question, count=4, max_hops=2)
         assert any(item.evidence for item in result.items)
-        assert [i.ref for i in result.items] == [
-            f"mem:{i.id}" for i in mem.read(question, k=4).items
-        ]
+        bundled = {e.ref for i in result.items for e in i.evidence if e.hops is None}
+        read = [f"mem:{i.id}" for i in mem.read(question, k=4).items]
+        assert [i.ref for i in result.items] == [ref for ref in read if ref not in bundled]
+        assert bundled <= set(read)
 
 
 def check_bounded_and_deterministic(store_target: Target) -> None:
@@ -388,6 +398,22 @@ def check_no_declaration_outlives_its_endpoints(store_target: Target) -> None:
     assert dangling == 0 and orphans == 0
 
 
+def check_no_model_is_called(store_target: Target) -> None:
+    """4 (of §5). No model is called: declaring stores what was written and traverse is
+    SQL and pure functions, so neither reaches the embedder an attached store has."""
+    from assocmem.testing import ToyEmbedder
+
+    model = ToyEmbedder()
+    with Memory(store_target("model"), agent_id="lab", embedder=model) as mem:
+        ids = world(mem)
+        called = len(model.calls)
+        mem.declare({"entities": [{"name": "Lab", "aliases": ["the lab"]}], "relations": [
+            {"subject": "Kirari", "predicate": "works in", "object": "Lab"}]},
+            anchor_ref=f"mem:{ids['club']}")  # fmt: skip
+        assert mem.traverse("the lab", max_hops=3).entities
+        assert len(model.calls) == called
+
+
 INVARIANTS: dict[str, Callable[[Path], None]] = {
     "read_unchanged": check_read_unchanged,
     "empty_graph_no_op": check_empty_graph_is_a_no_op,
@@ -396,6 +422,7 @@ INVARIANTS: dict[str, Callable[[Path], None]] = {
     "provenance": check_provenance_everywhere,
     "isolation": check_isolation,
     "no_orphan_declarations": check_no_declaration_outlives_its_endpoints,
+    "no_model_called": check_no_model_is_called,
 }
 
 
@@ -428,8 +455,9 @@ def _walk_creates_items(mp: pytest.MonkeyPatch) -> None:
 
 def _walk_unbounded(mp: pytest.MonkeyPatch) -> None:
     original = reconstruct_module.walk
-    mp.setattr(reconstruct_module, "walk", lambda pool, inputs, max_hops, max_evidence: original(
-        pool, inputs, max_hops=traverse_module.MAX_HOPS, max_evidence=1000))  # fmt: skip
+    mp.setattr(reconstruct_module, "walk", lambda pool, inputs, max_hops, max_evidence, **kw:
+               original(pool, inputs, max_hops=traverse_module.MAX_HOPS, max_evidence=1000,
+                        **kw))  # fmt: skip
     load = reconstruct_module.load_walk
     mp.setattr(reconstruct_module, "load_walk", lambda store, view, pool, hops, cap: load(
         store, view, pool, traverse_module.MAX_HOPS, 1000))  # fmt: skip
@@ -476,6 +504,17 @@ def _no_cascade(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(SQLiteStore, "_migrate", mutated)
 
 
+def _traverse_embeds_the_entity(mp: pytest.MonkeyPatch) -> None:
+    original = Memory.traverse
+
+    def traverse(self: Memory, entity: str, *args: Any, **kwargs: Any) -> Any:
+        if self._space is not None:
+            self._space.embed_query(entity)  # "resolve the name by meaning"
+        return original(self, entity, *args, **kwargs)
+
+    mp.setattr(Memory, "traverse", traverse)
+
+
 MUTANTS: dict[str, tuple[str, Callable[[pytest.MonkeyPatch], None]]] = {
     "read_consults_graph": ("read_unchanged", _read_consults_graph),
     "stage_one_votes_unconditionally": ("empty_graph_no_op", _stage_one_votes_unconditionally),
@@ -484,6 +523,7 @@ MUTANTS: dict[str, tuple[str, Callable[[pytest.MonkeyPatch], None]]] = {
     "evidence_without_why": ("provenance", _evidence_without_why),
     "graph_ignores_scope": ("isolation", _graph_ignores_scope),
     "no_cascade": ("no_orphan_declarations", _no_cascade),
+    "traverse_embeds_the_entity": ("no_model_called", _traverse_embeds_the_entity),
 }
 
 

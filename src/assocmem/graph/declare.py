@@ -26,6 +26,9 @@ DECLARERS = ("agent", "operator")
 MAX_NAME_CHARS = 256
 MAX_DECLARATIONS = 200
 MEM_PREFIX = "mem:"
+# Seed 002 names episodes ``ep:<id>``; an episode here is an episodic memory, so the
+# ref maps onto that memory (``mem:<id>``), and one naming any other kind is refused.
+EP_PREFIX = "ep:"
 
 
 @dataclass(frozen=True)
@@ -218,18 +221,28 @@ def _relate(context: _Context, outcome: _Outcome, decl: RelationDecl) -> None:
 
 
 def _endpoint(context: _Context, name: str) -> tuple[str, int]:
-    if name.startswith(MEM_PREFIX):
+    if name.startswith((MEM_PREFIX, EP_PREFIX)):
         return ("mem", memory_seq(context.store, context.view, name))
     return ("entity", _resolve_or_create(context, name))
 
 
-def memory_seq(store: Store, view: View, ref: str) -> int:
-    """The internal sequence of a readable ``mem:<id>`` ref (or bare id)."""
-    memory_id = ref[len(MEM_PREFIX) :] if ref.startswith(MEM_PREFIX) else ref
+def memory_seq(store: Store, view: View, ref: str, field: str = "ref") -> int:
+    """The internal sequence of a readable ``mem:<id>`` ref (or bare id), or of an
+    ``ep:<id>`` ref naming an episodic memory."""
+    episode = ref.startswith(EP_PREFIX)
+    memory_id = ref.removeprefix(EP_PREFIX if episode else MEM_PREFIX)
     found = store.visible_seqs(view.scope, [memory_id])
     if memory_id not in found:
         raise UnknownMemory(f"no memory {memory_id!r} is readable here", record_id=memory_id)
-    return found[memory_id]
+    seq = found[memory_id]
+    if episode:
+        kind = store.records_by_seq([seq])[seq].kind
+        if kind != "episodic":
+            raise InvalidInput(
+                f"{ref!r} names a {kind} memory, not an episode: write mem:{memory_id}",
+                field=field,
+            )
+    return seq
 
 
 def check_declarer(declared_by: Any) -> str:

@@ -11,7 +11,7 @@ reader's scope.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -63,18 +63,25 @@ class Walk:
     reached: tuple[str, ...]
 
 
-def walk(pool: Sequence[int], inputs: WalkInputs, *, max_hops: int, max_evidence: int) -> Walk:
+def walk(
+    pool: Sequence[int],
+    inputs: WalkInputs,
+    *,
+    max_hops: int,
+    max_evidence: int,
+    placed: Collection[int] = (),
+) -> Walk:
     """Stage 3, a pure function: from each pooled record, through the entities it
     mentions and entity-to-entity relations (either direction, 1..max_hops), to the
-    records mentioning the entities reached. A pooled record stays where retrieval
-    put it and a record two items reach belongs to the earlier item; each item keeps
-    at most ``max_evidence``, fewer hops first, then the most recently declared
-    relation, then the lower record id."""
+    records mentioning the entities reached. A pooled record, or one already ``placed``
+    (bundled into an item), stays where it is and a record two items reach belongs to
+    the earlier item; each item keeps at most ``max_evidence``, fewer hops first, then
+    the most recently declared relation, then the lower record id."""
     adjacency: dict[int, list[RelationRow]] = {}
     for row in inputs.relations:
         adjacency.setdefault(row.subject_id, []).append(row)
         adjacency.setdefault(row.object_id, []).append(row)
-    claimed, evidence, omitted, limits = set(pool), {}, 0, set()
+    claimed, evidence, omitted, limits = {*pool, *placed}, {}, 0, set()
     for seq in pool:
         best, hops_hit = _reach(inputs.mentions.get(seq, ()), adjacency, max_hops)
         if hops_hit:
@@ -169,11 +176,13 @@ def reconstruct(
     texts = {seqs[i.id]: i.text for i in result.items if i.id in seqs}
     refs = {seq: MEM_PREFIX + memory_id for memory_id, seq in seqs.items()}
     stage2 = _bundles(store, request.view, pool, refs, texts)
+    heads = [seq for seq in pool if seq not in stage2.folded]
     walked = walk(
-        pool,
-        load_walk(store, request.view, pool, max_hops, max_evidence),
+        heads,
+        load_walk(store, request.view, heads, max_hops, max_evidence),
         max_hops=max_hops,
         max_evidence=max_evidence,
+        placed=stage2.folded,
     )
     reached = store.records_by_seq([r.seq for rs in walked.evidence.values() for r in rs])
     items = _assemble(result.items, seqs, stage2, walked, reached)
@@ -191,7 +200,7 @@ def reconstruct(
 @dataclass(frozen=True)
 class _Stage2:
     bundles: Mapping[int, list[Evidence]]
-    bundled_into: Mapping[int, str]
+    folded: frozenset[int]  # pooled records now evidence inside an earlier item
     roles: Mapping[int, list[Role]]
 
 
@@ -202,10 +211,13 @@ def _assemble(
     walked: Walk,
     reached: Mapping[int, Any],
 ) -> list[Reconstructed]:
-    """The read's items, in the read's order, each with its bundle, walk evidence and roles."""
+    """The read's items, in the read's order, each with its bundle, walk evidence and
+    roles; an item bundled into an earlier one is inside it, no longer an item."""
     assembled = []
     for item in items:
         seq = seqs[item.id]
+        if seq in stage2.folded:
+            continue
         evidence = [
             Evidence(
                 ref=MEM_PREFIX + reached[r.seq].id,
@@ -223,7 +235,6 @@ def _assemble(
                 source=item.source,
                 evidence=tuple(stage2.bundles.get(seq, []) + evidence),
                 roles=tuple(stage2.roles.get(seq, [])),
-                bundled_into=stage2.bundled_into.get(seq),
             )
         )
     return assembled
@@ -236,27 +247,45 @@ def _bundles(
     refs: Mapping[int, str],
     texts: Mapping[int, str],
 ) -> _Stage2:
-    """Stage 2: pooled records joined by a declared record-to-record relation bundle
-    into the earlier item; role-vocabulary predicates become roles on both items."""
+    """Stage 2: two pooled records a declared record-to-record relation joins fold into
+    one item, the earlier; a record joined to one already folded goes where that one
+    went. Role-vocabulary predicates become roles on both records (a folded record's
+    roles are its item's)."""
     position = {seq: i for i, seq in enumerate(pool)}
-    bundles: dict[int, list[Evidence]] = {}
-    bundled_into: dict[int, str] = {}
+    into: dict[int, int] = {}  # folded record -> the record it was bundled with
+    joined: dict[int, str] = {}  # folded record -> the predicate that bundled it
     roles: dict[int, list[Role]] = {}
     for row in store.memory_relations(view.scope, pool):
         head, member = sorted((row.subject_id, row.object_id), key=lambda s: position[s])
-        if member not in bundled_into and head != member:
-            bundled_into[member] = refs[head]
-            bundles.setdefault(head, []).append(
-                Evidence(
-                    ref=refs[member],
-                    text=texts[member],
-                    why=f"relation:{row.predicate}",
-                    independence_reason="cluster:relation",
-                )
-            )
+        if member not in into and head != member:
+            into[member], joined[member] = head, row.predicate
         if normalize_text(row.predicate) in ROLES:
             role = Role(normalize_text(row.predicate), refs[row.subject_id], refs[row.object_id],
                         row.public_id)  # fmt: skip
             for seq in (row.subject_id, row.object_id):
                 roles.setdefault(seq, []).append(role)
-    return _Stage2(bundles, bundled_into, roles)
+    bundles: dict[int, list[Evidence]] = {}
+    item_roles: dict[int, list[Role]] = {}
+    for seq in pool:  # in item order, so each item's bundle keeps the read's order
+        item = _item_of(seq, into)
+        if item != seq:
+            bundles.setdefault(item, []).append(
+                Evidence(
+                    ref=refs[seq],
+                    text=texts[seq],
+                    why=f"relation:{joined[seq]}",
+                    independence_reason="cluster:relation",
+                )  # fmt: skip
+            )
+        for role in roles.get(seq, ()):
+            if role not in item_roles.setdefault(item, []):
+                item_roles[item].append(role)
+    return _Stage2(bundles, frozenset(into), item_roles)
+
+
+def _item_of(seq: int, into: Mapping[int, int]) -> int:
+    """The item a pooled record is in: itself, or where its bundling chain ends (each
+    step goes to an earlier record, so the chain ends)."""
+    while seq in into:
+        seq = into[seq]
+    return seq

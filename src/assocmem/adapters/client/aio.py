@@ -152,7 +152,8 @@ class AsyncClient(wire.Remote):
 
         ``associations`` declares entities (``{"name", "aliases"}``) the memory
         mentions and relations (``{"subject", "predicate", "object"}``, endpoints
-        by entity name or ``mem:<id>``) it evidences. A malformed or clashing
+        by entity name, ``mem:<id>``, or ``ep:<id>`` for an episodic memory, which
+        is that memory) it evidences. A malformed or clashing
         declaration is dropped and reported in ``result.associations``; the memory
         is stored either way.
 
@@ -297,8 +298,9 @@ class AsyncClient(wire.Remote):
     ) -> Declared:
         """Declare entities, aliases and relations after the fact.
 
-        ``anchor_ref`` (``mem:<id>``) names the memory that mentions the entities and
-        evidences the relations. ``declared_by`` is ``"agent"`` or ``"operator"``.
+        ``anchor_ref`` (``mem:<id>``, or ``ep:<id>`` for an episodic memory) names the
+        memory that mentions the entities and evidences the relations. ``declared_by``
+        is ``"agent"`` or ``"operator"``.
         Malformed or clashing declarations are dropped and reported.
         """
         return cast("Declared", await self._send("declare", locals()))
@@ -326,12 +328,20 @@ class AsyncClient(wire.Remote):
         return cast("Traversal", await self._send("traverse", locals()))
 
     async def reconstruct(
-        self, query: str, *, count: int = 10, max_hops: int = 1, max_evidence: int = 5
+        self,
+        query: str,
+        *,
+        count: int = 10,
+        max_hops: int = 1,
+        max_evidence: int = 5,
+        as_of: str | datetime | None = None,
     ) -> Reconstruction:
         """Reconstructive recall: the items of a read, each with evidence reached through
         declared relations (``why="relation:<predicate>"``, ``hops``), bundles of records
         a declared record relation joins, and role-vocabulary relations as roles. With
-        nothing declared it returns exactly the read's items.
+        nothing declared it returns exactly the read's items. ``as_of`` is the moment the
+        read measures decay at (default now): with it fixed, the same store answers the
+        same call byte for byte.
         """
         return cast("Reconstruction", await self._send("reconstruct", locals()))
 
