@@ -165,7 +165,8 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "kinds": "memory kinds to read (default: all but working)",
     "explain": "say which arms found each item",
     "as_of": "the moment decay and verification are measured at (default now)",
-    "mode": "recall (default) or evidence (verified, sourced facts only)",
+    "mode": "recall (default: every arm; auto is the same), lexical (words only), semantic"
+    " (meaning only) or evidence (verified, sourced facts only)",
     "role": "read in this role instead of the memory's",
     "include_superseded": "include values a newer one retired",
     "profile": "the recall profile to rank by: general or conversation (default: the memory's)",

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
+from assocmem.errors import InvalidInput
 from assocmem.links import hebbian as links
 from assocmem.links import lessons, precedents
 from assocmem.recall import cues, filters, fusion, weighing
@@ -117,6 +118,15 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     result names, for the question's best k plain matches, the first gate each failed.
     """
     evidence = request.mode == "evidence"
+    # One channel, when asked: words alone (no embedder is consulted), or meaning alone.
+    meaning_only = request.mode == "semantic"
+    if request.mode == "lexical":
+        space = None
+    elif meaning_only and space is None:
+        raise InvalidInput(
+            "mode 'semantic' reads by meaning and needs an embedder (Memory(..., embedder=...))",
+            field="mode",
+        )
     plain_view = request.view
     if evidence:
         as_of = request.as_of or times.now()
@@ -139,7 +149,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         expansion = links.expand(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
-        concept_scoped = _concept_arm(store, view, query_ids)[:depth]
+        concept_scoped = [] if meaning_only else _concept_arm(store, view, query_ids)[:depth]
         associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
@@ -159,12 +169,19 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             rankings = {**arms, **rankings}
             shares = _word_shares(words, spread, rankings, not request.concepts_given)
             left_open = 1.0 - words.best
-        learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
+        if meaning_only:
+            rankings, shares, associative = {"semantic": rankings.get("semantic", [])}, {}, []
+        learned = (
+            []
+            if meaning_only
+            else lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
+        )
         voters = learned[:depth]
-        rankings["learned"] = [hit.seq for hit in voters]
+        if not meaning_only:
+            rankings["learned"] = [hit.seq for hit in voters]
         precedent: list[precedents.PrecedentHit] = []
         asked_by: dict[str, tuple[str, ...]] = {}
-        if space is not None and probe is not None:  # no embedder, no precedent arm
+        if space is not None and probe is not None and not meaning_only:  # needs an embedder
             model_id = space.embedder.model_id
             precedent, asked_by = precedents.hits(store, view, model_id, probe, background)
             rankings["precedent"] = [hit.seq for hit in precedent[:depth]]
@@ -184,7 +201,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         # searches would follow its words and push more of its topic into the read.
         seeds = votes.ranked(depth)
         votes.add({arm: rankings[arm] for arm in TAUGHT_ARMS if arm in rankings})
-        if seeds and question is not None:
+        if seeds and question is not None and not meaning_only:
             later = _later_arms(store, view, question, space, probe, seeds, depth)
             rankings["thread"], caps = _thread_arm(store, view, seeds, profile, depth)
             rankings.update(later)
@@ -238,6 +255,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             )
         },
         arms={arm: arm in rankings for arm in ARMS},
+        mode=request.mode,
         id=read_id,
         bounds={
             "expansion_capped": int(expansion.capped),

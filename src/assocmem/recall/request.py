@@ -27,7 +27,8 @@ from assocmem.write import validate as records
 MAX_K = 1000
 MAX_QUERY_CHARS = 10_000
 MAX_READ_CONCEPTS = 64
-MODES = ("recall", "evidence")
+# "recall" and "auto" are one: every arm, fused with the embedder's when one is attached.
+MODES = ("recall", "auto", "lexical", "semantic", "evidence")
 
 
 def read_request(
@@ -76,6 +77,8 @@ def read_request(
             raise InvalidInput(f"{name} must be true or false", field=name)
     if mode not in MODES:
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}", field="mode")
+    if mode == "semantic" and query is None:
+        raise InvalidInput("mode 'semantic' reads a query's meaning: give a query", field="query")
     chosen = profiles.named(profile)
     view = View(
         reader(scope, role),

@@ -224,9 +224,14 @@ class AsyncClient(wire.Remote):
         working memory is read only for its ``task``. ``as_of`` is the moment decay
         and verification are measured at (default now).
 
-        ``mode="evidence"`` returns only semantic memories from a named source whose
-        verification is still valid at ``as_of`` (confidence never counts); it may
-        return nothing, and ``gates`` says which gate dropped what. ``role`` reads in
+        ``mode`` picks the channels: ``"recall"`` (the default; ``"auto"`` is the
+        same) runs every arm, the semantic ones where an embedder is attached;
+        ``"lexical"`` reads by words and what they were taught, consulting no
+        embedder; ``"semantic"`` by meaning alone, the embedder's nearest memories
+        (it needs an embedder and a query). ``mode="evidence"`` returns only
+        semantic memories from a named source whose verification is still valid at
+        ``as_of`` (confidence never counts); it may return nothing, and ``gates``
+        says which gate dropped what. ``role`` reads in
         another role than the memory's. Superseded values are left out unless
         ``include_superseded``. ``profile`` ranks by another recall profile than the
         memory's (``"general"`` or ``"conversation"``). ``influence_only`` returns only
