@@ -598,8 +598,10 @@ class Standing(_Plain):
     ``good``/``bad`` count the application's outcomes (`credit`) banked while not
     slashed; ``origins`` are the distinct canonical origins (under strict
     corroboration: the distinct verified keys) of the memory and the active memories
-    restating it. ``earned`` is ``not slashed and (good > bad or len(origins) >= 2)``;
-    ``basis`` says which: ``credited``, ``corroborated``, ``slashed`` or ``neither``.
+    restating it. ``earned`` is ``not slashed and not stale and (good > bad or
+    len(origins) >= 2)``; ``basis`` says which: ``credited``, ``corroborated``,
+    ``slashed``, ``stale`` (derived from a memory since superseded or slashed, and not
+    re-credited since: see `Memory.stale_derived`) or ``neither``.
     ``pre_slash`` is the ``(good, bad)`` a restore brings back.
     """
 
@@ -633,10 +635,13 @@ class GateReport(_Plain):
 @dataclass(frozen=True)
 class StaleDerived(_Plain):
     """A memory whose derived_from ancestry holds a memory since contradicted,
-    superseded or slashed (``reasons``: ``"<ancestor id>: <what>"``). Flagged only."""
+    superseded or slashed (``reasons``: ``"<ancestor id>: <what>"``). ``demoted``: a
+    superseded or slashed ancestor no re-credit has cleared costs it its standing and
+    half its read score (a contradiction only flags it)."""
 
     id: str
     reasons: tuple[str, ...]
+    demoted: bool = False
 
 
 # -- trust: attribution -------------------------------------

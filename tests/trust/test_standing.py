@@ -118,7 +118,13 @@ def test_the_report_counts_what_the_gate_would_block(store_target: Target) -> No
         mem.credit([good], "good")  # type: ignore[list-item]
         mem.slash([slashed], scope="memory")  # type: ignore[list-item]
         report = mem.influence_gate_report()
-        assert report.breakdown == {"credited": 1, "corroborated": 2, "slashed": 1, "neither": 1}
+        assert report.breakdown == {
+            "credited": 1,
+            "corroborated": 2,
+            "slashed": 1,
+            "stale": 0,
+            "neither": 1,
+        }
         assert (report.active, report.would_block, report.would_block_frac) == (5, 2, 0.4)
         assert "40%" in report.advice
 
@@ -193,12 +199,68 @@ def test_stale_derived_flags_a_superseded_or_slashed_ancestry(store_target: Targ
         assert mem.stale_derived() == []
         mem.write("the port is 9090", key=["svc", "port"], observed_at="2026-07-01T00:00:00Z")
         stale = {s.id: s.reasons for s in mem.stale_derived()}
+        assert all(s.demoted for s in mem.stale_derived())
         # A key retired by a newer value is both superseded and (one key, two values)
         # a flagged contradiction.
         why = (f"{parent}: contradicted", f"{parent}: superseded")
         assert stale == {child: why, grandchild: why}
         mem.slash([unrelated], scope="memory")
         assert {s.id for s in mem.stale_derived()} == {child, grandchild, fine}
+
+
+def test_a_stale_derivation_is_demoted_until_re_credited_or_re_derived(
+    store_target: Target,
+) -> None:
+    """Seed 003's provenance demotion: a child whose parent was superseded loses its
+    standing and half its read score; a banked good outcome re-credits it, a new
+    derivation from the new parent is sound, and a later trouble demotes it again."""
+    with Memory(store_target(), agent_id="a") as mem:
+        parent = mem.write("the port is 8080", key=["svc", "port"], observed_at=AS_OF).id
+        child = mem.write("connect the gateway on port 8080", derived_from=[parent]).id
+        twin = mem.write("connect the gateway on port 8080 today").id  # as relevant, underived
+        assert parent and child and twin
+        mem.credit([child], "good")
+        assert mem.standing([child])[0].basis == "credited"
+
+        def rank(memory_id: str) -> int:
+            items = [i.id for i in mem.read("connect the gateway port", k=10).items]
+            return items.index(memory_id)
+
+        assert rank(child) < rank(twin)  # the credited child ranks first while sound
+        newer = mem.write("the port is 9090", key=["svc", "port"],
+                          observed_at="2026-07-01T00:00:00Z").id  # fmt: skip
+        standing = mem.standing([child])[0]
+        assert (standing.basis, standing.earned) == ("stale", False)
+        assert mem.influence_gate_report().breakdown["stale"] == 1
+        assert rank(child) > rank(twin)
+        demoted = next(i for i in mem.read("connect the gateway port").items if i.id == child)
+        assert demoted.parts["stale"] == 0.5
+        assert [(s.id, s.demoted) for s in mem.stale_derived()] == [(child, True)]
+        assert child not in {i.id for i in mem.read("gateway port", influence_only=True).items}
+
+        mem.credit([child], "good")  # re-credited: the known trouble is cleared
+        assert mem.standing([child])[0].earned
+        assert "stale" not in next(i for i in mem.read("connect the gateway port").items
+                                   if i.id == child).parts  # fmt: skip
+        assert [(s.id, s.demoted) for s in mem.stale_derived()] == [(child, False)]
+        rederived = mem.write("connect the gateway on 9090", derived_from=[newer]).id  # type: ignore[list-item]
+        assert rederived and mem.standing([rederived])[0].basis != "stale"
+        assert not any(s.demoted for s in mem.stale_derived() if s.id == rederived)
+
+        mem.slash([parent], scope="memory")  # a new trouble demotes it again
+        assert mem.standing([child])[0].basis == "stale"
+        mem.forget([child])
+        assert child not in {s.id for s in mem.stale_derived()}
+
+
+def test_a_self_graded_outcome_does_not_re_credit(store_target: Target) -> None:
+    with Memory(store_target(), agent_id="a") as operator:
+        agent = Memory.attached(operator._store, operator.scope, operator=False)
+        parent = operator.write("the port is 8080", key=["svc", "port"], observed_at=AS_OF).id
+        child = operator.write("connect on 8080", derived_from=[parent]).id  # type: ignore[list-item]
+        operator.write("the port is 9090", key=["svc", "port"], observed_at="2026-07-01T00:00:00Z")
+        assert child and agent.credit([child], "good") == 1  # logged, never banked
+        assert operator.standing([child])[0].basis == "stale"
 
 
 # -- attestations and strict corroboration ------------------------------------------

@@ -90,7 +90,10 @@ class TrustOperations(MemoryBase):
 
     def stale_derived(self) -> list[StaleDerived]:
         """Memories whose derived_from ancestry holds one since contradicted,
-        superseded or slashed. Flagged only; nothing is changed."""
+        superseded or slashed. One with a superseded or slashed ancestor is
+        ``demoted``: it has no standing and a read halves its score until it is
+        re-derived (written anew from sound parents) or re-credited (a banked good
+        `credit`, which clears the troubles known then). Nothing here changes."""
         return stale.stale_derived(self._store, View(self.scope))
 
     def _standing_view(self) -> View:

@@ -47,6 +47,7 @@ from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
+from assocmem.trust import stale
 from assocmem.trust import standing as standings
 from assocmem.types import Item, ReadResult, Record
 from assocmem.vectors.space import VectorSpace
@@ -539,10 +540,12 @@ def _scored(
     boosts: dict[int, float],
     request: ReadRequest,
 ) -> list[_Scored]:
-    """Fold value, decay, valence, question form (where the profile folds it) and
-    preference into the fused scores; best first."""
+    """Fold value, decay, valence, question form (where the profile folds it),
+    preference and provenance demotion into the fused scores; best first."""
     as_of = times.to_datetime(request.as_of or times.now())
     fields = store.rank_fields([f.key for f in pool])
+    derived = [seq for seq, row in fields.items() if row.derived]
+    demoted = stale.demoted(store, request.view, store.records_by_seq(derived)) if derived else {}
     question_fold = request.profile.question_fold
     scored = []
     for candidate in pool:
@@ -557,6 +560,8 @@ def _scored(
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
         folds["prefer"] = boosts.get(candidate.key, 1.0)
+        if candidate.key in demoted:  # a derivation from a retracted parent (seed 003)
+            folds["stale"] = stale.DEMOTED_FOLD
         score = candidate.score
         for factor in folds.values():
             score *= factor

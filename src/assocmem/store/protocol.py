@@ -564,6 +564,14 @@ class Store(abc.ABC):
     def unslash_memories(self, seqs: Sequence[int]) -> int:
         """Lift the slash of these memories; how many were slashed."""
 
+    @abc.abstractmethod
+    def stale_cleared(self, seqs: Sequence[int]) -> dict[int, set[str]]:
+        """The troubles a re-credit cleared for these memories (`trust.stale`), by seq."""
+
+    @abc.abstractmethod
+    def clear_stale(self, seq: int, reasons: Sequence[str]) -> None:
+        """Record that a re-credit cleared these troubles of a memory (all it cleared)."""
+
     # -- trust: attribution (store/trust_attribution.py) ---------
 
     @abc.abstractmethod

@@ -257,11 +257,14 @@ class MemoryRecords(SQLConnection):
     @translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
-            KEYED + "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text"
-            " FROM memories WHERE seq IN (?*)",
+            KEYED + "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text,"
+            " derived_from != '[]' FROM memories WHERE seq IN (?*)",
             seqs,
         )
-        return {seq: RankFields(*fields) for seq, *fields in rows}
+        return {
+            seq: RankFields(id_, kind, value, valence, observed, accessed, text, bool(derived))
+            for seq, id_, kind, value, valence, observed, accessed, text, derived in rows
+        }
 
     @translated
     def keyed_records(self, view: View, limit: int) -> list[Record]:

@@ -85,6 +85,7 @@ class RankFields:
     observed_at: str
     accessed_at: str | None
     text: str
+    derived: bool = False  # has derived_from parents (`trust.stale` may demote it)
 
 
 @dataclass(frozen=True)

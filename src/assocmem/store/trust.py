@@ -11,6 +11,7 @@ it; a store's ``source_canonical`` column is made by the rule `store_info` names
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +37,7 @@ class TrustRow:
     pre_slash: tuple[int, int] | None = None  # (good, bad) when first slashed
     taint: frozenset[str] = field(default_factory=frozenset)
     attested_key: str | None = None
+    derived: bool = False  # has derived_from parents
 
 
 class TrustQueries(SQLConnection):
@@ -71,7 +73,9 @@ class TrustQueries(SQLConnection):
         if not seqs:
             return {}
         base = self._query_in(
-            "SELECT seq, id, source_canonical, fingerprint FROM memories WHERE seq IN (?*)", seqs
+            "SELECT seq, id, source_canonical, fingerprint, derived_from != '[]' FROM memories"
+            " WHERE seq IN (?*)",
+            seqs,
         )
         counts: dict[int, list[int]] = {}
         for seq, good, n in self._query_in(
@@ -109,8 +113,9 @@ class TrustQueries(SQLConnection):
                 pre_slash=slashes.get(seq),
                 taint=frozenset(taint.get(seq, ())),
                 attested_key=keys.get(seq),
+                derived=bool(derived),
             )
-            for seq, id_, source, fingerprint in base
+            for seq, id_, source, fingerprint, derived in base
         }
 
     @translated
@@ -213,9 +218,28 @@ class TrustQueries(SQLConnection):
         with self.transaction():
             return self._execute_in("DELETE FROM trust_slashes WHERE memory_seq IN (?*)", seqs)
 
+    @translated
+    def stale_cleared(self, seqs: Sequence[int]) -> dict[int, set[str]]:
+        if not seqs or self._empty("trust_stale_cleared"):
+            return {}
+        rows = self._query_in(
+            "SELECT memory_seq, reasons FROM trust_stale_cleared WHERE memory_seq IN (?*)", seqs
+        )
+        return {int(seq): set(json.loads(reasons)) for seq, reasons in rows}
+
+    @translated
+    def clear_stale(self, seq: int, reasons: Sequence[str]) -> None:
+        with self.transaction():
+            self._conn.execute(
+                "INSERT INTO trust_stale_cleared (memory_seq, reasons) VALUES (?, ?)"
+                " ON CONFLICT (memory_seq) DO UPDATE SET reasons = excluded.reasons",
+                [seq, json.dumps(list(reasons))],
+            )
+
     def _forget_standing(self, seq: int) -> None:
         """Delete a forgotten memory's standing rows (called inside its deletion)."""
-        for table in ("trust_credits", "trust_taint", "trust_slashes", "trust_attestations"):
+        for table in ("trust_credits", "trust_taint", "trust_slashes", "trust_attestations",
+                      "trust_stale_cleared"):  # fmt: skip
             self._conn.execute(f"DELETE FROM {table} WHERE memory_seq = ?", [seq])
 
     def _recanonicalise_once(self) -> bool:

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from assocmem.errors import InvalidInput
-from assocmem.store import Store
+from assocmem.store import Store, View
 from assocmem.text import times
+from assocmem.trust import stale
 from assocmem.types import Scope
 
 GOOD = ("good", "+1", "1")
@@ -41,5 +42,12 @@ def check_outcome(outcome: Any) -> bool:
 
 def record(store: Store, scope: Scope, seqs: Sequence[int], good: bool, operator: bool) -> int:
     """Append one outcome per memory (by seq) as ``scope``'s agent, banked only when
-    given with the ``operator``'s authority; how many were logged."""
-    return store.add_credits(scope.agent_id, list(seqs), good, times.now(), independent=operator)
+    given with the ``operator``'s authority; how many were logged. A banked good
+    outcome re-credits a memory demoted for a retracted ancestor (`stale`)."""
+    logged = store.add_credits(scope.agent_id, list(seqs), good, times.now(), independent=operator)
+    if good and operator:
+        rows = store.trust_rows(list(seqs))
+        banked = [s for s in seqs if s in rows and rows[s].derived and not rows[s].slashed]
+        if banked:
+            stale.clear(store, View(scope), banked)
+    return logged

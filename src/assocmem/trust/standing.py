@@ -1,9 +1,10 @@
 """Standing: what a memory earned (credited outcomes, corroborating origins) and the
 influence gate that admits only what earned it.
 
-Invariant: a memory passes the gate (``earned``) when it is not slashed and either
-its banked outcomes are net good (good > bad) or at least two distinct origins
-corroborate it (`corroboration`); nothing a writer sets on the record counts.
+Invariant: a memory passes the gate (``earned``) when it is neither slashed nor
+demoted for a retracted ancestor (`stale`) and either its banked outcomes are net good
+(good > bad) or at least two distinct origins corroborate it (`corroboration`);
+nothing a writer sets on the record counts.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from typing import TypeVar
 
 from assocmem.store import Store, View
 from assocmem.store.trust import TrustRow
-from assocmem.trust import corroboration
+from assocmem.trust import corroboration, stale
 from assocmem.types import KINDS, STATUSES, GateReport, Record, Scope, Standing
 
 K = TypeVar("K")
 
-BASES = ("credited", "corroborated", "slashed", "neither")
+BASES = ("credited", "corroborated", "slashed", "stale", "neither")
 
 
 def counted_among(scope: Scope) -> View:
@@ -28,10 +29,13 @@ def counted_among(scope: Scope) -> View:
     return View(scope, statuses=STATUSES, kinds=KINDS)
 
 
-def basis(row: TrustRow, origins: Sequence[str]) -> str:
-    """Why a memory passes the gate (``credited``, ``corroborated``), or why not."""
+def basis(row: TrustRow, origins: Sequence[str], demoted: bool = False) -> str:
+    """Why a memory passes the gate (``credited``, ``corroborated``), or why not
+    (``slashed``; ``stale``: demoted for a retracted ancestor, `stale`; ``neither``)."""
     if row.slashed:
         return "slashed"
+    if demoted:
+        return "stale"
     if row.good > row.bad:
         return "credited"
     if len(origins) >= corroboration.MIN_ORIGINS:
@@ -47,10 +51,12 @@ def standing_by_seq(
     rows = store.trust_rows(list(seqs))
     ordered = [rows[s] for s in seqs if s in rows]
     witnesses = corroboration.origins(store, view, ordered, strict)
+    derived = [row.seq for row in ordered if row.derived]
+    demotions = stale.demoted(store, view, store.records_by_seq(derived)) if derived else {}
     result = {}
     for row in ordered:
         found = witnesses[row.seq]
-        why = basis(row, found)
+        why = basis(row, found, row.seq in demotions)
         result[row.seq] = Standing(
             id=row.id,
             good=row.good,
@@ -88,7 +94,7 @@ def gate_report(store: Store, view: View, strict: bool = False) -> GateReport:
     breakdown = dict.fromkeys(BASES, 0)
     for s in found.values():
         breakdown[s.basis] += 1
-    blocked = breakdown["slashed"] + breakdown["neither"]
+    blocked = breakdown["slashed"] + breakdown["stale"] + breakdown["neither"]
     frac = blocked / len(found) if found else 0.0
     return GateReport(
         active=len(found),

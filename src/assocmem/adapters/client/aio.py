@@ -511,7 +511,10 @@ class AsyncClient(wire.Remote):
 
     async def stale_derived(self) -> list[StaleDerived]:
         """Memories whose derived_from ancestry holds one since contradicted,
-        superseded or slashed. Flagged only; nothing is changed.
+        superseded or slashed. One with a superseded or slashed ancestor is
+        ``demoted``: it has no standing and a read halves its score until it is
+        re-derived (written anew from sound parents) or re-credited (a banked good
+        `credit`, which clears the troubles known then). Nothing here changes.
         """
         return cast("list[StaleDerived]", await self._send("stale_derived", locals()))
 
