@@ -71,6 +71,8 @@ DECLARED: dict[str, Declaration] = {
     "influence_gate_report": Declaration(False),
     "slash": Declaration(True, ("ids",)),
     "stale_derived": Declaration(False),
+    "set_checked_sources": Declaration(True, ("sources",)),
+    "checked_sources": Declaration(False),
     # -- trust: attribution
     "verify_attribution": Declaration(False),
     "ratify": Declaration(True, ("id", "kind", "by_key")),
@@ -109,6 +111,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "graph": ("declare", "retract", "delete_entity", "traverse", "reconstruct", "resolve",
               "graph", "history", "contradictions", "soft_read"),
     "trust": ("credit", "standing", "influence_gate_report", "slash", "stale_derived",
+              "set_checked_sources", "checked_sources",
               "verify_attribution", "ratify", "grade", "spend_irreversible", "monitor", "cases",
               "convergence_report"),
     "vault": ("vault_index", "index_status", "relevant_notes", "coverage_gap", "find_gaps",
@@ -123,10 +126,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
 # Writing operations that may remove or overwrite what is kept (the rest only add, or
 # change reversibly), and those a repeat with the same arguments changes nothing more.
 DESTRUCTIVE = frozenset({"forget", "retract", "delete_entity", "end_task", "retain", "slash",
-                         "spend_irreversible", "update"})  # fmt: skip
+                         "spend_irreversible", "update", "set_checked_sources"})  # fmt: skip
 IDEMPOTENT = frozenset({"forget", "retract", "delete_entity", "end_task", "archive",
                         "restore", "protect", "update", "vault_index", "retire_procedure",
-                        "ungraduate"})  # fmt: skip
+                        "ungraduate", "set_checked_sources"})  # fmt: skip
 
 # One line of help per parameter name, shared by every operation that takes it;
 # ``(operation, name)`` entries override it where the meaning differs.
@@ -171,6 +174,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "include_superseded": "include values a newer one retired",
     "profile": "the recall profile to rank by: general or conversation (default: the memory's)",
     "ids": "memory ids",
+    "sources": "source names or URLs evidence mode counts as checked here ([] clears them)",
     "outcome": "how the answer went, from -1 to 1",
     "query_concepts": "the concepts the question was about ([] for none), when no read is named",
     "used": "ids of the memories the answer used",

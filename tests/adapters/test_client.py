@@ -117,6 +117,8 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["inspect"] = m.inspect(first.id)
     out["feedback_log"] = m.feedback_log(limit=5, memory_id=first.id)
     out["health"] = dataclasses.replace(m.health(), backend="-", store_bytes=0, wal_bytes=0)
+    out["set_checked_sources"] = m.set_checked_sources(["https://docs.example.com/v2", "manual"])
+    out["checked_sources"] = m.checked_sources()
     # comforts: update, export and import
     out["update"] = m.update(runs[1], tags=["wrapped"], value=2.0)
     out["export_all"] = list(m.export_all())

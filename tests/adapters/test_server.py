@@ -250,6 +250,8 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "influence_gate_report": {},
         "slash": {"ids": [note]},
         "stale_derived": {},
+        "set_checked_sources": {"sources": ["bob.example"]},
+        "checked_sources": {},
         # attribution
         "verify_attribution": {},
         "ratify": {"id": note, "kind": "audit", "by_key": "bob"},
@@ -296,6 +298,7 @@ def test_another_agent_reaches_nothing_on_any_route(tmp_path: Path, served: dict
                 "UnknownEntity",
                 "NotFound",
                 "InvalidInput",
+                "OperatorRequired",  # bob's key holds no operator role
             ), route
             continue
         if isinstance(response, dict):

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assocmem.errors import InvalidInput
+from assocmem.errors import InvalidInput, OperatorRequired
 from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.recall import evidence
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.text import times
@@ -95,6 +96,30 @@ class TrustOperations(MemoryBase):
         re-derived (written anew from sound parents) or re-credited (a banked good
         `credit`, which clears the troubles known then). Nothing here changes."""
         return stale.stale_derived(self._store, View(self.scope))
+
+    @checked_arguments()
+    def set_checked_sources(self, sources: Sequence[str]) -> list[str]:
+        """Name the sources evidence mode counts as checked for this scope's project and
+        channel, replacing what was named there; returns them as counted (canonical:
+        ``https://docs.example.com/x`` counts as ``example.com``). A read in evidence
+        mode then admits a fact only from one of the sources named for the scopes it
+        reads; with none named (``[]`` clears them), any named source counts. The
+        operator's: a served key without that role gets `OperatorRequired`."""
+        if not self._operator:
+            raise OperatorRequired(
+                "naming checked sources needs the operator role: it decides what evidence"
+                " mode admits",
+                field="sources",
+            )
+        named = evidence.checked_names(sources)
+        self._store.name_checked_sources(self.scope, named)
+        return named
+
+    @checked_arguments()
+    def checked_sources(self) -> list[str]:
+        """The sources evidence mode counts as checked for this scope's reads (canonical,
+        sorted); empty when none is named, and then any named source counts."""
+        return self._store.checked_sources(self.scope)
 
     def _standing_view(self) -> View:
         return standings.counted_among(self.scope)

@@ -10,27 +10,61 @@ asked about. Confidence is never evidence on its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from assocmem.errors import InvalidInput
 from assocmem.schema import Condition
+from assocmem.text.sources import canonical_source
+
+# How many sources one scope may name as checked, and how long a name may be.
+MAX_CHECKED = 1000
+MAX_SOURCE_CHARS = 2048
 
 # Evidence mode's gates, in the order they are applied and reported: the one
 # statement of each, as the condition a memory must meet at the moment asked
 # about. The read filters with these conditions and names the first one a
 # dropped memory fails, so the filter and the report cannot disagree.
-_GATES: tuple[tuple[str, Callable[[str], Condition]], ...] = (
-    ("not_semantic", lambda as_of: Condition("kind", "$eq", "semantic", False)),
-    ("unchecked_source", lambda as_of: Condition("source", "$ne", None, False)),
-    ("unverified", lambda as_of: Condition("verified_at", "$lte", as_of, False)),
+# A source is checked when it is named; where an operator named the checked sources for
+# the reader's scope (`Memory.set_checked_sources`), only one of those is.
+_GATES: tuple[tuple[str, Callable[[str, tuple[str, ...]], Condition]], ...] = (
+    ("not_semantic", lambda as_of, checked: Condition("kind", "$eq", "semantic", False)),
+    ("unchecked_source", lambda as_of, checked: (
+        Condition("source_canonical", "$in", checked, False) if checked
+        else Condition("source", "$ne", None, False))),
+    ("unverified", lambda as_of, checked: Condition("verified_at", "$lte", as_of, False)),
     # a record without a recheck date never expires
-    ("expired", lambda as_of: Condition("recheck_by", "$unset_or_gt", as_of, False)),
-)
+    ("expired", lambda as_of, checked: Condition("recheck_by", "$unset_or_gt", as_of, False)),
+)  # fmt: skip
 GATES: tuple[str, ...] = tuple(name for name, _ in _GATES)
 
 
-def gate_conditions(as_of: str) -> dict[str, Condition]:
-    """Each gate's condition at ``as_of``, in gate order: semantic, sourced, verified
-    by ``as_of``, and not past ``recheck_by`` at ``as_of``."""
-    return {name: condition(as_of) for name, condition in _GATES}
+def gate_conditions(as_of: str, checked: Sequence[str] = ()) -> dict[str, Condition]:
+    """Each gate's condition at ``as_of``, in gate order: semantic, from a checked
+    source (any named one, or one of ``checked`` canonical sources where given),
+    verified by ``as_of``, and not past ``recheck_by`` at ``as_of``."""
+    named = tuple(checked)
+    return {name: condition(as_of, named) for name, condition in _GATES}
+
+
+def checked_names(sources: Any) -> list[str]:
+    """``sources`` as the canonical forms evidence mode compares, each once, sorted; a
+    list of non-empty strings (at most `MAX_CHECKED`), or `InvalidInput` naming
+    ``sources``."""
+    if isinstance(sources, str) or not isinstance(sources, list | tuple):
+        raise InvalidInput("sources must be a list of source names", field="sources")
+    if len(sources) > MAX_CHECKED:
+        raise InvalidInput(f"at most {MAX_CHECKED} checked sources", field="sources")
+    named = set()
+    for source in sources:
+        canonical = canonical_source(source) if isinstance(source, str) else None
+        if not canonical or len(source) > MAX_SOURCE_CHARS:
+            raise InvalidInput(
+                f"each source must be a non-empty name or URL (≤ {MAX_SOURCE_CHARS}"
+                f" characters), not {source!r:.60}",
+                field="sources",
+            )
+        named.add(canonical)
+    return sorted(named)
 
 
 def expired(recheck_by: str | None, as_of: str) -> bool:

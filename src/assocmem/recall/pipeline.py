@@ -129,9 +129,11 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             field="mode",
         )
     plain_view = request.view
+    checked: tuple[str, ...] = ()  # the sources named as checked here (evidence mode)
     if evidence:
         as_of = request.as_of or times.now()
-        gates = tuple(provenance.gate_conditions(as_of).values())
+        checked = tuple(store.checked_sources(plain_view.scope))
+        gates = tuple(provenance.gate_conditions(as_of, checked).values())
         gated = replace(plain_view, conditions=(*plain_view.conditions, *gates))
         request = replace(request, as_of=as_of, view=gated)
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
@@ -229,7 +231,9 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
         names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
-        refused = _refused(store, plain_view, request, question, query_ids) if evidence else {}
+        refused = (
+            _refused(store, plain_view, request, question, query_ids, checked) if evidence else {}
+        )
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
     read_id = new_id()
@@ -275,6 +279,7 @@ def _refused(
     request: ReadRequest,
     question: QueryCues | None,
     query_ids: Sequence[int],
+    checked: Sequence[str],
 ) -> dict[int, str]:
     """What the gates kept out, for the report: the question's best k plain matches
     (lexical, else by concept) that fail a gate, with the first gate each fails."""
@@ -283,7 +288,7 @@ def _refused(
         plain = [seq for seq, _ in store.lexical(view, terms, request.k)]
     else:
         plain = _concept_arm(store, view, query_ids)[: request.k]
-    return _gates(store, view, plain, request.as_of)
+    return _gates(store, view, plain, request.as_of, checked)
 
 
 def _later_arms(
@@ -305,11 +310,13 @@ def _later_arms(
     return rankings
 
 
-def _gates(store: Store, view: View, seqs: Sequence[int], as_of: str | None) -> dict[int, str]:
+def _gates(
+    store: Store, view: View, seqs: Sequence[int], as_of: str | None, checked: Sequence[str]
+) -> dict[int, str]:
     """The first evidence gate each of these visible memories fails (absent: it passes)."""
     failed: dict[int, str] = {}
     left = list(seqs)
-    for gate, condition in provenance.gate_conditions(as_of or times.now()).items():
+    for gate, condition in provenance.gate_conditions(as_of or times.now(), checked).items():
         if not left:
             break
         passing = store.visible(replace(view, conditions=(*view.conditions, condition)), left)

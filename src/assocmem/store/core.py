@@ -21,6 +21,7 @@ budgets), `consolidation` (the dream pass's derived layer) and `procedures`
 from __future__ import annotations
 
 from assocmem.store.consolidation import ConsolidationQueries
+from assocmem.store.evidence import EvidenceQueries
 from assocmem.store.feedback import FeedbackQueries
 from assocmem.store.forget import ForgetQueries
 from assocmem.store.graph import GraphQueries
@@ -60,6 +61,7 @@ class SQLStore(
     ConsolidationQueries,  # the dream pass's derived layer
     ProcedureQueries,  # procedures, graduation, earned reinforcement
     InspectionQueries,  # inspection: pages, feedback read back, sizes
+    EvidenceQueries,  # the sources evidence mode counts as checked
     UpdateQueries,  # in-place updates
     PortableQueries,  # a whole store out and back in
     Store,

@@ -515,6 +515,17 @@ class Store(abc.ABC):
         notes with their links, and make ``links[source]`` the whole set of each
         source's links."""
 
+    # -- evidence (SQL in store/evidence.py) --------------------------------
+
+    @abc.abstractmethod
+    def checked_sources(self, scope: Scope) -> list[str]:
+        """The canonical sources named as checked for the scopes ``scope`` reads, sorted."""
+
+    @abc.abstractmethod
+    def name_checked_sources(self, scope: Scope, sources: Sequence[str]) -> None:
+        """Make ``sources`` (canonical) the checked sources of ``scope``'s own project and
+        channel, replacing what was named there (none: back to any named source)."""
+
     # -- standing (the trust room; SQL in store/trust.py) -------------------
 
     @abc.abstractmethod

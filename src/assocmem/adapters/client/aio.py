@@ -518,6 +518,22 @@ class AsyncClient(wire.Remote):
         """
         return cast("list[StaleDerived]", await self._send("stale_derived", locals()))
 
+    async def set_checked_sources(self, sources: Sequence[str]) -> list[str]:
+        """Name the sources evidence mode counts as checked for this scope's project and
+        channel, replacing what was named there; returns them as counted (canonical:
+        ``https://docs.example.com/x`` counts as ``example.com``). A read in evidence
+        mode then admits a fact only from one of the sources named for the scopes it
+        reads; with none named (``[]`` clears them), any named source counts. The
+        operator's: a served key without that role gets `OperatorRequired`.
+        """
+        return cast("list[str]", await self._send("set_checked_sources", locals()))
+
+    async def checked_sources(self) -> list[str]:
+        """The sources evidence mode counts as checked for this scope's reads (canonical,
+        sorted); empty when none is named, and then any named source counts.
+        """
+        return cast("list[str]", await self._send("checked_sources", locals()))
+
     async def verify_attribution(self, public_key: str | None = None) -> AttributionReport:
         """Check the write-receipt chain and every active memory's sources against it.
 
