@@ -111,6 +111,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     p.set_defaults(handler=_locomo)
 
+    doc = "how strongly age and importance should move a ranking, on LoCoMo read in time"
+    p = benches.add_parser("folds", help=doc, description=doc)
+    p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
+    p.add_argument("--out", default="bench-folds.json", help=OUT_HELP)
+    p.add_argument("--db", default="sqlite", help=DB_HELP)
+    p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
+    p.add_argument("--embedder", default="none", help="embedder name, or 'none' (the default)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the importance marks")
+    p.set_defaults(handler=_folds)
+
     doc = "whether feedback on outcomes reaches a reader's top 5 on held-out questions"
     p = benches.add_parser("learning", help=doc, description=doc)
     p.add_argument("--out", default="bench-learning.json", help=OUT_HELP)
@@ -499,6 +509,17 @@ def _server(args: argparse.Namespace) -> int:
         args.out, clients=args.clients, seconds=args.seconds, examples=args.examples
     )
     print(json.dumps({k: report[k] for k in ("load", "crash", "fuzz")}, indent=2))
+    return 0
+
+
+def _folds(args: argparse.Namespace) -> int:
+    from . import folds
+
+    report = folds.run(
+        args.data, args.out, embedder_name=None if args.embedder == "none" else args.embedder,
+        conversations=args.conversations, seed=args.seed, db=args.db,
+    )  # fmt: skip
+    print(json.dumps(report["recall"], indent=2))
     return 0
 
 

@@ -113,7 +113,12 @@ ACCESS_RESET_MIN = 0.01
 # Bounds of the folds. A fully faded memory keeps 90% of its fused score, and
 # a memory whose outcomes were bad keeps 90% of it: under RRF (k = 60) that is
 # the gap between ranks about six places apart, so age and past outcomes reorder
-# near neighbours but never overturn a clear ranking.
+# near neighbours but never overturn a clear ranking. Seed 003 multiplies relevance
+# by value and by decay outright; a long-term memory cannot: an episode's decay
+# halves weekly, so a plain product would make anything a few months old unfindable
+# behind any fresh note that shares a word, and a caller's importance mark would
+# outweigh what the question asks (`assocmem bench folds` measures both on
+# conversations read in time).
 #
 # Valence only lowers. A good outcome says a memory answered one question, and
 # the lessons it taught carry it to questions like that one; lifting it in every
@@ -123,7 +128,8 @@ ACCESS_RESET_MIN = 0.01
 DECAY_WEIGHT = 0.1
 VALENCE_WEIGHT = 0.1
 # Importance: the score scales with ((1 + value) / 2) ** 0.25, so the default
-# value 1 is neutral, value 3 lifts a memory by 19% and value 0 lowers it by 16%.
+# value 1 is neutral, value 3 lifts a memory by 19% and value 0 lowers it by 16%:
+# enough to lift a marked memory over its near neighbours, not past what answers.
 VALUE_EXPONENT = 0.25
 
 
@@ -285,14 +291,16 @@ def decay(kind: str, age_days: float) -> float:
     return float(0.5 ** (max(0.0, age_days) / HALF_LIFE_DAYS.get(kind, HALF_LIFE_DAYS["episodic"])))
 
 
-def decay_factor(remaining: float) -> float:
-    """The score multiplier for a memory with ``remaining`` freshness in [0, 1]."""
-    return 1.0 - DECAY_WEIGHT * (1.0 - remaining)
+def decay_factor(remaining: float, weight: float = DECAY_WEIGHT) -> float:
+    """The score multiplier for a memory with ``remaining`` freshness in [0, 1]: a fully
+    faded memory keeps ``1 - weight`` of its score (weight 1: the seed's plain product)."""
+    return 1.0 - weight * (1.0 - remaining)
 
 
-def value_factor(value: float) -> float:
-    """The score multiplier for a memory's importance ``value`` (1 is neutral)."""
-    return float(((1.0 + max(0.0, value)) / 2.0) ** VALUE_EXPONENT)
+def value_factor(value: float, exponent: float = VALUE_EXPONENT) -> float:
+    """The score multiplier for a memory's importance ``value`` (1 is neutral;
+    ``exponent`` 1 scales the score with ``(1 + value) / 2``, the seed's product)."""
+    return float(((1.0 + max(0.0, value)) / 2.0) ** exponent)
 
 
 def valence_factor(valence: float) -> float:

@@ -553,15 +553,18 @@ def _scored(
     fields = store.rank_fields([f.key for f in pool])
     derived = [seq for seq, row in fields.items() if row.derived]
     demoted = stale.demoted(store, request.view, store.records_by_seq(derived)) if derived else {}
-    question_fold = request.profile.question_fold
+    profile = request.profile
+    question_fold = profile.question_fold
     scored = []
     for candidate in pool:
         row = fields.get(candidate.key)
         if row is None:
             continue
         folds = {
-            "value": fusion.value_factor(row.value),
-            "decay": fusion.decay_factor(fusion.decay(row.kind, _age_days(row, as_of))),
+            "value": fusion.value_factor(row.value, profile.value_exponent),
+            "decay": fusion.decay_factor(
+                fusion.decay(row.kind, _age_days(row, as_of)), profile.decay_weight
+            ),
             "valence": fusion.valence_factor(row.valence),
         }
         if question_fold:

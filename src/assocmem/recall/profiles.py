@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from assocmem.errors import InvalidInput
+from assocmem.recall.fusion import DECAY_WEIGHT, VALUE_EXPONENT
 
 # Words that shape a question rather than say what it is about. As lexical terms
 # they match every memory that happens to ask or tell something.
@@ -40,6 +41,9 @@ class Profile:
     ``thread_forward`` / ``thread_backward``: the share of a thread neighbour's arm
     score a memory gains from the memory before / after it. ``strip_speaker_label``:
     embed a memory without a leading label naming its own author (at write time).
+    ``decay_weight`` / ``value_exponent``: how strongly age and importance move a
+    ranking (`fusion.decay_factor`, `fusion.value_factor`); both profiles keep the
+    bounded folds argued in `fusion` and measured by ``assocmem bench folds``.
     """
 
     name: str
@@ -49,6 +53,8 @@ class Profile:
     thread_forward: float
     thread_backward: float
     strip_speaker_label: bool
+    decay_weight: float = DECAY_WEIGHT
+    value_exponent: float = VALUE_EXPONENT
 
 
 # Thread smoothing in any store: a neighbour in a thread is related in either
