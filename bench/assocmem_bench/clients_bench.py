@@ -42,7 +42,7 @@ from assocmem.adapters.client import wire
 from assocmem.progress import bar as progress_bar
 
 from .corpus import Corpus
-from .measure import environment, latency
+from .measure import environment, free_port, latency
 
 TRANSPORTS = ("urllib", "client", "async", "mcp")
 WORKLOADS = ("mixed", "get")
@@ -199,13 +199,6 @@ def _mcp_session(url: str, tally: Tally) -> Session:
     return session
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def _process(command: list[str], ready: Callable[[], bool]) -> Iterator[None]:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -273,7 +266,7 @@ def run(
         db = str(Path(folder) / "clients.db")
         queries, first_id = _filled(db, seed)
         workloads = {"mixed": (clients, mixed(queries)), "get": (1, gets(first_id))}
-        api_port, mcp_port = _free_port(), _free_port()
+        api_port, mcp_port = free_port(), free_port()
         url, mcp_url = f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{mcp_port}/mcp"
         serve = [sys.executable, "-m", "assocmem", "--db", db, "serve", "--port", str(api_port)]
         mcp = [sys.executable, "-m", "assocmem", "--db", db, "--agent", AGENT, "mcp",

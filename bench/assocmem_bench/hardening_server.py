@@ -38,6 +38,8 @@ from typing import Any
 from assocmem.adapters.server import limits
 from assocmem.adapters.server.keys import add_key
 
+from .measure import free_port
+
 # Slack on every timed bound: a loaded machine answers late, never early.
 SLACK_S = 3.0
 # Idle connections of the first probe: over half the default connection bound
@@ -83,13 +85,6 @@ class Served:
             return None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _file_limit(files: tuple[int, int] | None) -> Callable[[], None] | None:
     """What the server's process runs before it starts: set its open-file limits."""
     if files is None:
@@ -103,7 +98,7 @@ def serving(
 ) -> Iterator[Served]:
     """``assocmem serve`` on 127.0.0.1 logging every request (at info) to a file in
     ``folder``, with these open-file limits (soft, hard) when given; stopped after."""
-    port, log = _free_port(), folder / f"{name}.log"
+    port, log = free_port(), folder / f"{name}.log"
     with open(log, "ab") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "assocmem", "--db", str(folder / f"{name}.db"), "serve",

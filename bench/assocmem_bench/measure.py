@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import resource
+import socket
 import statistics
 import sys
 import time
@@ -50,3 +51,11 @@ def environment(**extra: Any) -> dict[str, Any]:
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **extra,
     }
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on now, for a server a benchmark starts."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

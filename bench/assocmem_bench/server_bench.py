@@ -37,7 +37,7 @@ from assocmem.adapters.client import Client
 from assocmem.adapters.server.keys import add_key
 from assocmem.progress import bar as progress_bar
 
-from .measure import environment, latency
+from .measure import environment, free_port, latency
 
 
 @dataclass
@@ -70,15 +70,6 @@ def _serve(db: str, keys: str, port: int) -> subprocess.Popen[bytes]:
             time.sleep(0.1)
     process.kill()
     raise RuntimeError("server did not start")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _work(url: str, worker: Worker, stop: threading.Event) -> None:
@@ -175,7 +166,7 @@ def _sample_wal(db: str, stop: threading.Event, peak: list[float]) -> None:
 
 
 def load_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
-    db, keys, port = str(folder / "load.db"), str(folder / "keys.json"), _free_port()
+    db, keys, port = str(folder / "load.db"), str(folder / "keys.json"), free_port()
     workers = [Worker(n, add_key(keys, f"agent{n}")[1]) for n in range(clients)]
     server = _serve(db, keys, port)
     peak, sampled = [0.0], threading.Event()
@@ -208,7 +199,7 @@ def load_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
 
 
 def crash_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
-    db, keys, port = str(folder / "crash.db"), str(folder / "crash-keys.json"), _free_port()
+    db, keys, port = str(folder / "crash.db"), str(folder / "crash-keys.json"), free_port()
     workers = [Worker(n, add_key(keys, f"agent{n}")[1]) for n in range(clients)]
     server = _serve(db, keys, port)
     killer = threading.Timer(seconds / 2, lambda: os.kill(server.pid, signal.SIGKILL))
@@ -235,7 +226,7 @@ def crash_test(folder: Path, clients: int, seconds: float) -> dict[str, Any]:
 
 
 def fuzz_test(folder: Path, examples: int) -> dict[str, Any]:
-    db, keys, port = str(folder / "fuzz.db"), str(folder / "fuzz-keys.json"), _free_port()
+    db, keys, port = str(folder / "fuzz.db"), str(folder / "fuzz-keys.json"), free_port()
     _, key = add_key(keys, "fuzzer")
     server = _serve(db, keys, port)
     try:
