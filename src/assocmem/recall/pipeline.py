@@ -125,7 +125,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         space = None
     elif meaning_only and space is None:
         raise InvalidInput(
-            "mode 'semantic' reads by meaning and needs an embedder (Memory(..., embedder=...))",
+            "mode 'semantic' reads by meaning and needs an embedder attached to the memory"
+            " (embedder=..., or --embedder on the command line)",
             field="mode",
         )
     plain_view = request.view
