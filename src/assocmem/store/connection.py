@@ -12,7 +12,7 @@ parameter; identifiers come only from constants in this package.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,6 +30,7 @@ SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
 # The store_info key a forget bumps when it deletes concept names: a connection's
 # cached name -> id map is stale once it moves (`_check_concept_cache`).
 CONCEPTS_EPOCH = "concepts_forgotten"
+_ABSENT = object()  # a seq `_per_seq` asked for and found nothing of
 
 
 def roles_of(key: str) -> list[str]:
@@ -271,6 +272,21 @@ class SQLConnection:
             return None
         memo: dict[Any, Any] = self._snapshot_memo.setdefault(key, {})
         return memo
+
+    def _per_seq(
+        self, key: Any, seqs: Sequence[int], fetch: Callable[[list[int]], Mapping[int, Any]]
+    ) -> dict[int, Any]:
+        """``fetch(seqs)``, each seq's answer remembered for the open read snapshot under
+        ``key``: a read that asks again for what it has (the records its later arms and
+        its items share) pays only for what is new."""
+        memo = self._memo(("per seq", key))
+        if memo is None:
+            return dict(fetch(list(seqs)))
+        missing = [seq for seq in dict.fromkeys(seqs) if seq not in memo]
+        if missing:
+            found = fetch(missing)
+            memo.update((seq, found.get(seq, _ABSENT)) for seq in missing)
+        return {seq: memo[seq] for seq in seqs if memo[seq] is not _ABSENT}
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:

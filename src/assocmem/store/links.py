@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -19,10 +19,16 @@ from typing import Any
 from assocmem.store import pending_links
 from assocmem.store.connection import SQLConnection, roles_of
 from assocmem.store.params import chunked, in_list, translated
-from assocmem.store.pending_links import PendingLinks
+from assocmem.store.pending_links import PendingLinks, PendingSide
 from assocmem.store.protocol import LinkRow
 from assocmem.text import times
 from assocmem.types import Scope
+
+# Link sides one expansion statement reads at most: a concept has two sides per layer,
+# so one statement serves a whole hop's frontier (24 concepts at most) in one layer.
+SIDES_PER_STATEMENT = 64
+# Bound parameters one statement resolving pending pairs carries at most.
+PENDING_PARAMETERS = 2000
 
 
 def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> LinkRow:
@@ -185,19 +191,95 @@ class LinkQueries(SQLConnection):
         concept's ``limit`` strongest links on each side in each layer, at or above
         ``floor``."""
         pending = self._pending()
+        wanted = [
+            (layer, concept, concept_is_a)
+            for layer in layers
+            for concept in concept_ids
+            for concept_is_a in (True, False)
+        ]
+        sides = {key: pending.side(key[0], key[1], concept_is_a=key[2]) for key in wanted}
+        # Feedback may have lowered pending pairs: one more row per lowered pair keeps
+        # `limit` rows whose weights nothing lowered.
+        fetched = self._strongest_rows(
+            [(key, limit + (side.lowered() if side else 0)) for key, side in sides.items()], floor
+        )
+        self._resolve_pending(sides, fetched)
         return self._over_layers(
             scope,
             layers,
             (
-                (concept, other, weight)
-                for layer in layers
-                for concept in concept_ids
-                for concept_is_a in (True, False)
-                for other, weight in self._strongest(
-                    layer, concept, concept_is_a, pending, floor, limit
-                ).items()
+                (key[1], other, weight)
+                for key in wanted
+                for other, weight in _strongest(sides[key], fetched[key], floor, limit).items()
             ),
         )
+
+    def _strongest_rows(
+        self, sides: Sequence[tuple[tuple[int, int, bool], int]], floor: float
+    ) -> dict[tuple[int, int, bool], list[tuple[int, float]]]:
+        """For each side ``(layer, concept, concept is the lower id)`` and its row
+        limit, its strongest stored links at or above ``floor``, strongest first (ties
+        on the other end's id): one statement for many sides, each cut by its own
+        LIMIT on its own index range."""
+        found: dict[tuple[int, int, bool], list[tuple[int, float]]] = {k: [] for k, _ in sides}
+        for chunk in chunked(list(sides), SIDES_PER_STATEMENT):
+            parts, params = [], []
+            for n, ((layer, concept, concept_is_a), limit) in enumerate(chunk):
+                near, far = ("a", "b") if concept_is_a else ("b", "a")
+                parts.append(
+                    f"SELECT {n}, other, weight FROM (SELECT {far} AS other, weight FROM links"
+                    f" WHERE scope_id = ? AND {near} = ? AND weight >= ?"
+                    f" ORDER BY weight DESC, {far} LIMIT ?) AS side{n}"
+                )
+                params += [layer, concept, floor, limit]
+            for n, other, weight in self._query(" UNION ALL ".join(parts), params):
+                found[chunk[n][0]].append((other, weight))
+        for rows in found.values():  # a union keeps no order across its parts
+            rows.sort(key=lambda row: (-row[1], row[0]))
+        return found
+
+    def _resolve_pending(
+        self,
+        sides: Mapping[tuple[int, int, bool], PendingSide | None],
+        fetched: Mapping[tuple[int, int, bool], list[tuple[int, float]]],
+    ) -> None:
+        """Give each side's pending pairs new since it was last read their stored
+        weight: from the rows just fetched where they are among them, the rest read
+        in one statement for all sides (each part its own side's pairs)."""
+        lookups: list[tuple[tuple[int, int, bool], PendingSide, list[int]]] = []
+        for key, side in sides.items():
+            if side is None or not side.unresolved:
+                continue
+            for other, weight in fetched[key]:
+                side.resolve(other, weight)
+            unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
+            lookups.append((key, side, unresolved))
+        stored: dict[tuple[int, int, bool], dict[int, float]] = {key: {} for key, _, _ in lookups}
+        parts: list[str] = []
+        params: list[Any] = []
+        batches: list[tuple[list[str], list[Any], list[tuple[int, int, bool]]]] = []
+        keys: list[tuple[int, int, bool]] = []
+        for key, _, unresolved in lookups:
+            for others in chunked(unresolved):
+                if params and len(params) + len(others) + 2 > PENDING_PARAMETERS:
+                    batches.append((parts, params, keys))
+                    parts, params, keys = [], [], []
+                near, far = ("a", "b") if key[2] else ("b", "a")
+                parts.append(
+                    f"SELECT {len(keys)}, {far}, weight FROM links WHERE scope_id = ?"
+                    f" AND {near} = ? AND {in_list(far, others)}"
+                )
+                params += [key[0], key[1], *others]
+                keys.append(key)
+        if parts:
+            batches.append((parts, params, keys))
+        for batch_parts, batch_params, batch_keys in batches:
+            for n, other, weight in self._query(" UNION ALL ".join(batch_parts), batch_params):
+                stored[batch_keys[n]][other] = weight
+        for key, side, unresolved in lookups:
+            for other in unresolved:
+                side.resolve(other, stored[key].get(other, 0.0))
+            side.unresolved.clear()
 
     def _over_layers(
         self, scope: Scope, layers: Sequence[int], rows: Iterable[tuple[int, int, float]]
@@ -210,59 +292,6 @@ class LinkQueries(SQLConnection):
         for concept, other, weight in rows:
             found[(concept, other)] = found.get((concept, other), 0.0) + weight
         return self._summed(scope, list(found)) if len(layers) > 1 else found
-
-    def _strongest(
-        self,
-        layer: int,
-        concept: int,
-        concept_is_a: bool,
-        pending: PendingLinks,
-        floor: float,
-        limit: int,
-    ) -> dict[int, float]:
-        """Up to ``limit`` of ``concept``'s strongest links in ``layer`` on one side (the
-        pairs where it is the lower id, or the higher), pending counts included, at
-        or above ``floor``: ``{other end: weight}``. Ties break on the other end's id,
-        so the same links are chosen whether their counts are pending or folded."""
-        near, far = ("a", "b") if concept_is_a else ("b", "a")
-        side = pending.side(layer, concept, concept_is_a=concept_is_a)
-        # Feedback may have lowered pending pairs: one more row per lowered pair keeps
-        # `limit` rows whose weights nothing lowered.
-        widened = limit + (side.lowered() if side else 0)
-        rows = self._query(
-            f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
-            f" AND weight >= ? ORDER BY weight DESC, {far} LIMIT ?",
-            [layer, concept, floor, widened],
-        )
-        if side is None:
-            return dict(rows)
-        if side.unresolved:  # pairs new since this side was last read: their weight in links
-            for other, weight in rows:
-                side.resolve(other, weight)
-            unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
-            stored = dict(
-                self._query_in(
-                    f"SELECT {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
-                    f" AND {far} IN (?*)",
-                    unresolved,
-                    before=[layer, concept],
-                )
-            )
-            for other in unresolved:
-                side.resolve(other, stored.get(other, 0.0))
-            side.unresolved.clear()
-        changed = side.pairs
-        weights = {o: w + (p.weight if (p := changed.get(o)) else 0.0) for o, w in rows}
-        # A pair the query did not return holds below the floor or (the query hit its
-        # limit) at most the last weight returned, so with no pending change it ranks
-        # below the limit-th weight so far; a pending pair joins if it reaches that.
-        ranked = sorted(weights.values(), reverse=True)
-        bar = max(floor, ranked[limit - 1]) if len(ranked) >= limit else floor
-        for weight, other in side.ranked():
-            if weight < bar:
-                break
-            weights.setdefault(other, weight)
-        return {other: w for other, w in weights.items() if w >= floor}
 
     def _summed(
         self, scope: Scope, pairs: Sequence[tuple[int, int]]
@@ -372,3 +401,29 @@ class LinkQueries(SQLConnection):
 def _id_list(ids: Sequence[int]) -> str:
     """Concept ids as the compact JSON array a pending row holds."""
     return json.dumps(list(ids), separators=(",", ":"))
+
+
+def _strongest(
+    side: PendingSide | None,
+    rows: list[tuple[int, float]],
+    floor: float,
+    limit: int,
+) -> dict[int, float]:
+    """Up to ``limit`` of a concept's strongest links in a layer on one side, from its
+    stored strongest ``rows`` (`_strongest_rows`) and its pending ``side``, at or above
+    ``floor``: ``{other end: weight}``. Ties break on the other end's id, so the
+    same links are chosen whether their counts are pending or folded."""
+    if side is None:
+        return dict(rows)
+    changed = side.pairs  # resolved already (`_resolve_pending`)
+    weights = {o: w + (p.weight if (p := changed.get(o)) else 0.0) for o, w in rows}
+    # A pair the query did not return holds below the floor or (the query hit its
+    # limit) at most the last weight returned, so with no pending change it ranks
+    # below the limit-th weight so far; a pending pair joins if it reaches that.
+    ranked = sorted(weights.values(), reverse=True)
+    bar = max(floor, ranked[limit - 1]) if len(ranked) >= limit else floor
+    for weight, other in side.ranked():
+        if weight < bar:
+            break
+        weights.setdefault(other, weight)
+    return {other: w for other, w in weights.items() if w >= floor}

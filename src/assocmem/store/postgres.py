@@ -513,8 +513,7 @@ class PostgresStore(SQLStore):
         )
         return self._over_layers(scope, layers, rows)
 
-    @translated
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+    def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         # As the shared SQL does, but each record's concepts come in the same
         # statement, as an array of (name, form) pairs in position order: a read asks
         # for its results' records once, and a second round trip cost as much again.

@@ -256,6 +256,9 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
+        return self._per_seq("rank fields", seqs, self._rank_fields)
+
+    def _rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
             KEYED + "SELECT seq, id, kind, value, valence, observed_at, accessed_at, text,"
             " derived_from != '[]' FROM memories WHERE seq IN (?*)",
@@ -279,6 +282,9 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        return self._per_seq("records", seqs, self._records_by_seq)
+
+    def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         rows = self._query_in(
             f"{KEYED}SELECT {MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs
         )

@@ -52,13 +52,16 @@ from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
-from assocmem.store.params import in_list, translated
+from assocmem.store.params import chunked, in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
 
 log = logging.getLogger(__name__)
+
+# Bound parameters one term-counting statement carries at most (SQLite allows 32,766).
+COUNT_PARAMETERS = 2000
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -371,14 +374,7 @@ class SQLiteStore(SQLStore):
         layers = self._layers(view.scope)
         if not terms or not layers:
             return []
-        (docs, tokens, everyone) = self._query(
-            "SELECT COALESCE(SUM(CASE WHEN "
-            + in_list("scope_id", layers)
-            + " THEN docs END), 0), COALESCE(SUM(CASE WHEN "
-            + in_list("scope_id", layers)
-            + " THEN tokens END), 0), COALESCE(SUM(docs), 0) FROM lexical_layers",
-            [*layers, *layers],
-        )[0]
+        docs, tokens, everyone = self._layer_stats(layers)
         if not docs:
             return []
         where, params = self._view_sql(view, layers, "m")
@@ -511,29 +507,40 @@ class SQLiteStore(SQLStore):
                 layers,
             )
         )
-        return {
-            term: int(self._query(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)",
-                                  [_phrase(term), after, *before, cap])[0][0])
-            for term in terms
-        }  # fmt: skip
+        # Every term's count in one statement, a column each (as many terms as its
+        # parameters allow), each cut by its own LIMIT.
+        counts: dict[str, int] = {}
+        for chunk in chunked(list(terms), max(1, COUNT_PARAMETERS // (len(before) + 3))):
+            columns = ", ".join(f"(SELECT COUNT(*) FROM ({sql} LIMIT ?))" for _ in chunk)
+            bound = [v for term in chunk for v in (_phrase(term), after, *before, cap)]
+            row = self._query(f"SELECT {columns}", bound)[0]
+            counts.update((term, int(count)) for term, count in zip(chunk, row, strict=True))
+        return counts
+
+    def _layer_stats(self, layers: Sequence[int]) -> tuple[int, int, int]:
+        """Memories and tokens in these layers, and memories in the whole index: read
+        once per snapshot (a read's arms and its size all ask)."""
+        memo = self._memo(("layer stats", tuple(layers)))
+        if memo is not None and "stats" in memo:
+            return memo["stats"]  # type: ignore[no-any-return]
+        docs, tokens, everyone = self._query(
+            f"SELECT COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN docs END), 0),"
+            f" COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN tokens END), 0),"
+            " COALESCE(SUM(docs), 0) FROM lexical_layers",
+            [*layers, *layers],
+        )[0]
+        stats = (int(docs), int(tokens), int(everyone))
+        if memo is not None:
+            memo["stats"] = stats
+        return stats
 
     def _layer_docs(self, layers: Sequence[int]) -> tuple[int, int]:
         """Memories in these layers, and in the whole index."""
-        docs, everyone = self._query(
-            f"SELECT COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN docs END), 0),"
-            " COALESCE(SUM(docs), 0) FROM lexical_layers",
-            layers,
-        )[0]
-        return int(docs), int(everyone)
+        docs, _, everyone = self._layer_stats(layers)
+        return docs, everyone
 
     def _layer_size(self, layers: Sequence[int]) -> int:
-        return int(
-            self._query(
-                "SELECT COALESCE(SUM(docs), 0) FROM lexical_layers"
-                f" WHERE {in_list('scope_id', layers)}",
-                layers,
-            )[0][0]
-        )
+        return self._layer_stats(layers)[0]
 
     def _meta_is_array(self, alias: str, key: str) -> str:
         return f"json_type({alias}.meta, '$.{key}') = 'array'"

@@ -1,0 +1,84 @@
+"""A read's cost is its set-wise statements: counted on both backends, a text read takes a
+bounded number, and asking more words or concepts adds none (each arm asks for all of
+them at once), but for SQLite's concept arm: one ordered scan per concept and layer,
+which measured faster there than one compound statement (no round trips to save)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from assocmem import Memory
+from tests.conftest import Target
+
+WORDS = ("deploy time out host cache registry timeout retry backoff slow network disk "
+         "queue worker lease shard replica index vacuum").split()  # fmt: skip
+# Statements a default text read (no lessons, no embedder) takes at most, begin and
+# commit included, by backend (PostgreSQL answers several arms in one statement each).
+TEXT_READ_MOST = {"sqlite": 45, "postgres": 20}
+# SQLite's concept arm, a statement per concept and layer (`store/visibility.py`).
+CONCEPT_ARM = "FROM memory_concepts mc JOIN memories m"
+
+
+@contextmanager
+def counted(mem: Memory) -> Iterator[list[str]]:
+    """The statements ``mem``'s connection runs inside the block."""
+    sent: list[str] = []
+    conn = mem._store._conn
+    raw = getattr(conn, "raw", None)
+    if raw is not None:  # PostgreSQL: every statement the driver sends
+        execute = raw.execute
+
+        def recording(query: str, *args: object, **kwargs: object) -> object:
+            sent.append(" ".join(str(query).split()))
+            return execute(query, *args, **kwargs)  # type: ignore[arg-type]
+
+        raw.execute = recording
+        try:
+            yield sent
+        finally:
+            del raw.execute
+        return
+    sqlite = getattr(conn, "_conn", conn)  # SQLite: what the library runs, triggers aside
+    sqlite.set_trace_callback(lambda s: None if s.lstrip().startswith("--") else sent.append(s))
+    try:
+        yield sent
+    finally:
+        sqlite.set_trace_callback(None)
+
+
+def _store(mem: Memory) -> None:
+    mem.write_many([
+        {"text": " ".join(WORDS[(n * 7 + i * 3) % len(WORDS)] for i in range(8)) + f" note {n}"}
+        for n in range(300)
+    ])  # fmt: skip
+    mem.read("warm the caches")
+
+
+def _statements(mem: Memory, read: Callable[[], object], *, per_concept: bool = True) -> int:
+    """How many statements ``read`` runs (``per_concept=False``: less SQLite's concept arm)."""
+    with counted(mem) as sent:
+        read()
+    return len([s for s in sent if per_concept or CONCEPT_ARM not in s])
+
+
+def test_a_text_read_is_a_few_statements(store_target: Target, backend: str) -> None:
+    with Memory(store_target(), agent_id="ops") as mem:
+        _store(mem)
+        asked = _statements(mem, lambda: mem.read("why did the deploy time out?"))
+        assert asked <= TEXT_READ_MOST[backend]
+
+
+def test_more_words_and_concepts_add_no_statements(store_target: Target) -> None:
+    """Each arm asks for all of a question's terms and concepts at once: twice the words
+    (and twice the concepts, their links and their memories) cost no more statements."""
+    with Memory(store_target(), agent_id="ops") as mem:
+        _store(mem)
+        few = _statements(mem, lambda: mem.read(" ".join(WORDS[:6])), per_concept=False)
+        many = _statements(mem, lambda: mem.read(" ".join(WORDS[:12])), per_concept=False)
+        assert many <= few
+        by_concepts = [
+            _statements(mem, lambda n=n: mem.read(concepts=WORDS[:n]), per_concept=False)
+            for n in (6, 12)
+        ]
+        assert by_concepts[1] <= by_concepts[0]
