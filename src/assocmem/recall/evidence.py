@@ -15,10 +15,10 @@ from typing import Any
 from assocmem.errors import InvalidInput
 from assocmem.schema import Condition
 from assocmem.text.sources import canonical_source
+from assocmem.write import validate as records
 
-# How many sources one scope may name as checked, and how long a name may be.
+# How many sources one scope may name as checked.
 MAX_CHECKED = 1000
-MAX_SOURCE_CHARS = 2048
 
 # Evidence mode's gates, in the order they are applied and reported: the one
 # statement of each, as the condition a memory must meet at the moment asked
@@ -54,17 +54,7 @@ def checked_names(sources: Any) -> list[str]:
         raise InvalidInput("sources must be a list of source names", field="sources")
     if len(sources) > MAX_CHECKED:
         raise InvalidInput(f"at most {MAX_CHECKED} checked sources", field="sources")
-    named = set()
-    for source in sources:
-        canonical = canonical_source(source) if isinstance(source, str) else None
-        if not canonical or len(source) > MAX_SOURCE_CHARS:
-            raise InvalidInput(
-                f"each source must be a non-empty name or URL (≤ {MAX_SOURCE_CHARS}"
-                f" characters), not {source!r:.60}",
-                field="sources",
-            )
-        named.add(canonical)
-    return sorted(named)
+    return sorted({canonical_source(records.check_source(s, "sources")) or "" for s in sources})
 
 
 def expired(recheck_by: str | None, as_of: str) -> bool:

@@ -153,8 +153,10 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         expansion = links.expand(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
-        concept_scoped = [] if meaning_only else _concept_arm(store, view, query_ids)[:depth]
-        associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
+        concept_scoped, associative = [], []
+        if not meaning_only:  # the concept arms, which meaning alone does not run
+            concept_scoped = _concept_arm(store, view, query_ids)[:depth]
+            associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
             "concept_scoped": concept_scoped,
@@ -173,16 +175,13 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             rankings = {**arms, **rankings}
             shares = _word_shares(words, spread, rankings, not request.concepts_given)
             left_open = 1.0 - words.best
+        learned: list[lessons.LearnedHit] = []
         if meaning_only:
-            rankings, shares, associative = {"semantic": rankings.get("semantic", [])}, {}, []
-        learned = (
-            []
-            if meaning_only
-            else lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
-        )
+            rankings, shares = {"semantic": rankings.get("semantic", [])}, {}
+        else:
+            learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
+            rankings["learned"] = [hit.seq for hit in learned[:depth]]
         voters = learned[:depth]
-        if not meaning_only:
-            rankings["learned"] = [hit.seq for hit in voters]
         precedent: list[precedents.PrecedentHit] = []
         asked_by: dict[str, tuple[str, ...]] = {}
         if space is not None and probe is not None and not meaning_only:  # needs an embedder

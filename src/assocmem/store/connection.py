@@ -31,6 +31,8 @@ SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
 # cached name -> id map is stale once it moves (`_check_concept_cache`).
 CONCEPTS_EPOCH = "concepts_forgotten"
 _ABSENT = object()  # a seq `_per_seq` asked for and found nothing of
+# Bound parameters one `_union` statement carries at most (SQLite allows 32,766).
+UNION_PARAMETERS = 2000
 
 
 def roles_of(key: str) -> list[str]:
@@ -287,6 +289,26 @@ class SQLConnection:
             found = fetch(missing)
             memo.update((seq, found.get(seq, _ABSENT)) for seq in missing)
         return {seq: memo[seq] for seq in seqs if memo[seq] is not _ABSENT}
+
+    def _union(
+        self, parts: Sequence[tuple[str, Sequence[Any]]], budget: int = UNION_PARAMETERS
+    ) -> Iterator[tuple[int, Any]]:
+        """The rows of many small SELECTs as few statements, each row tagged with the
+        index of the part it came from: ``(index, rest of the row)``. A part's SQL
+        selects ``{n}`` (its place in its statement) as its first column and may name
+        ``{n}`` elsewhere (an alias); parts join a statement by ``UNION ALL`` while
+        their parameters fit ``budget``, so each keeps its own plan and LIMIT."""
+        start = 0
+        while start < len(parts):
+            end, bound = start + 1, len(parts[start][1])
+            while end < len(parts) and bound + len(parts[end][1]) <= budget:
+                bound += len(parts[end][1])
+                end += 1
+            chunk = parts[start:end]
+            sql = " UNION ALL ".join(text.format(n=n) for n, (text, _) in enumerate(chunk))
+            for n, *rest in self._query(sql, [v for _, params in chunk for v in params]):
+                yield start + n, rest
+            start = end
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:

@@ -24,12 +24,6 @@ from assocmem.store.protocol import LinkRow
 from assocmem.text import times
 from assocmem.types import Scope
 
-# Link sides one expansion statement reads at most: a concept has two sides per layer,
-# so one statement serves a whole hop's frontier (24 concepts at most) in one layer.
-SIDES_PER_STATEMENT = 64
-# Bound parameters one statement resolving pending pairs carries at most.
-PENDING_PARAMETERS = 2000
-
 
 def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> LinkRow:
     """A `links` row summed over layers; its time is stored in microseconds."""
@@ -222,18 +216,17 @@ class LinkQueries(SQLConnection):
         on the other end's id): one statement for many sides, each cut by its own
         LIMIT on its own index range."""
         found: dict[tuple[int, int, bool], list[tuple[int, float]]] = {k: [] for k, _ in sides}
-        for chunk in chunked(list(sides), SIDES_PER_STATEMENT):
-            parts, params = [], []
-            for n, ((layer, concept, concept_is_a), limit) in enumerate(chunk):
-                near, far = ("a", "b") if concept_is_a else ("b", "a")
-                parts.append(
-                    f"SELECT {n}, other, weight FROM (SELECT {far} AS other, weight FROM links"
-                    f" WHERE scope_id = ? AND {near} = ? AND weight >= ?"
-                    f" ORDER BY weight DESC, {far} LIMIT ?) AS side{n}"
-                )
-                params += [layer, concept, floor, limit]
-            for n, other, weight in self._query(" UNION ALL ".join(parts), params):
-                found[chunk[n][0]].append((other, weight))
+        parts = []
+        for (layer, concept, concept_is_a), limit in sides:
+            near, far = ("a", "b") if concept_is_a else ("b", "a")
+            parts.append((
+                f"SELECT {{n}}, other, weight FROM (SELECT {far} AS other, weight FROM links"
+                f" WHERE scope_id = ? AND {near} = ? AND weight >= ?"
+                f" ORDER BY weight DESC, {far} LIMIT ?) AS side{{n}}",
+                [layer, concept, floor, limit],
+            ))  # fmt: skip
+        for index, (other, weight) in self._union(parts):
+            found[sides[index][0]].append((other, weight))
         for rows in found.values():  # a union keeps no order across its parts
             rows.sort(key=lambda row: (-row[1], row[0]))
         return found
@@ -255,27 +248,18 @@ class LinkQueries(SQLConnection):
             unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
             lookups.append((key, side, unresolved))
         stored: dict[tuple[int, int, bool], dict[int, float]] = {key: {} for key, _, _ in lookups}
-        parts: list[str] = []
-        params: list[Any] = []
-        batches: list[tuple[list[str], list[Any], list[tuple[int, int, bool]]]] = []
-        keys: list[tuple[int, int, bool]] = []
+        parts, keys = [], []
         for key, _, unresolved in lookups:
+            near, far = ("a", "b") if key[2] else ("b", "a")
             for others in chunked(unresolved):
-                if params and len(params) + len(others) + 2 > PENDING_PARAMETERS:
-                    batches.append((parts, params, keys))
-                    parts, params, keys = [], [], []
-                near, far = ("a", "b") if key[2] else ("b", "a")
-                parts.append(
-                    f"SELECT {len(keys)}, {far}, weight FROM links WHERE scope_id = ?"
-                    f" AND {near} = ? AND {in_list(far, others)}"
-                )
-                params += [key[0], key[1], *others]
+                parts.append((
+                    f"SELECT {{n}}, {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
+                    f" AND {in_list(far, others)}",
+                    [key[0], key[1], *others],
+                ))  # fmt: skip
                 keys.append(key)
-        if parts:
-            batches.append((parts, params, keys))
-        for batch_parts, batch_params, batch_keys in batches:
-            for n, other, weight in self._query(" UNION ALL ".join(batch_parts), batch_params):
-                stored[batch_keys[n]][other] = weight
+        for index, (other, weight) in self._union(parts):
+            stored[keys[index]][other] = weight
         for key, side, unresolved in lookups:
             for other in unresolved:
                 side.resolve(other, stored[key].get(other, 0.0))

@@ -52,16 +52,13 @@ from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
-from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.params import in_list, translated
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
 from assocmem.text import times
 
 log = logging.getLogger(__name__)
-
-# Bound parameters one term-counting statement carries at most (SQLite allows 32,766).
-COUNT_PARAMETERS = 2000
 
 
 def translate(exc: sqlite3.Error) -> AssocmemError:
@@ -507,15 +504,10 @@ class SQLiteStore(SQLStore):
                 layers,
             )
         )
-        # Every term's count in one statement, a column each (as many terms as its
-        # parameters allow), each cut by its own LIMIT.
-        counts: dict[str, int] = {}
-        for chunk in chunked(list(terms), max(1, COUNT_PARAMETERS // (len(before) + 3))):
-            columns = ", ".join(f"(SELECT COUNT(*) FROM ({sql} LIMIT ?))" for _ in chunk)
-            bound = [v for term in chunk for v in (_phrase(term), after, *before, cap)]
-            row = self._query(f"SELECT {columns}", bound)[0]
-            counts.update((term, int(count)) for term, count in zip(chunk, row, strict=True))
-        return counts
+        # Every term's count in one statement, each cut by its own LIMIT.
+        counted = f"SELECT {{n}}, COUNT(*) FROM ({sql} LIMIT ?)"
+        parts = [(counted, [_phrase(term), after, *before, cap]) for term in terms]
+        return {terms[index]: int(count) for index, (count,) in self._union(parts)}
 
     def _layer_stats(self, layers: Sequence[int]) -> tuple[int, int, int]:
         """Memories and tokens in these layers, and memories in the whole index: read

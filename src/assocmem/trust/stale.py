@@ -68,8 +68,10 @@ def demoted(store: Store, view: View, records: Mapping[int, Record]) -> dict[int
 
 def clear(store: Store, view: View, seqs: Sequence[int]) -> None:
     """Record a re-credit of these memories: the troubles demoting each now no longer do."""
-    for seq, reasons in demoted(store, view, store.records_by_seq(list(seqs))).items():
-        store.clear_stale(seq, sorted({*reasons, *store.stale_cleared([seq]).get(seq, ())}))
+    demotions = demoted(store, view, store.records_by_seq(list(seqs)))
+    cleared = store.stale_cleared(list(demotions)) if demotions else {}
+    for seq, reasons in demotions.items():
+        store.clear_stale(seq, sorted({*reasons, *cleared.get(seq, ())}))
 
 
 def _troubles(

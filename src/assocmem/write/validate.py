@@ -214,6 +214,14 @@ def _optional_number(value: Any, field: str, low: float, high: float) -> float |
     return None if value is None else _check_number(value, field, low, high)
 
 
+def check_source(value: Any, field: str) -> str:
+    """A source name or URL as a write takes one (non-empty, at most 2048 chars)."""
+    checked = _optional_str(value, field)
+    if checked is None:
+        raise InvalidInput(f"{field} must be a non-empty string of at most 2048 chars", field=field)
+    return checked
+
+
 def _optional_str(value: Any, field: str) -> str | None:
     if value is None:
         return None
