@@ -111,7 +111,7 @@ from assocmem.vectors.embedders import (
     unregister_embedder,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AccessDenied",
