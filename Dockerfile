@@ -1,4 +1,4 @@
-# The assocmem HTTP server: `docker build -t assocmem .`, then see compose.yaml (README, "Docker").
+# The assocmem HTTP server: `docker build -t assocmem .`, then see compose.yaml (docs/operations/docker.md).
 FROM python:3.11-slim
 
 # torch from its CPU index first, at the version pyproject pins: the default index's wheel

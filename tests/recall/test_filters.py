@@ -45,7 +45,7 @@ OPERATIONS: dict[str, tuple[str, Callable[[Any], Callable[[Memory], object]]]] =
 @pytest.mark.parametrize(
     ("where", "named"),
     [
-        ({"knid": "semantic"}, "'kind'"),  # the README's own example of a refused typo
+        ({"knid": "semantic"}, "'kind'"),  # the docs' own example of a refused typo
         ({"no_such_field": 1}, "Valid fields: access, author"),
         ({"no_such_field": {"$ne": 1}}, "meta.<key>"),  # negated it would match everything
         ({"kind": "semantic", "tem": {"$in": ["x"]}}, "'tem'"),
