@@ -145,7 +145,10 @@ def logging_to_stderr(args: argparse.Namespace) -> Iterator[None]:
     """The library's records at the chosen level go to stderr while the command runs;
     the ``assocmem`` logger is put back as it was after (``main`` may run in-process)."""
     verbosity = ("warning", "info", "debug")[min(args.verbose, 2)]
-    level = logging.getLevelName((args.log_level or verbosity).upper())
+    name = args.log_level or verbosity
+    level = logging.getLevelName(name.upper())
+    if not isinstance(level, int):  # serve's own --log-level takes any word
+        raise InvalidInput(f"unknown log level {name!r}", field="log_level")
     package = logging.getLogger("assocmem")
     saved = package.handlers[:], package.level, package.propagate
     handler = logging.StreamHandler(sys.stderr)
