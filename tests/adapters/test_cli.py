@@ -470,3 +470,15 @@ def test_keys_add_prints_only_the_key_on_stdout(tmp_path: Path) -> None:
     assert " " not in key and "shown only now" in done.stderr
     listed = ok("keys", "list", "--keys", str(tmp_path / "keys.json"))
     assert listed[0]["id"] in done.stderr
+
+
+def test_a_mistyped_command_gets_a_suggestion_not_every_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["wrte", "x"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "did you mean write?" in err and "consolidate" not in err
+    with pytest.raises(SystemExit):
+        cli.main(["--log-level", "chatty", "stats"])  # a short list is still shown whole
+    assert "'debug', 'info'" in capsys.readouterr().err

@@ -10,6 +10,7 @@ entry places (a plugin's) is listed under ``other``, never left out.
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import shutil
 import sys
@@ -63,8 +64,10 @@ PLACED: dict[str, str] = {
     "embedders": "service",
     "bench": "bench",
 }
-# Where a command's list of subcommands starts in its column.
+# The column a command's summary starts at in the list.
 NAME_WIDTH = 24
+# A mistyped choice among at least this many is answered without the whole list.
+LONG_CHOICES = 12
 
 EPILOG = """\
 exit codes:
@@ -128,8 +131,13 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:
         # argparse lists every choice of a mistyped command: ~70 names on one line.
-        if "invalid choice" in message and "(choose from" in message:
-            message = message.split(" (choose from")[0] + f"; see `{self.prog} --help`"
+        head, listed, choices = message.partition(" (choose from")
+        if "invalid choice" in head and listed and choices.count(",") >= LONG_CHOICES:
+            names = re.findall(r"'([^']*)'", choices)
+            typed = re.findall(r"'([^']*)'", head)
+            close = difflib.get_close_matches(typed[-1], names, n=3) if typed else []
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            message = f"{head}; {hint}see `{self.prog} --help`"
         super().error(message)
 
 
