@@ -9,9 +9,13 @@ from typing import Any
 
 from . import core, embed_speed, hardening_bench, locomo, peers, scale
 
-# Every bench's flag for where its JSON goes, and the --db choice of the two that have one.
+# Every bench's flag for where its JSON goes, and the --backend choice of those that have one
+# (``--db`` is the global flag for where a store is; a bench makes its own stores).
 OUT_HELP = "where to write the JSON"
-DB_HELP = "sqlite (files), postgres (a throwaway embedded server) or a postgresql:// URL"
+BACKEND_HELP = (
+    "sqlite (files in a temporary folder), postgres (a throwaway embedded server) or the "
+    "postgresql:// URL of a server's maintenance database (fresh databases made there)"
+)
 
 
 def _names(text: str) -> list[str]:
@@ -54,13 +58,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("bench", help=doc, description=doc)
     benches = parser.add_subparsers(dest="bench", required=True)
 
-    doc = "write throughput and read latency at 10k and 100k memories"
+    doc = "write throughput and read latency at each store size (10k and 100k by default)"
     p = benches.add_parser("core", help=doc, description=doc)
     p.add_argument(
-        "--sizes", type=_ints, default="10000,100000", help="comma-separated store sizes"
-    )
+        "--sizes", type=_ints, default="10000,100000",
+        help=f"comma-separated store sizes; each filled store then gets {core.WRITTEN_ON_TOP:,}"
+        " more memories written on top to time the write rates (so 300 builds"
+        f" {300 + core.WRITTEN_ON_TOP:,})",
+    )  # fmt: skip
     p.add_argument("--out", default="bench-core.json", help=OUT_HELP)
-    p.add_argument("--db", default="sqlite", help=DB_HELP)
+    p.add_argument("--backend", default="sqlite", help=BACKEND_HELP)
     p.set_defaults(handler=_core)
 
     doc = "writes/s, read p50/p95, disk, RSS and open time from 10k to 1M memories"
@@ -70,8 +77,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--out", default="bench-scale.json", help=OUT_HELP)
     p.add_argument(
-        "--db", type=_names, default="sqlite,postgres", help="comma-separated; each: " + DB_HELP
-    )
+        "--backend", type=_names, default="sqlite,postgres",
+        help="comma-separated; each: " + BACKEND_HELP,
+    )  # fmt: skip
     p.add_argument(
         "--embedder", default=scale.DEFAULT_EMBEDDER, help="embedder of the vector reads, or 'none'"
     )
@@ -97,7 +105,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("locomo", help=doc, description=doc)
     p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--out", default="bench-locomo.json", help=OUT_HELP)
-    p.add_argument("--db", default="sqlite", help=DB_HELP)
+    p.add_argument("--backend", default="sqlite", help=BACKEND_HELP)
     p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="minilm", help="embedder name, or 'none'")
     p.add_argument("--model-dir", help="folder of a built embedder form")
@@ -115,7 +123,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("folds", help=doc, description=doc)
     p.add_argument("--data", required=True, help="a LoCoMo-format JSON file")
     p.add_argument("--out", default="bench-folds.json", help=OUT_HELP)
-    p.add_argument("--db", default="sqlite", help=DB_HELP)
+    p.add_argument("--backend", default="sqlite", help=BACKEND_HELP)
     p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="none", help="embedder name, or 'none' (the default)")
     p.add_argument("--seed", type=int, default=0, help="seed of the importance marks")
@@ -169,7 +177,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
     p = benches.add_parser("server", help=doc, description=doc)
     p.add_argument("--out", default="bench-server.json", help=OUT_HELP)
-    p.add_argument("--clients", type=int, default=8)
+    p.add_argument("--clients", type=int, default=8, help="concurrent load clients")
     p.add_argument("--seconds", type=float, default=60.0, help="load duration")
     p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
     p.set_defaults(handler=_server)
@@ -186,9 +194,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("hardening", help=doc, description=doc)
     p.add_argument("--out", default="bench-hardening.json", help=OUT_HELP)
     p.add_argument(
-        "--db", type=_names, default="sqlite,postgres",
+        "--backend", type=_names, default="sqlite,postgres",
         help="backends of the race part, comma-separated (default: %(default)s); each: "
-        + DB_HELP,
+        + BACKEND_HELP,
     )  # fmt: skip
     p.add_argument(
         "--rounds", type=_positive, default=hardening_bench.ROUNDS,
@@ -286,22 +294,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_consolidate)
 
 
-def _core(args: argparse.Namespace) -> int:
-    report = core.run(args.sizes, args.out, db=args.db)
-    print(json.dumps(report["sizes"], indent=2))
+def _show(args: argparse.Namespace, report: dict[str, Any], text: str) -> int:
+    """Print ``text`` (a summary of ``report``), or under ``--json`` the whole report as
+    one JSON document, as it was written to ``--out``."""
+    print(json.dumps(report, indent=2) if args.json else text)
     return 0
+
+
+def _core(args: argparse.Namespace) -> int:
+    report = core.run(args.sizes, args.out, db=args.backend)
+    return _show(args, report, json.dumps(report["sizes"], indent=2))
 
 
 def _scale(args: argparse.Namespace) -> int:
     report = scale.run(
         args.sizes,
         args.out,
-        dbs=args.db,
+        dbs=args.backend,
         embedder=args.embedder,
         queries=args.queries,
     )
-    print(json.dumps(report["runs"], indent=2))
-    return 0
+    return _show(args, report, json.dumps(report["runs"], indent=2))
 
 
 def _peers(args: argparse.Namespace) -> int:
@@ -314,8 +327,7 @@ def _peers(args: argparse.Namespace) -> int:
         pythons=pythons,
         queries=args.queries,
     )
-    print("\n".join(peers.lines(report)))
-    return 0
+    return _show(args, report, "\n".join(peers.lines(report)))
 
 
 def _locomo(args: argparse.Namespace) -> int:
@@ -328,9 +340,11 @@ def _locomo(args: argparse.Namespace) -> int:
         embedder_options=options,
         baselines=not args.no_baselines,
         declare=args.declare,
-        db=args.db,
+        db=args.backend,
         profiles=args.profiles,
     )
+    if args.json:
+        return _show(args, report, "")
     rows = [
         (f"{name} ({profile})", table)
         for profile, section in report["profiles"].items()
@@ -360,6 +374,8 @@ def _learning(args: argparse.Namespace) -> int:
         repeats=args.repeats or learning.REPEATS,
         noise=args.noise,
     )
+    if args.json:
+        return _show(args, report, "")
     sections = report.get("embedders") or {"": report}
     for name, section in sections.items():
         _learning_summary(f"{name}: " if name else "", section)
@@ -370,6 +386,8 @@ def _rewordings(args: argparse.Namespace) -> int:
     from . import rewordings
 
     report = rewordings.run(args.out, embedder_name=args.embedder, notes=args.notes, seed=args.seed)
+    if args.json:
+        return _show(args, report, "")
     for n, figures in report["outcomes"].items():
         print(f"outcomes {n}: {json.dumps(figures)}")
     for name in ("interference_no_feedback", "interference"):
@@ -388,6 +406,8 @@ def _learning_scale(args: argparse.Namespace) -> int:
         seed=args.seed,
         embedder_name=args.embedder,
     )
+    if args.json:
+        return _show(args, report, "")
     for name in ("no_feedback", "taught"):
         print(f"{name}: text read p50 {report[name]['p50_ms']} ms, p95 {report[name]['p95_ms']} ms")
     print(f"taught / untaught: p50 {report['p50_ratio']}x, p95 {report['p95_ratio']}x")
@@ -430,16 +450,16 @@ def _vault(args: argparse.Namespace) -> int:
     from . import vault_bench
 
     report = vault_bench.run(args.out, notes=args.notes, queries=args.queries, seed=args.seed)
-    print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
-    return 0
+    return _show(
+        args, report, json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2)
+    )
 
 
 def _trust(args: argparse.Namespace) -> int:
     from . import trust_bench
 
     report = trust_bench.run(args.out, args.sizes, seed=args.seed)
-    print(json.dumps(report["runs"], indent=2))
-    return 0
+    return _show(args, report, json.dumps(report["runs"], indent=2))
 
 
 def _ann(args: argparse.Namespace) -> int:
@@ -453,8 +473,7 @@ def _ann(args: argparse.Namespace) -> int:
         index_max=args.index_max,
         queries=args.queries,
     )
-    print(json.dumps(report["sizes"], indent=2))
-    return 0
+    return _show(args, report, json.dumps(report["sizes"], indent=2))
 
 
 def _consolidate(args: argparse.Namespace) -> int:
@@ -469,24 +488,25 @@ def _consolidate(args: argparse.Namespace) -> int:
         conversations=args.conversations or None,
         embedder_name=None if args.embedder == "none" else args.embedder,
     )
-    print(json.dumps({k: v for k, v in report.items() if k != "environment"}, indent=2))
-    return 0
+    return _show(
+        args, report, json.dumps({k: v for k, v in report.items() if k != "environment"}, indent=2)
+    )
 
 
 def _reinforce(args: argparse.Namespace) -> int:
     from . import reinforce_bench
 
     report = reinforce_bench.run(args.out, args.trials, seed=args.seed)
-    print(json.dumps(report["runs"], indent=2))
-    return 0
+    return _show(args, report, json.dumps(report["runs"], indent=2))
 
 
 def _statements(args: argparse.Namespace) -> int:
     from . import statements
 
     report = statements.run(args.out, memories=args.memories)
-    print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
-    return 0
+    return _show(
+        args, report, json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2)
+    )
 
 
 def _trust_attribution(args: argparse.Namespace) -> int:
@@ -498,8 +518,9 @@ def _trust_attribution(args: argparse.Namespace) -> int:
         reversible=args.reversible,
         budget=args.budget,
     )
-    print(json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2))
-    return 0
+    return _show(
+        args, report, json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2)
+    )
 
 
 def _server(args: argparse.Namespace) -> int:
@@ -508,8 +529,9 @@ def _server(args: argparse.Namespace) -> int:
     report = server_bench.run(
         args.out, clients=args.clients, seconds=args.seconds, examples=args.examples
     )
-    print(json.dumps({k: report[k] for k in ("load", "crash", "fuzz")}, indent=2))
-    return 0
+    return _show(
+        args, report, json.dumps({k: report[k] for k in ("load", "crash", "fuzz")}, indent=2)
+    )
 
 
 def _folds(args: argparse.Namespace) -> int:
@@ -517,10 +539,9 @@ def _folds(args: argparse.Namespace) -> int:
 
     report = folds.run(
         args.data, args.out, embedder_name=None if args.embedder == "none" else args.embedder,
-        conversations=args.conversations, seed=args.seed, db=args.db,
+        conversations=args.conversations, seed=args.seed, db=args.backend,
     )  # fmt: skip
-    print(json.dumps(report["recall"], indent=2))
-    return 0
+    return _show(args, report, json.dumps(report["recall"], indent=2))
 
 
 def _clients(args: argparse.Namespace) -> int:
@@ -529,16 +550,16 @@ def _clients(args: argparse.Namespace) -> int:
     report = clients_bench.run(
         args.out, clients=args.clients, seconds=args.seconds, rounds=args.rounds
     )
-    print(json.dumps({k: report[k] for k in ("transports", "against_urllib")}, indent=2))
-    return 0
+    return _show(
+        args, report, json.dumps({k: report[k] for k in ("transports", "against_urllib")}, indent=2)
+    )
 
 
 def _hardening(args: argparse.Namespace) -> int:
     report = hardening_bench.run(
-        args.out, dbs=args.db, rounds=args.rounds, seconds=args.seconds, parts=args.only
+        args.out, dbs=args.backend, rounds=args.rounds, seconds=args.seconds, parts=args.only
     )
-    print(json.dumps(hardening_bench.summary(report), indent=2))
-    return 0
+    return _show(args, report, json.dumps(hardening_bench.summary(report), indent=2))
 
 
 def _embed(args: argparse.Namespace) -> int:
@@ -546,5 +567,4 @@ def _embed(args: argparse.Namespace) -> int:
 
     models = Path(args.models_dir) if args.models_dir else default_models_dir()
     report = embed_speed.run(args.out, models, forms=args.forms, threads=args.threads)
-    print(json.dumps(report, indent=2))
-    return 0
+    return _show(args, report, json.dumps(report, indent=2))

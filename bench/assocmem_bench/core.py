@@ -48,6 +48,21 @@ FORGETS = 20
 SEED = 7
 
 
+def written_on_top() -> int:
+    """Memories each size gets on top of its fill: the batched, large and single rounds."""
+    return ROUNDS * BATCH + 2 * 10 * BATCH + SINGLE_ROUNDS * SINGLE_WRITES
+
+
+def steps(size: int) -> int:
+    """The progress steps of one size: each memory written, then each read or rating
+    call (the feedback reads and their ratings, three timed passes), then each forget."""
+    return size + written_on_top() + 2 * FEEDBACKS + 3 * READS + FORGETS
+
+
+# What `written_on_top` gives at the constants above (for help texts, read at import).
+WRITTEN_ON_TOP = written_on_top()
+
+
 def _timed_reads(mem: Memory, queries: list[list[str]], hops: int | None) -> dict[str, float]:
     """Concept reads (``hops`` given) or question reads (``hops`` None) of the queries."""
     latencies, returned = [], []
@@ -83,13 +98,22 @@ def _pending_copy(mem: Memory) -> dict[str, float] | None:
 
 def run_size(size: int, stores: Stores) -> dict[str, Any]:
     """Fill a store to ``size`` memories and measure it."""
+    with progress_bar(steps(size), desc=f"core {size} on {stores.backend}", unit="op") as bar:
+        return _measure(size, stores, bar)
+
+
+def _measure(size: int, stores: Stores, bar: Any) -> dict[str, Any]:
+    """`run_size`'s work, advancing ``bar`` by `steps`; timed spans never include it
+    (its update is a counter, drawn at most twice a second)."""
     rng = random.Random(SEED)
     corpus = Corpus(rng)
     target = stores.new(f"core-{size}")
     with Memory(target, agent_id="bench") as mem:
         start = time.perf_counter()
         for first in range(0, size, BATCH):
-            mem.write_many([corpus.memory(i) for i in range(first, min(size, first + BATCH))])
+            batch = [corpus.memory(i) for i in range(first, min(size, first + BATCH))]
+            mem.write_many(batch)
+            bar.update(len(batch))
         fill = size / (time.perf_counter() - start)
 
         batched, single, index = [], [], size
@@ -99,6 +123,7 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
             start = time.perf_counter()
             mem.write_many(batch)
             batched.append(time.perf_counter() - start)
+            bar.update(BATCH)
         large = []
         for _ in range(2):  # and batches ten times larger: fewer, larger commits
             batch = [corpus.memory(index + i) for i in range(10 * BATCH)]
@@ -106,6 +131,7 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
             start = time.perf_counter()
             mem.write_many(batch)
             large.append(10 * BATCH / (time.perf_counter() - start))
+            bar.update(10 * BATCH)
         slowest = 0.0  # the single write that paid a fold, if one fell in these rounds
         for _ in range(SINGLE_ROUNDS):  # then single writes, one transaction each
             singles = [corpus.memory(index + i) for i in range(SINGLE_WRITES)]
@@ -116,14 +142,20 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
                 mem.write(item["text"], concepts=item["concepts"])
                 slowest = max(slowest, time.perf_counter() - began)
             single.append(time.perf_counter() - start)
+            bar.update(SINGLE_WRITES)
 
         queries = [corpus.draw(rng.choice((1, 1, 2))) for _ in range(READS)]
         for query in queries[:FEEDBACKS]:  # teach some links, as agents would
             items = mem.read(concepts=query, k=3).items
             if items:
                 mem.feedback([items[0].id], 1.0, query_concepts=query)
-        reads = {f"hops_{h}": _timed_reads(mem, queries, h) for h in (1, 2)}
+            bar.update(2)
+        reads = {}
+        for hops in (1, 2):
+            reads[f"hops_{hops}"] = _timed_reads(mem, queries, hops)
+            bar.update(READS)
         text_reads = _timed_reads(mem, queries, None)
+        bar.update(READS)
         stats = mem.stats()
         pending = _pending_copy(mem)
         forgets = []
@@ -131,6 +163,7 @@ def run_size(size: int, stores: Stores) -> dict[str, Any]:
             start = time.perf_counter()
             mem.forget([record.id])
             forgets.append((time.perf_counter() - start) * 1000)
+            bar.update(1)
     return {
         "memories": stats.memories,
         "concepts": stats.concepts,
@@ -158,11 +191,13 @@ def run(sizes: Sequence[int], out: str, db: str = "sqlite") -> dict[str, Any]:
     report to ``out``."""
     with open_stores(db) as stores:
         results = {}
-        with progress_bar(len(sizes), desc="core bench", unit="size") as bar:
-            for size in sizes:
-                print(f"core benchmark: {size} memories on {stores.backend}…", file=sys.stderr)
-                results[str(size)] = run_size(size, stores)
-                bar.update(1)
+        for size in sizes:  # one bar per size, over what it writes and reads
+            print(
+                f"core benchmark: {size:,} memories on {stores.backend}, then "
+                f"{written_on_top():,} more written on top…",
+                file=sys.stderr,
+            )
+            results[str(size)] = run_size(size, stores)
         report = {
             "benchmark": "core",
             "environment": environment(**stores.describe()),

@@ -2,7 +2,7 @@
 
 - server: real ``assocmem serve`` processes on 127.0.0.1 against idle, flooding and
   oversized clients (`hardening_server`);
-- race: id-taking writes racing ``forget`` on each backend ``--db`` names
+- race: id-taking writes racing ``forget`` on each backend ``--backend`` names
   (`hardening_store.race`);
 - wal: a SQLite reader's long snapshot against a stream of writes
   (`hardening_store.wal_under_snapshot`).

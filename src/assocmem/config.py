@@ -175,10 +175,23 @@ def _positive_int(value: Any, field: str) -> int:
     return number
 
 
+# Bare words that name a backend, not a place: ``--db postgres`` once made a SQLite
+# file called ``postgres``. A file by such a name is still reachable as ``./postgres``.
+BACKEND_NAMES = frozenset({"postgres", "postgresql", "pg", "sqlite", "sqlite3"})
+
+
 def store_target(db: str) -> str:
-    """URLs and ``:memory:`` pass unchanged; a file path is expanded and its folder made."""
+    """URLs and ``:memory:`` pass unchanged; a file path is expanded and its folder made;
+    a backend's name is refused (`InvalidInput` naming ``db``): ``db`` says where."""
     if db == ":memory:" or db.startswith(POSTGRES_SCHEMES):
         return db
+    if db.strip().lower() in BACKEND_NAMES:
+        raise InvalidInput(
+            f"--db is where the store is, not a backend name: pass a SQLite file path "
+            f"(e.g. ./memory.db) or a postgresql:// URL (e.g. postgresql://user@host/dbname), "
+            f"not {db!r}; a file by that name is ./{db}",
+            field="db",
+        )
     path = Path(db).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
     return str(path)

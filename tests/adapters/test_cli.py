@@ -14,7 +14,7 @@ import pytest
 
 from assocmem import surface
 from assocmem.adapters import cli
-from assocmem.adapters.cli import formatters
+from assocmem.adapters.cli import formatters, guide
 from assocmem.adapters.cli.operations import DEST, call_arguments
 
 
@@ -145,8 +145,8 @@ def test_lifecycle_commands(capsys: pytest.CaptureFixture[str], db_path: str) ->
     assert "protected 1" in out
     code, out, _ = run(capsys, db_path, "--json", "retain")
     assert {r["name"] for r in json.loads(out)} == {"new fact", "failed call", "repeated workflow"}
-    code, out, _ = run(capsys, db_path, "history", "app", "region")
-    assert out.strip() == "no values"
+    code, out, err = run(capsys, db_path, "history", "app", "region")
+    assert (code, out, err) == (1, "no values\n", "nothing found (history)\n")
     code, out, _ = run(capsys, db_path, "contradictions")
     assert out.strip() == "none"
     code, out, _ = run(capsys, db_path, "end-task", "t1")
@@ -176,7 +176,7 @@ def test_every_memory_method_has_a_command_taking_every_parameter(method: str) -
     operation = surface.operations()[method]
     missing = [p.name for p in operation.parameters if DEST + p.name not in arguments]
     assert not missing, f"`assocmem {operation.command}` lacks {missing}"
-    assert command.description == operation.doc
+    assert command.description == guide.plain(operation.doc)
 
 
 @pytest.mark.parametrize(
@@ -248,7 +248,10 @@ def test_write_and_read_take_every_field_end_to_end(tmp_path: Path) -> None:
     assert record["verification_scope"] == "read the runbook"
 
     def read_ids(*flags: str) -> list[str]:
-        return [i["record"]["id"] for i in ok("--db", db, "read", "deploy", *flags)["items"]]
+        done = assocmem("--json", "--db", db, "read", "deploy", *flags)
+        items = json.loads(done.stdout)["items"]
+        assert done.returncode == (0 if items else 1), done.stderr  # 1: nothing found
+        return [i["record"]["id"] for i in items]
 
     assert set(read_ids()) == {fact["id"], event["id"]}
     assert read_ids("--where", '{"kind": "semantic"}') == [fact["id"]]
@@ -343,3 +346,139 @@ def test_export_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path) -> N
     assert json.loads(first)["text"].startswith("note 0 ")
     assert done.stderr == ""
     assert status == f"status={cli.BROKEN_PIPE}"
+
+
+# -- a command line that guides --------------------------------------------------
+
+
+def every_command_parser() -> list[argparse.ArgumentParser]:
+    return list(guide.every_parser(cli.build_parser()))
+
+
+def test_help_lists_every_command_once_grouped_each_group_one_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = cli.build_parser()
+    groups = guide.sections(parser)
+    listed = [line.split()[0] for rows in groups.values() for line in rows[1:]]
+    assert sorted(listed) == sorted(COMMANDS) and len(listed) == len(set(listed))
+    assert "other" not in groups  # every command of the project has its place
+    text = parser.format_help()
+    for key, rows in groups.items():
+        assert len(rows) <= 24, f"group {key} is {len(rows)} lines"
+        assert "\n".join(rows) in text
+        for row in rows[1:]:
+            assert len(row) <= 80 and "`" not in row and ":meth:" not in row, row
+    assert "exit codes:" in text and "141" in text
+
+
+def test_help_prints_one_group_or_one_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["help", "trust"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("trust: ") and "  credit " in out and "  write " not in out
+    assert cli.main(["help", "read"]) == 0
+    assert "--hops" in capsys.readouterr().out
+    assert cli.main(["help", "nothing-like-it"]) == 2
+    assert "groups: start, core" in capsys.readouterr().err
+
+
+def test_markup_is_stripped_from_summaries() -> None:
+    assert guide.plain("See :meth:`~assocmem.Memory.read` and ``where`` or `k`.") == (
+        "See read and where or k."
+    )
+
+
+def test_every_option_of_every_command_has_help_and_shows_its_default() -> None:
+    lacking, hidden = [], []
+    for parser in every_command_parser():
+        formatter = parser._get_formatter()
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+                continue
+            text = formatter._get_help_string(action) % {**vars(action), "prog": parser.prog}
+            name = f"{parser.prog} {'/'.join(action.option_strings) or action.dest}"
+            if not (action.help or "").strip():
+                lacking.append(name)
+            elif action.option_strings and action.default not in (
+                None, False, argparse.SUPPRESS, []
+            ) and "default" not in text:  # fmt: skip
+                hidden.append(name)
+    assert not lacking, f"options without help: {lacking}"
+    assert not hidden, f"options whose help hides the default: {hidden}"
+
+
+def test_no_parser_takes_an_abbreviated_flag(
+    capsys: pytest.CaptureFixture[str], db_path: str
+) -> None:
+    assert all(not parser.allow_abbrev for parser in every_command_parser())
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--db", db_path, "read", "x", "--kin", "semantic"])
+    assert exited.value.code == 2 and "unrecognized arguments: --kin" in capsys.readouterr().err
+    code, _, err = run(capsys, db_path, "read", "deploy", "--k", "0")
+    assert code == 2 and err == "error: k must be an integer from 1 to 1000\n"
+
+
+@pytest.mark.parametrize("word", ["postgres", "postgresql", "sqlite", "PostgreSQL"])
+def test_db_is_a_place_never_a_backend_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["--db", word, "stats"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --db is where the store is") and "postgresql://" in err
+    assert list(tmp_path.iterdir()) == []  # no file named after the backend
+    assert cli.main(["--db", f"./{word}", "stats"]) == 0  # a file by that name, said so
+    assert (tmp_path / word).is_file()
+
+
+def test_nothing_found_exits_1_with_a_message_and_json_still_printed(
+    capsys: pytest.CaptureFixture[str], db_path: str
+) -> None:
+    run(capsys, db_path, "write", "Backoff fixed the flaky deploy.")
+    code, out, err = run(capsys, db_path, "read", "deploy")
+    assert code == 0 and "Backoff" in out
+    code, out, err = run(capsys, db_path, "read", "zebra xylophone")
+    assert (code, err) == (1, "nothing found (read)\n")
+    assert out.startswith("read ") and len(out.splitlines()) == 1  # the handle, to rate with
+    code, out, err = run(capsys, db_path, "reconstruct", "zebra xylophone")
+    assert (code, out, err) == (1, "", "nothing found (reconstruct)\n")
+    for command in ("read", "reconstruct"):
+        code, out, err = run(capsys, db_path, command, "zebra xylophone", "--json")
+        assert code == 1 and json.loads(out)["items"] == [] and "nothing found" in err
+    code, out, err = run(capsys, db_path, "get", "01NOSUCHMEMORY")
+    assert code == 3 and out == "" and "no memory" in err
+
+
+def test_json_verbosity_and_log_level_go_before_or_after_the_command(
+    capsys: pytest.CaptureFixture[str], db_path: str
+) -> None:
+    code, out, err = run(capsys, db_path, "stats")
+    assert code == 0 and err == "" and not out.startswith("{")
+    for argv in (["--json", "-v", "stats"], ["stats", "--json", "-v"]):
+        code, out, err = run(capsys, db_path, *argv)
+        assert json.loads(out)["memories"] == 0
+        assert "INFO assocmem.store: opening store" in err
+    code, out, err = run(capsys, db_path, "-vv", "--log-level", "error", "stats")
+    assert code == 0 and err == ""
+
+
+def test_keys_add_prints_only_the_key_on_stdout(tmp_path: Path) -> None:
+    done = assocmem("keys", "add", "--keys", str(tmp_path / "keys.json"))
+    assert done.returncode == 0
+    (key,) = done.stdout.splitlines()
+    assert " " not in key and "shown only now" in done.stderr
+    listed = ok("keys", "list", "--keys", str(tmp_path / "keys.json"))
+    assert listed[0]["id"] in done.stderr
+
+
+def test_a_mistyped_command_gets_a_suggestion_not_every_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["wrte", "x"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "did you mean write?" in err and "consolidate" not in err
+    with pytest.raises(SystemExit):
+        cli.main(["--log-level", "chatty", "stats"])  # a short list is still shown whole
+    assert "'debug', 'info'" in capsys.readouterr().err

@@ -9,7 +9,7 @@ from tests.conftest import BACKENDS
 
 @pytest.fixture(params=BACKENDS)
 def db(request: pytest.FixtureRequest) -> str:
-    """A benchmark's ``--db``: ``sqlite``, or the URL of the suite's PostgreSQL server."""
+    """A benchmark's ``--backend``: ``sqlite``, or the URL of the suite's PostgreSQL server."""
     if request.param == "postgres":
         return str(request.getfixturevalue("postgres_server"))
     return "sqlite"

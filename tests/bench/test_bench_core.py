@@ -26,16 +26,23 @@ def test_each_store_is_fresh_and_measured(db: str) -> None:
 
 
 @pytest.mark.slow
-def test_core_benchmark_smoke(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_core_benchmark_smoke(
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     for name, value in {"BATCH": 40, "ROUNDS": 2, "SINGLE_ROUNDS": 2, "SINGLE_WRITES": 10,
                         "READS": 20, "FEEDBACKS": 5, "FORGETS": 3}.items():  # fmt: skip
         monkeypatch.setattr(core, name, value)
+    monkeypatch.setenv("ASSOCMEM_PROGRESS", "1")
     out = tmp_path / "core.json"
     core.run([200], str(out), db=db)
     report = json.loads(out.read_text())
     size = report["sizes"]["200"]
     # the fill, two rounds of batches, two of ten-times batches and two of single writes
-    assert size["memories"] == 200 + 2 * 40 + 2 * 400 + 2 * 10
+    assert size["memories"] == 200 + core.written_on_top() == 200 + 2 * 40 + 2 * 400 + 2 * 10
+    # the bar ends full: it counted every memory written and every read, rating and forget
+    steps = core.steps(200)
+    assert steps == size["memories"] + 2 * 5 + 3 * 20 + 3
+    assert f"{steps}/{steps}" in capsys.readouterr().err
     assert size["writes_per_s_single"] > 0 and size["writes_per_s_batched"] > 0
     assert size["write_single_max_ms"] > 0
     if db == "sqlite":  # the run's link changes wait in the pending list, measured

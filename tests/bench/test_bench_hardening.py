@@ -42,7 +42,7 @@ def test_the_race_part_counts_no_untyped_error_leftover_or_resurrection(
     db: str, tmp_path: Path
 ) -> None:
     out = tmp_path / "race.json"
-    argv = ["bench", "hardening", "--only", "race", "--rounds", "3", "--db", db,
+    argv = ["bench", "hardening", "--only", "race", "--rounds", "3", "--backend", db,
             "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     (result,) = json.loads(out.read_text())["race"].values()

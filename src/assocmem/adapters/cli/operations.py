@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import types
 import typing
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Literal
 
 from assocmem.adapters.cli import formatters
+from assocmem.adapters.cli.guide import plain
 from assocmem.config import Config, store_target
 from assocmem.errors import InvalidInput
 from assocmem.memory import Memory
@@ -52,6 +54,16 @@ PAIRS: dict[str, tuple[str, str]] = {
     "mentions": ("ENTITY", "MEMREF"),
 }
 SCALARS: dict[Any, type] = {str: str, int: int, float: float}
+# The exit status of a command that ran and found nothing, and the lookups that end
+# with it: what a script tests (``if assocmem read ...; then``). The result still
+# prints as usual (a read's handle can rate what it missed); a note goes to stderr.
+NOTHING_FOUND = 1
+EMPTY: dict[str, Callable[[Any], bool]] = {
+    "read": lambda result: not result.items,
+    "reconstruct": lambda result: not result.items,
+    "history": lambda result: not result,
+    "relevant_notes": lambda result: not result,
+}
 
 Kind = Literal["scalar", "bool", "list", "pair", "pairs", "json"]
 
@@ -115,16 +127,15 @@ def add_operation(
     with one argument per parameter."""
     parser = subparsers.add_parser(
         command or operation.command,
-        help=summary(operation),
-        description=operation.doc,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        help=plain(summary(operation)),
+        description=plain(operation.doc),
     )
     taken = {flag(p) for p in operation.parameters if p.name not in operation.positional}
     for parameter in operation.parameters:
         if parameter.name in operation.positional:
             _add_positional(parser, parameter)
         else:
-            aliases = [a for a in ALIASES.get(parameter.name, ()) if a not in taken]
+            aliases = [a for a in _aliases(parameter) if a not in taken]
             taken.update(aliases)
             _add_flag(parser, parameter, aliases, (operation.name, parameter.name) in SPREAD)
             negation = NEGATIONS.get((operation.name, parameter.name))
@@ -139,6 +150,13 @@ def add_operation(
                             help="the whole store: learned links, lessons, the feedback log"
                             " and the declared graph too (see export-all)")  # fmt: skip
     return parser
+
+
+def _aliases(parameter: Parameter) -> list[str]:
+    # A one-letter name takes its long spelling too (``-k 5`` and ``--k 5``).
+    main = flag(parameter)
+    long = [f"-{main}"] if not main.startswith("--") else []
+    return [*ALIASES.get(parameter.name, ()), *long]
 
 
 def summary(operation: Operation) -> str:
@@ -256,7 +274,11 @@ def run_operation(operation: Operation, args: argparse.Namespace, config: Config
             return 0
         data = formatters.to_json(operation.name, result)
         text = formatters.human(operation.name, result, call)
-    emit(args, data, text)
+    if args.json or text:  # an empty read still prints its handle, for feedback
+        emit(args, data, text)
+    if operation.name in EMPTY and EMPTY[operation.name](result):
+        print(f"nothing found ({operation.command})", file=sys.stderr)
+        return NOTHING_FOUND
     return 0
 
 

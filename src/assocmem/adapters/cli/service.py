@@ -124,8 +124,10 @@ def cmd_keys_add(args: argparse.Namespace, config: Config) -> int:
     grants = tuple(args.agents or ())
     entry, secret = add_key(_key_file(config), agent, tuple(args.role or ()), grants)
     speaks = entry.agent_id + (f", and {', '.join(grants)}" if grants else "")
-    emit(args, {**entry.public(), "key": secret},
-         f"{secret}\n(key {entry.id} for agent {speaks}; shown only now)")  # fmt: skip
+    # Only the secret on stdout (``KEY=$(assocmem keys add)``); the note is for a person.
+    emit(args, {**entry.public(), "key": secret}, secret)
+    if not args.json:
+        print(f"key {entry.id} for agent {speaks}; its secret is shown only now", file=sys.stderr)
     return 0
 
 
@@ -185,7 +187,8 @@ def cmd_demo(args: argparse.Namespace, config: Config) -> int:
     with tempfile.TemporaryDirectory(prefix="assocmem-demo-") as folder:
         db = str(Path(folder) / "demo.db")
         learned, loaded, rebuilt = (_run_step(step, db) for step in ("learn", "recall", "rebuild"))
-    print(_format_demo(learned, loaded, rebuilt))
+    data = {"learned": learned, "loaded": loaded, "rebuilt": rebuilt}
+    emit(args, data, _format_demo(learned, loaded, rebuilt))
     return 0
 
 
@@ -284,10 +287,12 @@ def add_keys(subparsers: Subparsers) -> None:
     p = _command(actions, "add", cmd_keys_add, "add a key; its secret is printed only now")
     _keys_option(p)
     p.add_argument("--key-agent", help="agent the new key speaks for (default: --agent)")
-    p.add_argument("--role", action="append", help="a role the key may read in (repeat)")
+    p.add_argument("--role", action="append",
+                   help="a role the key may read in (repeat; default: none)")  # fmt: skip
     p.add_argument("--agents", action="append",
                    help="a service key: another agent id it may act for, or a prefix "
-                   "ending in * (repeat); each request names its agent_id")  # fmt: skip
+                   "ending in * (repeat; default: none); each request names its "
+                   "agent_id")  # fmt: skip
     p = _command(actions, "revoke", cmd_keys_revoke, "revoke a key by id")
     _keys_option(p)
     p.add_argument("id", help="the key id to revoke")
@@ -298,10 +303,12 @@ def add_keys(subparsers: Subparsers) -> None:
 def add_services(subparsers: Subparsers) -> None:
     """Every command that is not a `Memory` operation."""
     _command(subparsers, "demo", cmd_demo, "run the restart control in three processes")
-    p = _command(subparsers, "serve", cmd_serve,
-                 "serve the memory over HTTP (needs assocmem[server])")  # fmt: skip
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
+    p = _command(subparsers, "serve", cmd_serve, "serve the memory over HTTP, with its "
+                 "dashboard at / (needs assocmem[server])")  # fmt: skip
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on; one that is not loopback needs --keys "
+                   "or --no-auth")  # fmt: skip
+    p.add_argument("--port", type=int, default=8765, help="the port to listen on")
     _keys_option(p)
     p.add_argument("--no-auth", action="store_true",
                    help="allow serving without keys on a non-loopback address")  # fmt: skip
@@ -350,5 +357,5 @@ def add_services(subparsers: Subparsers) -> None:
     _command(which, "list", cmd_embedders_list, "list embedder names")
     doc = "build the ONNX or static form of the packaged MiniLM (offline)"
     p = _command(which, "build", cmd_embedders_build, doc)
-    p.add_argument("name", help="minilm-onnx or minilm-static")
+    p.add_argument("name", help="the form to build: minilm-onnx or minilm-static")
     p.add_argument("--model-dir", help="where to write it (default: user data dir)")
