@@ -72,7 +72,7 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
     """The shortest command line that parses to ``args``: each flag not at its default."""
     words = parser.prog.split()
     for action in parser._actions:  # argparse lists a parser's flags nowhere public
-        value = getattr(args, action.dest, None)
+        value: Any = getattr(args, action.dest, None)
         default = action.default
         if isinstance(default, str) and callable(action.type):
             default = action.type(default)  # argparse converts a string default the same way
@@ -327,6 +327,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--queries", type=int, default=300, help="queries timed per size")
     p.set_defaults(handler=_recorded(p, _ann))
+
+    doc = "render the benchmarks page and its plots from the benches' JSON reports"
+    p = benches.add_parser("render-docs", help=doc, description=doc)
+    p.add_argument(
+        "--results", default="docs/benchmarks/results", help="folder of the JSON reports"
+    )
+    p.add_argument("--out", default="docs/benchmarks", help="folder of the page and its plots")
+    p.set_defaults(handler=_render_docs)  # writes no report of its own to record
 
     # consolidation
     doc = "keep-budget by value vs FIFO/random, dream-pass time, LoCoMo before/after"
@@ -593,6 +601,14 @@ def _hardening(args: argparse.Namespace) -> int:
         args.out, dbs=args.db, rounds=args.rounds, seconds=args.seconds, parts=args.only
     )
     print(json.dumps(hardening_bench.summary(report), indent=2))
+    return 0
+
+
+def _render_docs(args: argparse.Namespace) -> int:
+    from . import render_docs  # needs matplotlib (the docs extra)
+
+    for path in render_docs.render(Path(args.results), Path(args.out)):
+        print(path)
     return 0
 
 
