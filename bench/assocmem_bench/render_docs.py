@@ -147,7 +147,7 @@ def _provenance(result: Results, reports: Path) -> list[str]:
     env = report.get("environment") or _first_section(report).get("environment")
     if env:
         machine = f"{env.get('platform')}, {env.get('cpus')} CPUs, Python {env.get('python')}"
-        lines.append(f"- Machine: {machine}; ran {env.get('time')}")
+        lines.append(f"- Machine: {machine}; report written {env.get('time')}")
     commit = run.get("commit")
     if commit:
         sha, dirty = commit.removesuffix("-dirty"), commit.endswith("-dirty")
@@ -306,7 +306,8 @@ LOCOMO = (
     "asks each question, and scores which of its evidence turns come back in the top "
     "5, 10 and 20. Category 5 (adversarial) is asked but left out of the overall figure, "
     "as LoCoMo's own scoring does; *no shared words* counts the questions that share no "
-    "content word with their evidence."
+    "content word with their evidence. The LoCoMo file itself (CC BY-NC) is not in the "
+    "repository, only the figures scored on it."
 )
 
 
@@ -525,7 +526,7 @@ FOLDS = (
     "(so every turn has its real age), with value 3 marked on the evidence of a random "
     "half of the questions and on a random tenth of all turns, under each strength of "
     "the decay and value folds. A fold that only reorders near neighbours leaves the "
-    "columns close to *none*; one that crowds out what the question asks shows in the "
+    "columns close to *no folds*; one that crowds out what the question asks shows in the "
     "oldest evidence and in the questions none of whose evidence was marked."
 )
 
