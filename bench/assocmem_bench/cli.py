@@ -59,6 +59,8 @@ def _recorded(
 
     def run(args: argparse.Namespace) -> int:
         code = handler(args)
+        if code != 0:  # a failed run's file, if any, is not its report
+            return code
         out = Path(args.out)
         report = json.loads(out.read_text(encoding="utf-8"))
         report["run"] = {"command": _command(parser, args), "commit": _commit()}

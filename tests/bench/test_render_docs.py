@@ -5,6 +5,7 @@ by name before anything is written."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -133,3 +134,17 @@ def test_a_learning_report_of_several_embedders_gets_a_table_each(tmp_path: Path
     assert page.count("Embedder: none;") == 2  # learning-none.json's and this one's
     for name in ("learning-both-curves-none.png", "learning-both-curves-other.png"):
         assert (tmp_path / "plots" / name).is_file()
+
+
+def test_a_bench_report_records_the_command_that_reproduces_it(tmp_path: Path) -> None:
+    out = tmp_path / "statements.json"
+    assert main(["bench", "statements", "--memories", "20", "--out", str(out)]) == 0
+    run = json.loads(out.read_text(encoding="utf-8"))["run"]
+    assert run["command"] == f"assocmem bench statements --out {out} --memories 20"
+    again = tmp_path / "again.json"
+    argv = shlex.split(run["command"].replace(str(out), str(again)))
+    assert argv[0] == "assocmem" and main(argv[1:]) == 0
+    report = json.loads(again.read_text(encoding="utf-8"))
+    assert report["text_read"]["memories"] == 20
+    assert report["run"]["command"] == run["command"].replace(str(out), str(again))
+    assert run["commit"] is None or len(run["commit"].removesuffix("-dirty")) >= 7
