@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from assocmem_bench import render_docs
 from assocmem_bench.render_docs import UnreadableResults
 
 from assocmem.adapters.cli import main
+from assocmem.errors import DependencyMissing
 
 pytest.importorskip("matplotlib")  # the docs extra draws the plots
 
@@ -148,3 +150,12 @@ def test_a_bench_report_records_the_command_that_reproduces_it(tmp_path: Path) -
     assert report["text_read"]["memories"] == 20
     assert report["run"]["command"] == run["command"].replace(str(out), str(again))
     assert run["commit"] is None or len(run["commit"].removesuffix("-dirty")) >= 7
+
+
+def test_without_matplotlib_the_refusal_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib.style", None)  # as if it were not installed
+    with pytest.raises(DependencyMissing, match=r"assocmem\[docs\]"):
+        render_docs.render(_results(tmp_path), tmp_path / "out")
+    assert not (tmp_path / "out" / "index.md").exists()
