@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,60 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _recorded(
+    parser: argparse.ArgumentParser, handler: Callable[[argparse.Namespace], int]
+) -> Callable[[argparse.Namespace], int]:
+    """``handler``, then its JSON given a ``run`` section: the command that reproduces it
+    and the commit it ran at, so a figure quoted from the file can say how it was made."""
+
+    def run(args: argparse.Namespace) -> int:
+        code = handler(args)
+        if code != 0:  # a failed run's file, if any, is not its report
+            return code
+        out = Path(args.out)
+        report = json.loads(out.read_text(encoding="utf-8"))
+        report["run"] = {"command": _command(parser, args), "commit": _commit()}
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        return code
+
+    return run
+
+
+def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """The shortest command line that parses to ``args``: each flag not at its default."""
+    words = parser.prog.split()
+    for action in parser._actions:  # argparse lists a parser's flags nowhere public
+        value: Any = getattr(args, action.dest, None)
+        default = action.default
+        if isinstance(default, str) and callable(action.type):
+            default = action.type(default)  # argparse converts a string default the same way
+        if not action.option_strings or action.dest == "help" or value == default:
+            continue
+        flag = action.option_strings[-1]
+        if isinstance(action, argparse._StoreTrueAction):
+            words.append(flag)
+        elif isinstance(action, argparse._AppendAction):
+            words += [part for item in value for part in (flag, str(item))]
+        elif isinstance(value, list):
+            words += [flag, ",".join(str(item) for item in value)]
+        else:
+            words += [flag, str(value)]
+    return shlex.join(words)
+
+
+def _commit() -> str | None:
+    """The checkout's commit (``-dirty`` with tracked files changed), or None outside git."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(Path(__file__).parent), "describe", "--always", "--dirty",
+             "--abbrev=40"],
+            capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bench`` and its subcommands to the assocmem CLI."""
     doc = "run a benchmark and write its results as JSON"
@@ -68,7 +125,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     p.add_argument("--out", default="bench-core.json", help=OUT_HELP)
     p.add_argument("--backend", default="sqlite", help=BACKEND_HELP)
-    p.set_defaults(handler=_core)
+    p.set_defaults(handler=_recorded(p, _core))
 
     doc = "writes/s, read p50/p95, disk, RSS and open time from 10k to 1M memories"
     p = benches.add_parser("scale", help=doc, description=doc)
@@ -84,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--embedder", default=scale.DEFAULT_EMBEDDER, help="embedder of the vector reads, or 'none'"
     )
     p.add_argument("--queries", type=int, default=scale.QUERIES, help="queries timed per read kind")
-    p.set_defaults(handler=_scale)
+    p.set_defaults(handler=_recorded(p, _scale))
 
     doc = "assocmem against cpersona, inspeximus, mem0 and hebbmem: interleaved A/B runs"
     p = benches.add_parser("peers", help=doc, description=doc)
@@ -99,7 +156,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run PEER under another interpreter (its own virtual environment)",
     )  # fmt: skip
     p.add_argument("--queries", type=int, default=peers.QUERIES, help="queries timed per run")
-    p.set_defaults(handler=_peers)
+    p.set_defaults(handler=_recorded(p, _peers))
 
     doc = "recall@5/10/20 of evidence turns on a LoCoMo-format file, with baselines"
     p = benches.add_parser("locomo", help=doc, description=doc)
@@ -117,7 +174,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--profiles", type=_names, default=",".join(locomo.PROFILES),
         help="comma-separated recall profiles to score assocmem under (default: both)",
     )  # fmt: skip
-    p.set_defaults(handler=_locomo)
+    p.set_defaults(handler=_recorded(p, _locomo))
 
     doc = "how strongly age and importance should move a ranking, on LoCoMo read in time"
     p = benches.add_parser("folds", help=doc, description=doc)
@@ -127,7 +184,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="none", help="embedder name, or 'none' (the default)")
     p.add_argument("--seed", type=int, default=0, help="seed of the importance marks")
-    p.set_defaults(handler=_folds)
+    p.set_defaults(handler=_recorded(p, _folds))
 
     doc = "whether feedback on outcomes reaches a reader's top 5 on held-out questions"
     p = benches.add_parser("learning", help=doc, description=doc)
@@ -152,7 +209,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="comma-separated shares of rating calls a noisy teacher gets wrong"
         " (default: %(default)s)",
     )  # fmt: skip
-    p.set_defaults(handler=_learning)
+    p.set_defaults(handler=_recorded(p, _learning))
 
     doc = "whether what outcomes taught one wording reaches a rewording (hand-written problems)"
     p = benches.add_parser("rewordings", help=doc, description=doc)
@@ -162,7 +219,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--notes", type=_positive, default=600, help="distractor notes (default: %(default)s)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the distractor notes")
-    p.set_defaults(handler=_rewordings)
+    p.set_defaults(handler=_recorded(p, _rewordings))
 
     doc = "text-read latency of a large store untaught and taught through many rated reads"
     p = benches.add_parser("learning-scale", help=doc, description=doc)
@@ -172,7 +229,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--types", type=_positive, default=40, help="problem types")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated workload")
     p.add_argument("--embedder", help="embedder name (default: none)")
-    p.set_defaults(handler=_learning_scale)
+    p.set_defaults(handler=_recorded(p, _learning_scale))
 
     doc = "server load, crash recovery and fuzzing figures on 127.0.0.1"
     p = benches.add_parser("server", help=doc, description=doc)
@@ -180,7 +237,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--clients", type=int, default=8, help="concurrent load clients")
     p.add_argument("--seconds", type=float, default=60.0, help="load duration")
     p.add_argument("--examples", type=int, default=50, help="fuzz cases per operation")
-    p.set_defaults(handler=_server)
+    p.set_defaults(handler=_recorded(p, _server))
 
     doc = "8 concurrent callers through Client, AsyncClient and MCP over HTTP, against urllib"
     p = benches.add_parser("clients", help=doc, description=doc)
@@ -188,7 +245,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--clients", type=_positive, default=8, help="concurrent callers")
     p.add_argument("--seconds", type=float, default=10.0, help="length of each turn")
     p.add_argument("--rounds", type=_positive, default=3, help="turns of each transport")
-    p.set_defaults(handler=_clients)
+    p.set_defaults(handler=_recorded(p, _clients))
 
     doc = "hardening: idle/flooding/oversized clients, writes racing forget, WAL under a snapshot"
     p = benches.add_parser("hardening", help=doc, description=doc)
@@ -211,13 +268,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--only", type=_names, default=",".join(hardening_bench.PARTS),
         help="comma-separated parts to run (default: %(default)s)",
     )  # fmt: skip
-    p.set_defaults(handler=_hardening)
+    p.set_defaults(handler=_recorded(p, _hardening))
 
     doc = "statements and write transactions behind one declaring write and one text read"
     p = benches.add_parser("statements", help=doc, description=doc)
     p.add_argument("--out", default="bench-statements.json", help=OUT_HELP)
     p.add_argument("--memories", type=int, default=1000, help="notes in the store read")
-    p.set_defaults(handler=_statements)
+    p.set_defaults(handler=_recorded(p, _statements))
 
     doc = "index, re-index after a 1 % edit and relevant_notes latency on a generated vault"
     # argparse %-formats a subcommand's help (not its description)
@@ -226,14 +283,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--notes", type=int, default=10_000, help="notes in the generated vault")
     p.add_argument("--queries", type=int, default=200, help="relevant_notes queries timed")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated vault")
-    p.set_defaults(handler=_vault)
+    p.set_defaults(handler=_recorded(p, _vault))
     # the influence gate against an AgentPoison-style attack
     doc = "top-1 poison hijack raw vs influence_only, legit recall under the gate, the spoof"
     p = benches.add_parser("trust", help=doc, description=doc)
     p.add_argument("--sizes", type=_ints, default="1000,10000", help="comma-separated corpus sizes")
     p.add_argument("--out", default="bench-trust.json", help=OUT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
-    p.set_defaults(handler=_trust)
+    p.set_defaults(handler=_recorded(p, _trust))
 
     # -- trust: attribution
     doc = "attribution: relabels and taint strips caught, a below-k drip capped by a budget"
@@ -244,14 +301,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--reversible", type=int, default=10_000, help="a good source's reversible uses")
     p.add_argument("--budget", type=float, default=10.0, help="each source's lifetime budget")
-    p.set_defaults(handler=_trust_attribution)
+    p.set_defaults(handler=_recorded(p, _trust_attribution))
     # earned reinforcement
     doc = "value gained on top vs by a weak frequent false positive; drift with it off"
     p = benches.add_parser("reinforce", help=doc, description=doc)
     p.add_argument("--trials", type=int, default=10, help="independent generated stores")
     p.add_argument("--out", default="bench-reinforce.json", help=OUT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the generated corpus")
-    p.set_defaults(handler=_reinforce)
+    p.set_defaults(handler=_recorded(p, _reinforce))
 
     doc = "load time, sentences/s and query latency of the local embedder forms"
     p = benches.add_parser("embed", help=doc, description=doc)
@@ -263,7 +320,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--threads", type=int, help="threads per call (0: torch/onnxruntime default pools)"
     )
-    p.set_defaults(handler=_embed)
+    p.set_defaults(handler=_recorded(p, _embed))
 
     doc = "vector reads scanned vs HNSW graphs: build, p50/p95, recall@10, the libraries compared"
     p = benches.add_parser("ann", help=doc, description=doc)
@@ -279,7 +336,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--index-max", type=int, default=100_000, help="largest size the real store is filled to"
     )
     p.add_argument("--queries", type=int, default=300, help="queries timed per size")
-    p.set_defaults(handler=_ann)
+    p.set_defaults(handler=_recorded(p, _ann))
+
+    doc = "render the benchmarks page and its plots from the benches' JSON reports"
+    p = benches.add_parser("render-docs", help=doc, description=doc)
+    p.add_argument(
+        "--results", default="docs/benchmarks/results", help="folder of the JSON reports"
+    )
+    p.add_argument("--out", default="docs/benchmarks", help="folder of the page and its plots")
+    p.set_defaults(handler=_render_docs)  # writes no report of its own to record
 
     # consolidation
     doc = "keep-budget by value vs FIFO/random, dream-pass time, LoCoMo before/after"
@@ -291,7 +356,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--locomo", help="a LoCoMo-format file: recall before/after consolidate")
     p.add_argument("--conversations", type=_names, help="comma-separated sample ids (default: all)")
     p.add_argument("--embedder", default="none", help="embedder for --locomo, or 'none'")
-    p.set_defaults(handler=_consolidate)
+    p.set_defaults(handler=_recorded(p, _consolidate))
 
 
 def _show(args: argparse.Namespace, report: dict[str, Any], text: str) -> int:
@@ -560,6 +625,14 @@ def _hardening(args: argparse.Namespace) -> int:
         args.out, dbs=args.backend, rounds=args.rounds, seconds=args.seconds, parts=args.only
     )
     return _show(args, report, json.dumps(hardening_bench.summary(report), indent=2))
+
+
+def _render_docs(args: argparse.Namespace) -> int:
+    from . import render_docs  # needs matplotlib (the docs extra)
+
+    for path in render_docs.render(Path(args.results), Path(args.out)):
+        print(path)
+    return 0
 
 
 def _embed(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ def test_the_server_and_wal_parts_write_their_figures(tmp_path: Path) -> None:
     argv = ["bench", "hardening", "--only", "server,wal", "--seconds", "2", "--out", str(out)]
     assert main(argv) == 0
     report = json.loads(out.read_text())
-    assert set(report) == {"benchmark", "environment", "config", "server", "wal"}
+    assert set(report) == {"benchmark", "environment", "config", "server", "wal", "run"}
     server = report["server"]
     assert set(server) == set(PROBES) and all(r["measured"] for r in server.values())
     assert server["idle_connections"]["still_open"] == 0
