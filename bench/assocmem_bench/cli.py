@@ -80,9 +80,16 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
     for action in parser._actions:  # argparse lists a parser's flags nowhere public
         value: Any = getattr(args, action.dest, None)
         default = action.default
-        if isinstance(default, str) and callable(action.type):
+        if isinstance(default, str) and default != argparse.SUPPRESS and callable(action.type):
             default = action.type(default)  # argparse converts a string default the same way
-        if not action.option_strings or action.dest == "help" or value == default:
+        # SUPPRESS marks the command line's global flags (--json, -v, --log-level), which
+        # change what is shown, not what is measured.
+        if (
+            not action.option_strings
+            or action.dest == "help"
+            or default == argparse.SUPPRESS
+            or value == default
+        ):
             continue
         flag = action.option_strings[-1]
         if isinstance(action, argparse._StoreTrueAction):
