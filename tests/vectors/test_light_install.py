@@ -1,4 +1,4 @@
-"""``pip install 'assocmem[embed]'`` in a clean virtual environment: no torch, the default embedder at once.
+"""``pip install 'assocmem[embed]'`` in a clean environment: no torch, the default embedder at once.
 
 The extra is installed as a user installs it, from a copy of the project and of
 its model package, into a new virtual environment with nothing else in it. The
@@ -81,7 +81,8 @@ def test_the_default_embedder_reads_at_once_in_the_clean_environment(
     done = subprocess.run(
         [str(clean_env), "-c", FIRST_USE, str(tmp_path / "store.db")],
         capture_output=True, text=True, timeout=300, check=False,
-        env={"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"},
+        env={"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+             "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     first = json.loads(done.stdout)
