@@ -93,4 +93,3 @@ def test_the_default_embedder_reads_at_once_in_the_clean_environment(
     # Loaded from the package, as the log says; nothing was built.
     assert "loading the int8 ONNX form" in done.stderr and "assocmem_minilm" in done.stderr
     assert not (tmp_path / "data").exists()
-
