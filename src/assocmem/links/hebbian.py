@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assocmem.errors import UnknownMemory, UnknownRead
-from assocmem.links import lessons
+from assocmem.links import lessons, wording
 from assocmem.store import LinkRow, Store, View
 from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
 
@@ -205,7 +205,8 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
     Each edge points away from the concept it was reached from; one between two
     concepts reached at the same hop points from the name that sorts first. Concept
     ids are store-wide and in creation order, so no orientation may depend on them:
-    it would tell whether another agent used a word first.
+    it would tell whether another agent used a word first. Concepts are shown as
+    this scope wrote them (`wording`); the orientation reads their stems.
     """
     start = store.concept_ids(concepts)
     seen = set(start.values())
@@ -235,10 +236,11 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
         src, dst, row = edges[pair]
         if names[dst] < names[src]:
             edges[pair] = (dst, src, row)
+    said = wording.shown(store, scope, names, concepts)
     result = [
         Edge(
-            source=names[src],
-            target=names[dst],
+            source=said[names[src]],
+            target=said[names[dst]],
             weight=row.weight,
             count=row.count,
             valence=row.outcome_sum / row.feedback_count if row.feedback_count else 0.0,
@@ -247,4 +249,5 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
         for src, dst, row in edges.values()
     ]
     result.sort(key=lambda e: (-e.weight, e.source, e.target))
-    return Graph(concepts=tuple(concepts), edges=tuple(result), truncated=truncated)
+    shown = tuple(said[c] for c in concepts)
+    return Graph(concepts=shown, edges=tuple(result), truncated=truncated)
