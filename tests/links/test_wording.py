@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from assocmem import Memory
+from assocmem.adapters import cli
 from assocmem.links import wording
 from assocmem.text.concepts import normalize_concept
 from tests.conftest import Target
@@ -131,3 +132,17 @@ def test_the_demo_prints_the_words_written() -> None:
     assert "links add: retry(4), backoff(2)" in done.stdout
     assert "[via retry]" in done.stdout and "hold retry(4), backoff(2)" in done.stdout
     assert "retri(" not in done.stdout and "retri," not in done.stdout
+
+
+def test_the_command_line_prints_the_words_written(
+    capsys: pytest.CaptureFixture[str], db_path: str
+) -> None:
+    for text in NOTES:
+        assert cli.main(["--db", db_path, "--agent", "ops", "write", text]) == 0
+    capsys.readouterr()
+    assert cli.main(["--db", db_path, "--agent", "ops", "read", "-c", "timeouts"]) == 0
+    printed = capsys.readouterr().out
+    assert " asked: timeout | links add: retrying(2)" in printed
+    assert f"{NOTES[2]}  [via retrying]" in printed
+    assert cli.main(["--db", db_path, "--agent", "ops", "graph", "retry"]) == 0
+    assert "retrying — timeout  weight 2" in capsys.readouterr().out
