@@ -61,6 +61,17 @@ def test_what_a_read_shows_can_be_passed_back(mem: Memory) -> None:
     assert mem.graph(list(result.expanded_concepts)).concepts == tuple(result.expanded_concepts)
 
 
+def test_the_feedback_log_shows_the_words_written(mem: Memory) -> None:
+    for text in NOTES:
+        mem.write(text)
+    rated = next(item.id for item in mem.read(concepts=["timeout"]).items)
+    mem.feedback([rated], 1.0, query_concepts=["retries", "backoffs"])  # logged as stems
+    shown = ("retrying", "backoff")
+    assert mem.inspect(rated).feedback[0].query_concepts == shown
+    assert mem.health().recent_feedback[0].query_concepts == shown
+    assert mem.feedback_log().items[0].query_concepts == shown
+
+
 def test_a_stem_never_written_shows_itself(mem: Memory) -> None:
     mem.write("a release note", concepts=["releases"])
     assert mem.graph(["retries"]).concepts == ("retri",)  # asked, never written

@@ -19,7 +19,7 @@ from assocmem.types import Scope
 
 # Uses of a concept counted per layer, newest first: enough to say how people write
 # it, and a bound on what a hub concept's spellings cost a read.
-USES_COUNTED = 64
+USES_COUNTED = 32
 
 
 def shown(
