@@ -26,11 +26,11 @@ def test_seed_story_in_one_process(mem: Memory) -> None:
     ids = write_seed(mem)
     before = mem.read(concepts=["timeout"])
     assert before.query_concepts == ("timeout",)
-    assert before.expanded_concepts == {"retri": 2}
+    assert before.expanded_concepts == {"retry": 2}
     backoff = next(i for i in before.items if i.text.startswith("Backoff"))
     assert backoff.source == "hebbian_retrieval"
     assert [(v.concept, v.weight, v.path) for v in backoff.via] == [
-        ("retri", 2.0, ("timeout", "retri"))
+        ("retry", 2.0, ("timeout", "retry"))
     ]
     direct = [i for i in before.items if i.source == "concept_scoped"]
     assert {i.text for i in direct} == {
@@ -41,7 +41,7 @@ def test_seed_story_in_one_process(mem: Memory) -> None:
     for _ in range(2):
         mem.feedback([backoff.id], outcome=1.0, query_concepts=before.query_concepts)
     after = mem.read(concepts=["timeout"])
-    assert after.expanded_concepts == {"backoff": 2, "retri": 4}
+    assert after.expanded_concepts == {"backoff": 2, "retry": 4}
     jitter = next(i for i in after.items if i.text.startswith("Jitter"))
     assert jitter.id == ids["Jitter on the backoff spread the calls out."]
     assert [v.concept for v in jitter.via] == ["backoff"]
@@ -206,7 +206,7 @@ def test_feedback_on_unknown_id_is_an_error_and_changes_nothing(mem: Memory) -> 
     with pytest.raises(UnknownMemory) as caught:
         mem.feedback([known, "01UNKNOWN"], 1.0, query_concepts=["timeout"])
     assert caught.value.record_id == "01UNKNOWN"
-    assert mem.read(concepts=["timeout"]).expanded_concepts == {"retri": 2}
+    assert mem.read(concepts=["timeout"]).expanded_concepts == {"retry": 2}
     assert mem.get([known])[0].valence == 0.0
     assert mem.stats().feedback == 0
 
@@ -221,7 +221,7 @@ def test_threshold_holds_and_can_be_lowered(mem: Memory) -> None:
     write_seed(mem)
     assert "deploy" not in mem.read(concepts=["timeout"]).expanded_concepts
     low = mem.read(concepts=["timeout"], threshold=1)
-    assert low.expanded_concepts == {"retri": 2, "deploy": 1}
+    assert low.expanded_concepts == {"retry": 2, "deploy": 1}
     assert any(i.text.startswith("Cache") for i in low.items)
 
 
@@ -232,11 +232,11 @@ def test_hops_reach_further_and_are_bounded(mem: Memory) -> None:
     one = mem.read(concepts=["timeout"])
     two = mem.read(concepts=["timeout"], hops=2)
     three = mem.read(concepts=["timeout"], hops=3)
-    assert one.expanded_concepts == {"retri": 2}
-    assert two.expanded_concepts == {"retri": 2, "backoff": 2}
-    assert three.expanded_concepts == {"retri": 2, "backoff": 2, "jitter": 2}
+    assert one.expanded_concepts == {"retry": 2}
+    assert two.expanded_concepts == {"retry": 2, "backoff": 2}
+    assert three.expanded_concepts == {"retry": 2, "backoff": 2, "jitter": 2}
     jitter = next(i for i in three.items if i.text == "Jitter and backoff again.")
-    assert ("timeout", "retri", "backoff") in [v.path for v in jitter.via]
+    assert ("timeout", "retry", "backoff") in [v.path for v in jitter.via]
     assert mem.read(concepts=["timeout"], hops=0).expanded_concepts == {}
     for hops in (-1, 4, 1.5):
         with pytest.raises(InvalidInput):
@@ -268,14 +268,14 @@ def test_weights_never_drop_below_zero(mem: Memory) -> None:
     for _ in range(5):
         mem.feedback([backoff], -1.0, query_concepts=["timeout"])
     edges = {(e.source, e.target): e for e in mem.graph(["timeout"]).edges}
-    assert edges[("timeout", "retri")].weight == 0.0
+    assert edges[("timeout", "retry")].weight == 0.0
     assert edges[("timeout", "backoff")].weight == 0.0
-    assert edges[("timeout", "retri")].count == 2  # co-occurrence is history, not moved
-    assert edges[("timeout", "retri")].valence == -1.0
+    assert edges[("timeout", "retry")].count == 2  # co-occurrence is history, not moved
+    assert edges[("timeout", "retry")].valence == -1.0
     mem.feedback([backoff], 1.0, query_concepts=["timeout"])
     edges = {(e.source, e.target): e for e in mem.graph(["timeout"]).edges}
-    assert edges[("timeout", "retri")].weight == 1.0
-    assert edges[("timeout", "retri")].valence == pytest.approx(-4 / 6)
+    assert edges[("timeout", "retry")].weight == 1.0
+    assert edges[("timeout", "retry")].valence == pytest.approx(-4 / 6)
 
 
 def test_feedback_moves_valence_and_logs(mem: Memory) -> None:
@@ -309,12 +309,12 @@ def test_graph_lists_edges_with_their_state(mem: Memory) -> None:
     write_seed(mem)
     edges = mem.graph(["timeout"]).edges
     assert [(e.source, e.target, e.weight, e.count) for e in edges] == [
-        ("timeout", "retri", 2.0, 2),
+        ("timeout", "retry", 2.0, 2),
         ("timeout", "deploy", 1.0, 1),
     ]
     assert all(e.valence == 0.0 and e.updated_at.endswith("Z") for e in edges)
     deeper = {(e.source, e.target) for e in mem.graph(["timeout"], depth=2).edges}
-    assert {("retri", "backoff"), ("deploy", "cach")} <= deeper
+    assert {("retry", "backoff"), ("deploy", "cache")} <= deeper
     with pytest.raises(InvalidInput):
         mem.graph(["timeout"], depth=4)
     with pytest.raises(InvalidInput):
@@ -340,8 +340,8 @@ def test_agents_never_see_each_other(db_path: str) -> None:
         bob_backoff = next(i for i in bob.read(concepts=["timeout"]).items if i.via)
         for _ in range(3):
             bob.feedback([bob_backoff.id], 1.0, query_concepts=["timeout"])
-        assert bob.read(concepts=["timeout"]).expanded_concepts == {"retri": 5, "backoff": 3}
-        assert alice.read(concepts=["timeout"]).expanded_concepts == {"retri": 2}
+        assert bob.read(concepts=["timeout"]).expanded_concepts == {"retry": 5, "backoff": 3}
+        assert alice.read(concepts=["timeout"]).expanded_concepts == {"retry": 2}
         assert [r.valence for r in alice.get(list(ids.values()))] == [0.0] * 6
 
 
@@ -382,12 +382,12 @@ def test_negative_feedback_in_a_project_lowers_only_its_own_view(db_path: str) -
         backoff = ids["Backoff of two seconds fixed the flaky call."]
         alpha.feedback([backoff], -1.0, query_concepts=["timeout"])
         assert alpha.read(concepts=["timeout"]).expanded_concepts == {}
-        assert pool.read(concepts=["timeout"]).expanded_concepts == {"retri": 2}
+        assert pool.read(concepts=["timeout"]).expanded_concepts == {"retry": 2}
         for _ in range(3):
             alpha.feedback([backoff], -1.0, query_concepts=["timeout"])
         alpha.feedback([backoff], 1.0, query_concepts=["timeout"])
         weights = {e.target: e.weight for e in alpha.graph(["timeout"]).edges}
-        assert weights["retri"] == 1.0  # floored at 0 in alpha's view, then +1
+        assert weights["retry"] == 1.0  # floored at 0 in alpha's view, then +1
 
 
 def test_learned_links_survive_reopening(db_path: str) -> None:
@@ -396,7 +396,7 @@ def test_learned_links_survive_reopening(db_path: str) -> None:
         for _ in range(2):
             mem.feedback([ids["Backoff of two seconds fixed the flaky call."]], 1.0, ["timeout"])
     with Memory(db_path, agent_id="ops") as mem:
-        assert mem.read(concepts=["timeout"]).expanded_concepts == {"backoff": 2, "retri": 4}
+        assert mem.read(concepts=["timeout"]).expanded_concepts == {"backoff": 2, "retry": 4}
 
 
 def test_bad_read_arguments(mem: Memory) -> None:

@@ -36,9 +36,9 @@ def test_restart_control_across_three_processes(tmp_path: Path) -> None:
     rebuilt = run_step("rebuild", db)
 
     before, after = learned["before"], learned["after"]
-    assert before["expanded_concepts"] == {"retri": 2}
-    assert texts_via(before)["Backoff of two seconds fixed the flaky call."] == ["retri"]
-    assert after["expanded_concepts"] == {"backoff": 2, "retri": 4}
+    assert before["expanded_concepts"] == {"retry": 2}
+    assert texts_via(before)["Backoff of two seconds fixed the flaky call."] == ["retry"]
+    assert after["expanded_concepts"] == {"backoff": 2, "retry": 4}
     assert texts_via(after)["Jitter on the backoff spread the calls out."] == ["backoff"]
 
     assert loaded == after  # a fresh process reads exactly the taught path

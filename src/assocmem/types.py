@@ -140,7 +140,9 @@ class WriteResult(_Plain):
 
     A refused write names its ``reason``; for a duplicate, ``id`` is the record
     that already holds the same observation. An invalid item of a batch also
-    names the ``error`` type and the ``field`` at fault.
+    names the ``error`` type and the ``field`` at fault. ``concepts`` are
+    normalised, as the memory keys them; ``concept_forms`` are the same concepts as
+    the write spelled them, in the same order (what to show a person).
     """
 
     id: str | None
@@ -151,6 +153,8 @@ class WriteResult(_Plain):
     field: str | None = None
     associations: Declared | None = None
     superseded: tuple[str, ...] = ()
+    # Sent only when the write stored concepts: a refused write's JSON is unchanged.
+    concept_forms: tuple[str, ...] = dataclasses.field(default=(), metadata={OMIT_UNSET: True})
 
 
 @dataclass(frozen=True)
@@ -160,7 +164,7 @@ class Via(_Plain):
     ``weight`` is the path's strength: the link weight for one hop, the weakest
     link along the path for more. An earlier rated read that meant what this one
     means (a precedent) is named ``read:<its id>``, with its similarity weight and
-    its concepts as the path.
+    its concepts as the path. Concepts are shown as words (see `ReadResult`).
     """
 
     concept: str
@@ -233,6 +237,15 @@ class ReadResult(_Plain):
     and how many reached concepts it cut at least (``expanded_concepts_cut``).
     ``id`` is the read's handle: pass it to `Memory.feedback` as ``read=`` to teach
     what this read asked (see `links.precedents`).
+
+    Concepts are shown as words, never as the stems the memory keys them by: each
+    query concept, expanded concept and `Via` step is the spelling written most among
+    the stem's uses in the reader's own layers (``retrying``, not ``retri``), or the
+    stem itself where none was written. A word stems back to its concept, so these
+    fields can be passed back as they are (``feedback(query_concepts=...)``,
+    ``graph(concepts=...)``) and name the same concepts; one field each, not a stem
+    and a word side by side, so every surface shows the same words without knowing
+    of stems. A record's own spellings are its ``concept_forms``.
     """
 
     items: tuple[Item, ...]
@@ -265,7 +278,8 @@ class Edge(_Plain):
 
 @dataclass(frozen=True)
 class Graph(_Plain):
-    """The learned links around some concepts, up to a depth."""
+    """The learned links around some concepts, up to a depth, its concepts shown as
+    words (see `ReadResult`)."""
 
     concepts: tuple[str, ...]
     edges: tuple[Edge, ...]
@@ -914,7 +928,7 @@ class MemoryPage(_Plain):
 @dataclass(frozen=True)
 class FeedbackEntry(_Plain):
     """One call of `feedback` as logged: its public id, when, the outcome and the
-    concepts the question was about."""
+    concepts the question was about, in the reader's words (see `ReadResult`)."""
 
     id: int
     at: str
@@ -925,8 +939,9 @@ class FeedbackEntry(_Plain):
 @dataclass(frozen=True)
 class FeedbackCall(_Plain):
     """One call of `feedback` as the log keeps it: its public id, when, who (the scope
-    it was given in), the outcome, the concepts the question was about, and the rated
-    memories the reader may still read (a forgotten memory leaves the log)."""
+    it was given in), the outcome, the concepts the question was about (in the reader's
+    words, see `ReadResult`), and the rated memories the reader may still read (a
+    forgotten memory leaves the log)."""
 
     id: int
     at: str

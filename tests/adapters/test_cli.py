@@ -34,16 +34,16 @@ def test_write_read_feedback_graph_stats(capsys: pytest.CaptureFixture[str], db_
         assert code == 0 and len(out.strip()) == 26
     code, out, _ = run(capsys, db_path, "--json", "read", "-c", "timeout")
     result = json.loads(out)
-    assert result["expanded_concepts"] == {"retri": 2.0}
+    assert result["expanded_concepts"] == {"retry": 2.0}
     backoff = next(i for i in result["items"] if i["source"] == "hebbian_retrieval")
     assert backoff["record"]["text"] == "Backoff fixed it."
-    assert backoff["via"][0]["concept"] == "retri"
+    assert backoff["via"][0]["concept"] == "retry"
     code, out, _ = run(
         capsys, db_path, "feedback", backoff["record"]["id"], "--outcome", "1", "-c", "timeout"
     )
     assert code == 0 and "links moved" in out
     code, out, _ = run(capsys, db_path, "graph", "timeout")
-    assert "timeout — retri  weight 3" in out
+    assert "timeout — retry  weight 3" in out
     code, out, _ = run(capsys, db_path, "--json", "stats")
     assert json.loads(out)["memories"] == 3
     code, out, _ = run(capsys, db_path, "get", backoff["record"]["id"])

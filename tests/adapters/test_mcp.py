@@ -47,8 +47,10 @@ async def session_story(db: str) -> dict[str, Any]:
             p.get("description") for t in tools.values()
             for p in t.input_schema.get("properties", {}).values()
         )  # fmt: skip
-        for text, concepts in SEED_NOTES[:4]:
+        seen["written"] = [
             payload(await client.call_tool("write", {"text": text, "concepts": concepts}))
+            for text, concepts in SEED_NOTES[:4]
+        ]
         asked = {"concepts": ["timeout"], "k": 500, "detail": True}
         recalled = payload(await client.call_tool("read", asked))
         seen["read"], seen["compact"] = recalled["detail"], recalled["items"]
@@ -78,14 +80,16 @@ def test_mcp_stdio_round_trip(tmp_path: Path) -> None:
     assert seen["version"] == assocmem.__version__
     assert seen["described"] and seen["typed"]
     assert seen["exported"] == 4
-    assert seen["read"]["expanded_concepts"] == {"retri": 2.0}
+    # Concepts as written, never their stems ("retri").
+    assert [w["concepts"] for w in seen["written"]][1] == ["timeout", "retry"]
+    assert seen["read"]["expanded_concepts"] == {"retry": 2.0}
     read = seen["read"]["items"]
     backoff = next(i for i in read if i["record"]["text"].startswith("Backoff"))
     assert backoff["source"] == "hebbian_retrieval"
-    assert backoff["via"][0]["concept"] == "retri"
+    assert backoff["via"][0]["concept"] == "retry"
     compact = next(i for i in seen["compact"] if i["text"].startswith("Backoff"))
     assert compact["source"] == "hebbian_retrieval"
-    assert compact["why"] == "linked to the question's concepts by retri"
+    assert compact["why"] == "linked to the question's concepts by retry"
     assert seen["edges"][("timeout", "backoff")] == 1.0
     assert seen["error"][0] and "UnknownMemory" in seen["error"][1]
     assert seen["range_error"][0] and "outcome" in seen["range_error"][1]

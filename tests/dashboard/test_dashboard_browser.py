@@ -227,12 +227,12 @@ def test_a_search_shows_items_with_their_via(watched: Watched, open_server: dict
     page.get_by_test_id("search-query").fill("gateway")
     page.get_by_test_id("search-submit").click()
     helm = page.get_by_test_id("search-results").get_by_test_id("item").filter(has_text="Helm")
-    expect(helm.get_by_test_id("item-via")).to_contain_text("gateway → kubernet")
+    expect(helm.get_by_test_id("item-via")).to_contain_text("gateway → Kubernetes")
     expect(helm.get_by_test_id("item-source")).to_have_text("hebbian_retrieval")
     expect(helm.get_by_test_id("item-arms")).to_contain_text("hebbian_retrieval #1")
     expect(
         page.get_by_test_id("search-summary").get_by_test_id("expanded-concepts")
-    ).to_contain_text("kubernet")
+    ).to_contain_text("Kubernetes")
     shot(page, "search")
     watched.assert_clean()
 
@@ -263,6 +263,10 @@ def test_a_record_shows_its_provenance_and_mentions(
     fields = page.get_by_test_id("record-fields")
     expect(fields.locator('[data-field="id"]')).to_have_text(first)
     expect(fields.locator('[data-field="source"]')).to_have_text("https://wiki.example/ops")
+    # Its concepts as its text wrote them, not their stems ("deploy", "kubernet").
+    expect(fields.locator('[data-field="concepts"]')).to_contain_text(
+        "deploys, gateway, Kubernetes"
+    )
     expect(page.get_by_test_id("record-mentions")).to_contain_text("Alice")
     shot(page, "record")
     watched.assert_clean()
@@ -288,21 +292,21 @@ def test_a_rating_from_the_page_changes_the_link_weight(
     watched: Watched, open_server: dict[str, Any]
 ) -> None:
     page, url = watched.page, open_server["url"]
-    before = graph_weight(url, "gateway", "kubernet")
+    before = graph_weight(url, "gateway", "Kubernetes")
     page.goto(f"{url}/dashboard/#/learned?q=gateway")
     helm = page.get_by_test_id("learned-items").get_by_test_id("item").filter(has_text="Helm")
-    expect(helm.get_by_test_id("item-via")).to_contain_text("gateway → kubernet")
+    expect(helm.get_by_test_id("item-via")).to_contain_text("gateway → Kubernetes")
     expect(page.get_by_test_id("learned-expansion").get_by_test_id("query-concepts")).to_have_text(
         "gateway"
     )
-    assert picture_weight(page, "gateway", "kubernet") == before
+    assert picture_weight(page, "gateway", "Kubernetes") == before
     helm.get_by_test_id("rate-helpful").click()
     expect(helm.get_by_test_id("rate-status")).to_contain_text("links moved")
-    after = graph_weight(url, "gateway", "kubernet")
+    after = graph_weight(url, "gateway", "Kubernetes")
     assert after > before
     # The picture was redrawn with the new weight, and tells it apart from co-occurrence.
-    assert picture_weight(page, "gateway", "kubernet") == after
-    assert edge_classes(page, "gateway", "kubernet") == ["up"]
+    assert picture_weight(page, "gateway", "Kubernetes") == after
+    assert edge_classes(page, "gateway", "Kubernetes") == ["up"]
     shot(page, "learned-rated")
     watched.assert_clean()
 

@@ -42,7 +42,7 @@ def test_one_outcome_brings_a_memory_no_word_reaches_into_the_top_five(mem: Memo
     items = mem.read(held_out, k=5).items
     assert items[0].id == ids[FIX]
     assert items[0].source == "learned"
-    assert {v.concept for v in items[0].via} == {"pool", "dri"}
+    assert {v.concept for v in items[0].via} == {"pool", "dry"}
     assert all(v.path == (v.concept,) and v.weight == 1.0 for v in items[0].via)
     by_concepts = mem.read(concepts=["pool", "dry"], k=5).items
     assert by_concepts[0].id == ids[FIX] and by_concepts[0].source == "learned"
@@ -82,7 +82,7 @@ def test_answers_past_questions_shared_reach_a_question_asking_what_they_were_ta
     result = mem.read(concepts=["pool", "stall"], k=5)
     learned = {i.id: i for i in result.items if i.source == "learned"}
     assert set(learned) == {fix, ledger}
-    assert {v.concept for v in learned[ledger].via} == {"pool", "stall"}
+    assert {v.concept for v in learned[ledger].via} == {"pool", "stalled"}
     # Words no lesson knows weigh against the broad reading: the question asks more.
     # Each taught concept reaches both notes (information ln 2), each unknown one counts
     # as much as a concept no lesson spreads (ln 3): the ledger's lessons cover

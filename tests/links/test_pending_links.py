@@ -116,7 +116,7 @@ def test_a_reader_follows_writes_and_folds_of_another_connection(
             writer.write(f"note {i}", concepts=["retry", "backoff", "jitter"])
         assert reader.read(concepts=["retry"]).expanded_concepts == {"backoff": 7, "jitter": 7}
         edges = {(e.source, e.target): (e.weight, e.count) for e in reader.graph(["retry"]).edges}
-        assert edges == {("retri", "backoff"): (7, 7), ("retri", "jitter"): (7, 7)}
+        assert edges == {("retry", "backoff"): (7, 7), ("retry", "jitter"): (7, 7)}
         assert reader.stats().links == 3
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT SUM(count) FROM links").fetchone() == (12,)  # 4 writes folded
@@ -143,7 +143,7 @@ def test_forgetting_a_memory_takes_back_its_pending_pairs(tmp_path: Path) -> Non
         assert kept.id and gone.id
         mem.forget([gone.id])
         edges = {(e.source, e.target): e.count for e in mem.graph(["retry"]).edges}
-        assert edges == {("retri", "backoff"): 1}
+        assert edges == {("retry", "backoff"): 1}
         assert mem.stats().links == 1
 
 

@@ -89,7 +89,7 @@ def test_a_reader_names_concepts_by_what_they_are_now_called(
     target = store_target()
     with Memory(target, agent_id="ops") as reader, Memory(target, agent_id="ops") as other:
         first = other.write("the canary deploy passed", concepts=["deploy", "canary"])
-        assert [edge.target for edge in reader.graph(["deploy"]).edges] == ["canari"]
+        assert [edge.target for edge in reader.graph(["deploy"]).edges] == ["canary"]
         # The forget deletes both concepts; SQLite may hand their ids to new names.
         other.forget([first.id])
         other.write("the falcon deploy stalled", concepts=["deploy", "falcon"])

@@ -142,7 +142,7 @@ def test_graph_orientation_does_not_depend_on_who_used_a_word_first(
         b.write("Mango, apple, zebra.", concepts=["mango", "apple", "zebra"])
     with Memory(shared, agent_id="a") as a:
         assert _edges(a) == expected
-    assert ("appl", "zebra", 1.0) in expected  # two starts linked: by name, not by id
+    assert ("apple", "zebra", 1.0) in expected  # two starts linked: by name, not by id
 
 
 def test_the_link_cut_breaks_ties_by_name_not_by_who_used_a_word_first(

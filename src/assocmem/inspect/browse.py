@@ -9,9 +9,11 @@ counts the same rows the pages are cut from.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from assocmem.errors import InvalidInput, UnknownMemory
+from assocmem.links import wording
 from assocmem.recall import filters
 from assocmem.recall import request as requests
 from assocmem.store import Store, View
@@ -71,7 +73,11 @@ def feedback_page(
             if seq is None:
                 raise UnknownMemory(f"no memory {wanted!r} is readable here", record_id=wanted)
         calls, total = store.feedback_page(scope, limit, offset, seq)
-    return FeedbackLog(items=tuple(calls), total=total, limit=limit, offset=offset)
+        said = wording.shown(store, scope, {}, {c for call in calls for c in call.query_concepts})
+    shown = [
+        replace(call, query_concepts=tuple(said[c] for c in call.query_concepts)) for call in calls
+    ]
+    return FeedbackLog(items=tuple(shown), total=total, limit=limit, offset=offset)
 
 
 def _text(value: Any, field: str) -> str:

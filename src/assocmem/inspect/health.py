@@ -23,7 +23,7 @@ def health(store: Store, scope: Scope, space: VectorSpace | None, operator: bool
         stats = store.stats(scope)
         backend, store_bytes, wal_bytes = store.storage()
         with_vector, without = store.vector_counts(scope)
-        recent = store.feedback_calls(scope, limit=RECENT_FEEDBACK)
+        recent = feedback_entries(store, scope, store.feedback_calls(scope, limit=RECENT_FEEDBACK))
     return Health(
         backend=backend,
         memories=stats.memories,
@@ -37,5 +37,5 @@ def health(store: Store, scope: Scope, space: VectorSpace | None, operator: bool
         embedder=space.embedder.model_id if space is not None else None,
         vectors=with_vector,
         pending_vectors=without if space is not None else 0,
-        recent_feedback=feedback_entries(recent),
+        recent_feedback=recent,
     )

@@ -14,6 +14,7 @@ import json
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.graph.traverse import relation_view
 from assocmem.lifecycle import status
+from assocmem.links import wording
 from assocmem.store import Store, View
 from assocmem.trust import standing as standings
 from assocmem.types import STATUSES, FeedbackEntry, Inspection, Scope
@@ -34,7 +35,7 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
         return Inspection(
             record=record,
             history=tuple(history),
-            feedback=feedback_entries(store.feedback_calls(scope, seq=seq)),
+            feedback=feedback_entries(store, scope, store.feedback_calls(scope, seq=seq)),
             mentions=tuple(dict.fromkeys(entities[e].name for e in mentioned if e in entities)),
             relations=tuple(
                 relation_view(store, row, scope=scope) for row in store.relations_of(scope, seq)
@@ -42,10 +43,14 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
         )
 
 
-def feedback_entries(rows: list[tuple[int, str, float, str]]) -> tuple[FeedbackEntry, ...]:
-    """Feedback log rows as the caller sees them."""
+def feedback_entries(
+    store: Store, scope: Scope, rows: list[tuple[int, str, float, str]]
+) -> tuple[FeedbackEntry, ...]:
+    """Feedback log rows as the caller sees them, their concepts in its words (`wording`)."""
+    logged = [(public, at, outcome, json.loads(concepts)) for public, at, outcome, concepts in rows]
+    said = wording.shown(store, scope, {}, {c for *_, concepts in logged for c in concepts})
     return tuple(
         FeedbackEntry(id=int(public), at=at, outcome=float(outcome),
-                      query_concepts=tuple(json.loads(concepts)))
-        for public, at, outcome, concepts in rows
+                      query_concepts=tuple(said[c] for c in concepts))
+        for public, at, outcome, concepts in logged
     )  # fmt: skip

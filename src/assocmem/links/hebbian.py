@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from assocmem.errors import UnknownMemory, UnknownRead
-from assocmem.links import lessons
+from assocmem.links import lessons, wording
 from assocmem.store import LinkRow, Store, View
 from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
 
@@ -205,10 +205,41 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
     Each edge points away from the concept it was reached from; one between two
     concepts reached at the same hop points from the name that sorts first. Concept
     ids are store-wide and in creation order, so no orientation may depend on them:
-    it would tell whether another agent used a word first.
+    it would tell whether another agent used a word first. Concepts are shown as
+    this scope wrote them (`wording`); the orientation reads their stems.
     """
-    start = store.concept_ids(concepts)
-    seen = set(start.values())
+    with store.snapshot():  # the links and the words they are shown in, from one state
+        edges, tied, truncated = _walked(store, scope, store.concept_ids(concepts).values(), depth)
+        ends = sorted({c for src, dst, _ in edges.values() for c in (src, dst)})
+        names = store.concept_names(ends)
+        said = wording.shown(store, scope, names, concepts)
+    for pair in tied:
+        src, dst, row = edges[pair]
+        if names[dst] < names[src]:
+            edges[pair] = (dst, src, row)
+    result = [
+        Edge(
+            source=said[names[src]],
+            target=said[names[dst]],
+            weight=row.weight,
+            count=row.count,
+            valence=row.outcome_sum / row.feedback_count if row.feedback_count else 0.0,
+            updated_at=row.updated_at,
+        )
+        for src, dst, row in edges.values()
+    ]
+    result.sort(key=lambda e: (-e.weight, e.source, e.target))
+    shown = tuple(said[c] for c in concepts)
+    return Graph(concepts=shown, edges=tuple(result), truncated=truncated)
+
+
+def _walked(
+    store: Store, scope: Scope, start: Iterable[int], depth: int
+) -> tuple[dict[tuple[int, int], tuple[int, int, LinkRow]], set[tuple[int, int]], bool]:
+    """The links out to ``depth`` hops from ``start``, each ``(a, b)`` pair as ``(from,
+    to, row)``; the pairs whose ends were reached at the same hop; whether the edge
+    limit cut the walk."""
+    seen = set(start)
     frontier, truncated = list(seen), False
     edges: dict[tuple[int, int], tuple[int, int, LinkRow]] = {}
     tied: set[tuple[int, int]] = set()
@@ -230,21 +261,4 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
                 seen.add(dst)
                 nxt.append(dst)
         frontier = nxt
-    names = store.concept_names(sorted({c for src, dst, _ in edges.values() for c in (src, dst)}))
-    for pair in tied:
-        src, dst, row = edges[pair]
-        if names[dst] < names[src]:
-            edges[pair] = (dst, src, row)
-    result = [
-        Edge(
-            source=names[src],
-            target=names[dst],
-            weight=row.weight,
-            count=row.count,
-            valence=row.outcome_sum / row.feedback_count if row.feedback_count else 0.0,
-            updated_at=row.updated_at,
-        )
-        for src, dst, row in edges.values()
-    ]
-    result.sort(key=lambda e: (-e.weight, e.source, e.target))
-    return Graph(concepts=tuple(concepts), edges=tuple(result), truncated=truncated)
+    return edges, tied, truncated

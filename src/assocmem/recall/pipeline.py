@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from assocmem.errors import InvalidInput
 from assocmem.links import hebbian as links
-from assocmem.links import lessons, precedents
+from assocmem.links import lessons, precedents, wording
 from assocmem.recall import cues, filters, fusion, weighing
 from assocmem.recall import evidence as provenance
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
@@ -230,7 +230,12 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
         concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
-        names = store.concept_names(sorted(concept_ids | set(expansion.reached)))
+        # Shown as the scope wrote them (`wording`), every concept of the result at once.
+        stems = store.concept_names(sorted(concept_ids | set(expansion.reached)))
+        earlier = [c for concepts in asked_by.values() for c in concepts]
+        said = wording.shown(store, view.scope, stems, [*query_concepts, *earlier])
+        names = {i: said[stem] for i, stem in stems.items()}
+        asked_by = {handle: tuple(said[c] for c in cs) for handle, cs in asked_by.items()}
         refused = (
             _refused(store, plain_view, request, question, query_ids, checked) if evidence else {}
         )
@@ -252,7 +257,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     ]  # fmt: skip
     result = ReadResult(
         items=tuple(items),
-        query_concepts=query_concepts,
+        query_concepts=tuple(said[c] for c in query_concepts),
         expanded_concepts={
             names[r.concept_id]: r.weight
             for r in sorted(

@@ -215,6 +215,13 @@ class Store(abc.ABC):
         """Names of concept ids."""
 
     @abc.abstractmethod
+    def concept_forms(
+        self, scope: Scope, concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]:
+        """How often each original spelling of each concept was written in the layers
+        ``scope`` reads, counted over its newest ``per_layer`` uses in each layer."""
+
+    @abc.abstractmethod
     def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
         """Ids for ``names``, creating the missing ones (inside a transaction)."""
 

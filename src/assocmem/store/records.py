@@ -112,11 +112,13 @@ class MemoryRecords(SQLConnection):
         ).fetchone()  # fmt: skip
         if row is not None:
             names = tuple(n for n, _ in memory.concepts)
+            forms = tuple(f for _, f in memory.concepts)
             if history:
                 return WriteResult(
                     id=memory_id,
                     stored=True,
                     concepts=names,
+                    concept_forms=forms,
                     reason="history: a later observation holds this key",
                 ), row[0]
             if current and supersedes:
@@ -129,7 +131,7 @@ class MemoryRecords(SQLConnection):
             # (writing for roles it lacks) is not told which record it was.
             readable = readable_by(access_key(memory.access), scope.role)
             retired = (current[2],) if current and readable else ()
-            return WriteResult(id=memory_id, stored=True, concepts=names,
+            return WriteResult(id=memory_id, stored=True, concepts=names, concept_forms=forms,
                                superseded=retired), row[0]  # fmt: skip
         (existing,) = self._conn.execute(
             "SELECT id FROM memories WHERE scope_id = ? AND observed_at = ? AND dedupe_key = ?",
@@ -165,8 +167,9 @@ class MemoryRecords(SQLConnection):
             memory_id = held[(layer, memory.observed_at, memory.dedupe_key)]
             seq = seqs.pop(memory_id, None)  # the first of repeats takes it
             names = tuple(n for n, _ in memory.concepts)
+            forms = tuple(f for _, f in memory.concepts)
             results.append(
-                (WriteResult(id=memory_id, stored=True, concepts=names), seq)
+                (WriteResult(id=memory_id, stored=True, concepts=names, concept_forms=forms), seq)
                 if seq is not None
                 else (WriteResult(id=memory_id, stored=False, reason="duplicate"), None)
             )
@@ -313,6 +316,27 @@ class MemoryRecords(SQLConnection):
     @translated
     def concept_names(self, ids: Sequence[int]) -> dict[int, str]:
         return self._names_by_id(ids)
+
+    @translated
+    def concept_forms(
+        self, scope: Scope, concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]:
+        # A part per concept and layer, each an index range of the primary key cut by
+        # its LIMIT, so a concept used a million times costs what one used rarely does.
+        layers = self._layers(scope)
+        keys = [(c, layer) for c in dict.fromkeys(concept_ids) for layer in layers]
+        parts = [
+            ("SELECT {n}, form, COUNT(*) FROM (SELECT form FROM memory_concepts"
+             " WHERE scope_id = ? AND concept_id = ? ORDER BY memory_seq DESC LIMIT ?)"
+             " AS uses{n} GROUP BY form",
+             [layer, concept, per_layer])
+            for concept, layer in keys
+        ]  # fmt: skip
+        counts: dict[int, dict[str, int]] = {}
+        for index, (form, uses) in self._union(parts):
+            forms = counts.setdefault(keys[index][0], {})
+            forms[form] = forms.get(form, 0) + int(uses)
+        return counts
 
     @translated
     def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]:

@@ -260,7 +260,8 @@ class Client(wire.Remote):
         what it asked is taught, its concepts and, where an embedder was attached,
         its meaning, so a later question in other words finds them too. Without a
         handle, ``query_concepts`` names what was asked (``[]``: rate with no
-        question); a call with neither is refused. Every link between a query
+        question; the words a read showed name the same concepts); a call with
+        neither is refused. Every link between a query
         concept and a concept of a rated memory moves by ``outcome`` (never below
         zero), each rated memory's valence moves toward it, and the call is
         appended to the feedback log. Rate only what the answer used. Ids not
@@ -270,7 +271,9 @@ class Client(wire.Remote):
         return cast("FeedbackResult", self._send("feedback", locals()))
 
     def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
-        """The learned links around ``concepts``, ``depth`` (1–3) hops out."""
+        """The learned links around ``concepts``, ``depth`` (1–3) hops out, each concept
+        shown as this scope wrote it most (a word that stems back to it).
+        """
         return cast("Graph", self._send("graph", locals()))
 
     def stats(self) -> Stats:

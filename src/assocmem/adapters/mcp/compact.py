@@ -40,7 +40,7 @@ class CompactRead(TypedDict):
 
 
 class CompactRecord(TypedDict):
-    """A stored memory's everyday fields."""
+    """A stored memory's everyday fields, its concepts as its text wrote them."""
 
     id: str
     text: str
@@ -54,7 +54,8 @@ class CompactRecord(TypedDict):
 
 
 class CompactWrite(TypedDict):
-    """What a write did: the new memory's id, or why nothing was stored."""
+    """What a write did: the new memory's id, or why nothing was stored, and its
+    concepts as it spelled them."""
 
     id: str | None
     stored: bool
@@ -74,7 +75,7 @@ def read(result: ReadResult, detail: bool) -> CompactRead:
 def record(found: Record, detail: bool) -> CompactRecord:
     compact = CompactRecord(
         id=found.id, text=found.text, kind=found.kind, source=found.source,
-        concepts=list(found.concepts), tags=list(found.tags),
+        concepts=list(found.concept_forms), tags=list(found.tags),
         observed_at=found.observed_at, status=found.status,
     )  # fmt: skip
     return _detailed(compact, found, detail)
@@ -86,8 +87,9 @@ def records(found: list[Record], detail: bool) -> list[CompactRecord]:
 
 def write(result: WriteResult, detail: bool) -> CompactWrite:
     compact = CompactWrite(
-        id=result.id, stored=result.stored, reason=result.reason, concepts=list(result.concepts)
-    )
+        id=result.id, stored=result.stored, reason=result.reason,
+        concepts=list(result.concept_forms),
+    )  # fmt: skip
     return _detailed(compact, result, detail)
 
 

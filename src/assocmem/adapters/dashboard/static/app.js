@@ -256,6 +256,8 @@ const PROVENANCE = [
   "verification_scope", "recheck_by", "confidence", "value", "valence", "protected", "tags",
   "access", "concepts", "derived_from", "key", "meta",
 ];
+// Fields shown from another: a record's concepts as its text wrote them, not their stems.
+const SHOWN_AS = { concepts: "concept_forms" };
 
 function fieldValue(value) {
   if (value === null || value === undefined || value === "") return "—";
@@ -270,7 +272,7 @@ async function showRecord({ arg }) {
   $("record-title").textContent = `${record.kind} memory ${record.id}`;
   $("record-text").textContent = record.text;
   fill($("record-fields"), PROVENANCE.filter((f) => f in record).flatMap((f) => [
-    h("dt", { text: f }), h("dd", { "data-field": f, text: fieldValue(record[f]) })]));
+    h("dt", { text: f }), h("dd", { "data-field": f, text: fieldValue(record[SHOWN_AS[f] || f]) })]));
   const none = (text) => h("li", { class: "muted", text });
   fill($("record-history"), view.history.length ? view.history.map((r) => h("li", {},
     recordLink(r), h("span", { class: "tag", text: r.status }), " ", r.text.slice(0, 140))) : none("no other version"));
