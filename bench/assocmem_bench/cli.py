@@ -62,12 +62,14 @@ def _recorded(
     and the commit it ran at, so a figure quoted from the file can say how it was made."""
 
     def run(args: argparse.Namespace) -> int:
+        # Read before the run: rewriting a tracked report is not a change to the code.
+        commit = _commit()
         code = handler(args)
         if code != 0:  # a failed run's file, if any, is not its report
             return code
         out = Path(args.out)
         report = json.loads(out.read_text(encoding="utf-8"))
-        report["run"] = {"command": _command(parser, args), "commit": _commit()}
+        report["run"] = {"command": _command(parser, args), "commit": commit}
         out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         return code
 
