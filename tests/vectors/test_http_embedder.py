@@ -9,11 +9,13 @@ import time
 import urllib.error
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from assocmem import Memory
 from assocmem.errors import EmbedderUnavailable, InvalidInput
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
 from assocmem.vectors.http import HttpEmbedder, endpoint_url
@@ -308,3 +310,15 @@ def test_bad_options(options: dict[str, Any], field: str) -> None:
         HttpEmbedder(**(settings | options))
     assert caught.value.field == field
     assert "sk-abc" not in str(caught.value)
+
+
+def test_the_http_embedder_by_name_without_its_settings_names_what_is_missing(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        Memory(str(tmp_path / "notes.db"), embedder="openai")
+    assert caught.value.field == "embedder"
+    for option in ("base_url", "model", "dims", "ASSOCMEM_EMBEDDER_URL"):
+        assert option in str(caught.value)
+    with pytest.raises(InvalidInput, match=r"needs dims"):
+        load_embedder("openai", base_url="http://127.0.0.1:9/v1", model="m")
