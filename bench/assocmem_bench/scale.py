@@ -17,7 +17,8 @@ fresh process each:
    transaction each, and no embedder (single writes/s at N).
 
 RSS is the measuring process's: on PostgreSQL the server's own memory is not in it.
-Disk is the SQLite file with its WAL, or the PostgreSQL database's size.
+Disk is the SQLite file with its WAL, or the PostgreSQL database's size, after the fill;
+also per memory, and split by table and index (`Stores.size_by_object`).
 """
 
 from __future__ import annotations
@@ -142,6 +143,8 @@ def _measure(
     target = stores.new(f"scale-{size}")
     result = {"writes": _fresh(_fill, target, size)}
     result["disk_mb"] = round(stores.size_mb(target), 1)
+    result["disk_bytes_per_memory"] = round(stores.size_mb(target) * 1e6 / size)
+    result["disk_by_object"] = stores.size_by_object(target)
     result.update(_fresh(_read, target, queries))
     if isinstance(embedder, str):
         result["vector"] = {"skipped": embedder}

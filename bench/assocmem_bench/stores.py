@@ -13,7 +13,7 @@ import sqlite3
 import tempfile
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -56,6 +56,32 @@ class Stores:
         with psycopg.connect(target, autocommit=True) as conn:
             row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
         return float(row[0]) / 1e6 if row else 0.0
+
+    def size_by_object(self, target: str) -> dict[str, int]:
+        """Bytes of each table and index of the store, largest first: SQLite's pages per
+        object (its `dbstat` table; empty where SQLite was built without it), or each
+        PostgreSQL relation's main fork. What takes the disk, where ``size_mb`` only says
+        how much."""
+        if self.server_url is None:
+            # Read-only: a last read-write connection would checkpoint the WAL on close.
+            with closing(sqlite3.connect(f"{Path(target).as_uri()}?mode=ro", uri=True)) as conn:
+                try:
+                    rows = conn.execute(
+                        "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC, 1"
+                    ).fetchall()
+                except sqlite3.OperationalError:  # no dbstat in this build
+                    return {}
+            return {str(name): int(size) for name, size in rows}
+        import psycopg
+
+        with psycopg.connect(target, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c"
+                " WHERE c.relkind IN ('r', 'i', 'm') AND pg_table_is_visible(c.oid)"
+                " AND c.relnamespace <> 'pg_catalog'::regnamespace"
+                " ORDER BY 2 DESC, 1"
+            ).fetchall()
+        return {str(name): int(size) for name, size in rows}
 
     def describe(self) -> dict[str, Any]:
         """The backend and its version, for the report's environment block."""

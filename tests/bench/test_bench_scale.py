@@ -37,6 +37,11 @@ def test_scale_benchmark_smoke(db: str, tmp_path: Path) -> None:
     assert writes["memories"] == 200 and writes["memories_after_singles"] == 230
     assert writes["batched_per_s"] > 0 and writes["single_per_s"] > 0
     assert writes["fill_rss_peak_mb"] > 0 and size["disk_mb"] > 0
+    assert size["disk_bytes_per_memory"] > 0
+    split = size["disk_by_object"]
+    if split or db != "sqlite":  # SQLite splits only where it was built with dbstat
+        assert split["links"] > 0 and split["memories"] > 0
+        assert sum(split.values()) <= size["disk_bytes_per_memory"] * 200 * 1.01
     assert size["open"]["open_ms"] > 0 and size["open"]["rss_after_open_mb"] > 0
     for reads in (size["read_concepts"], size["read_text"], size["vector"]["read"]):
         assert 0 < reads["p50_ms"] <= reads["p95_ms"]
