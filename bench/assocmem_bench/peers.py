@@ -43,8 +43,8 @@ from .scale import QUERY_WORDS, SEED, VOCABULARY, WORDS
 K = 10
 QUERIES = 200
 ROUNDS = 5
-# torch threads where a pair embeds with MiniLM, on both sides: on a shared 2-core
-# machine one thread ran the model 2.3x faster than torch's default pool (issue 22).
+# torch threads where a pair embeds with MiniLM, on both sides: with other processes
+# holding cores, one thread ran the model faster than torch's default pool.
 TORCH_THREADS = 1
 # Seconds of queries a run may take: past it the run stops asking, and both sides of
 # the pair are compared on the queries both ran. hebbmem's spreading activation took

@@ -607,7 +607,7 @@ class PostgresStore(SQLStore):
         if written and self._vacuumer is not None:
             self._vacuumer.added(written)
 
-    # -- erasure (issue 17, item 5) ----------------------------------------------
+    # -- erasure -------------------------------------------------------------
 
     # Every table a forget deletes rows from: their dead tuples keep the bytes.
     _FORGET_TABLES = (

@@ -92,7 +92,7 @@ class SQLiteStore(SQLStore):
 
     driver_errors = (sqlite3.Error,)
     buffers_link_counts = True
-    # -- WAL bounds (issue 17, item 6) --
+    # -- WAL bounds --
     # A thread checkpoints soon after commits (store/checkpoints.py); the writer's own
     # checkpoint copies the rest every `wal_pages` pages and, when no reader still
     # needs its frames, restarts the WAL; `wal_limit_bytes` is what the file
@@ -186,7 +186,7 @@ class SQLiteStore(SQLStore):
         conn.execute(f"PRAGMA wal_autocheckpoint = {self.wal_pages}")
         conn.execute(f"PRAGMA journal_size_limit = {self.wal_limit_bytes}")
         # Deleted content is overwritten with zeros, so a forgotten text leaves no
-        # bytes in freed cells or pages (issue 17, item 5).
+        # bytes in freed cells or pages.
         conn.execute("PRAGMA secure_delete = ON")
         self._wal_retry_at = 0.0
         self._scrub_pending = False  # a forget's WAL truncation a reader blocked
@@ -285,7 +285,7 @@ class SQLiteStore(SQLStore):
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
 
-    # -- erasure and the WAL (issue 17, items 5 and 6) --------------------------
+    # -- erasure and the WAL --------------------------------------------------
 
     def _purge_text_index(self) -> None:
         # FTS5's 'delete' only appends a tombstone; the deleted row's terms stay in

@@ -5,8 +5,8 @@ The graph is faiss's HNSW over inner products of unit vectors (cosine). Position
 ever appended, so the two never drift apart, and a removed row is zeroed in place
 (`erase`), so its bytes leave memory at once and the file at its next save.
 
-faiss was chosen by measurement (`assocmem bench ann`, on this 2-core machine,
-10k-100k MiniLM-static vectors): at equal graph settings faiss, usearch and
+faiss was chosen by measurement (`assocmem bench ann` on 10k-100k MiniLM-static
+vectors): at equal graph settings faiss, usearch and
 hnswlib found the same neighbours (recall@10 within 0.005), and faiss built
 1.5-2.4x faster than usearch and answered 3-5x sooner; hnswlib, as fast as faiss,
 ships no wheel for current Pythons (it compiles at install). usearch also keeps a

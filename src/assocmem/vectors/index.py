@@ -45,8 +45,8 @@ logger = logging.getLogger(__name__)
 # Candidates fetched per requested result before the view's conditions filter
 # them: generous, so a selective `where` still leaves enough to rank.
 OVERFETCH = 4
-# Exact search up to this many vectors in a layer: at 50k x 384 a scan takes ~3 ms on
-# a quiet 2-core machine, the HNSW search ~0.3-1 ms; below it a graph costs build time
+# Exact search up to this many vectors in a layer: at 50k x 384 a scan takes a few
+# milliseconds and the HNSW search a fraction of one; below it a graph costs build time
 # and memory for little.
 ANN_THRESHOLD = 50_000
 # A graph serves a search while it asks for at most this share of the layer; past it a
@@ -63,9 +63,9 @@ SAVE_AFTER = 10_000
 # A block whose removed rows outnumber its live ones is compacted (and its graph rebuilt).
 COMPACT_MIN_ROWS = 1_024
 # A scan multiplies this many rows at a time. OpenBLAS splits a larger matrix-vector
-# product over every core, and on a shared machine those threads wait on each other:
-# at 10k x 256 one product took 45 ms, pieces of 1,024 rows 0.8 ms in all (interleaved,
-# load 10 on 2 cores); pieces this small stay on the caller's thread, and numpy's
+# product over every core, and when other processes hold cores those threads wait on
+# each other, one product taking tens of times longer than the same rows in pieces;
+# pieces this small stay on the caller's thread, and numpy's
 # process-wide thread setting stays whatever the application made it.
 SCAN_ROWS = 1_024
 # Spot checks of a loaded file's vectors against the store's.

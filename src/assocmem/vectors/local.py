@@ -98,7 +98,7 @@ CHECK_SENTENCES = (
 )
 
 # model2vec's default PCA width; a 256-d distillation of this model was level
-# with MiniLM itself on LoCoMo turn retrieval (shared/INFRA.md, "Embeddings").
+# with MiniLM itself on LoCoMo turn retrieval.
 STATIC_PCA_DIMS = 256
 
 # Texts per embed_batch call. sentence-transformers sorts a call's texts by
@@ -659,7 +659,7 @@ def build_static(model_dir: Path) -> Path:
 
     ``model2vec.distill.distill`` runs every token of the vocabulary through the
     network, reduces to `STATIC_PCA_DIMS` with PCA and applies SIF weighting;
-    about 15 s on 2 cores, 15 MB on disk.
+    seconds to minutes, 15 MB on disk.
 
     Requirement: model2vec 0.10's ``distill`` extra pins ``transformers<5.4``,
     which would downgrade the transformers that sentence-transformers uses. Do
