@@ -163,8 +163,11 @@ def corpus_loads(
             loads[corpus] = {"skipped": "no --text-data given (a LoCoMo-format JSON file)"}
         else:
             load = natural_workload(text_data, size, queries)
-            about = {"data": text_data, "texts": "conversation turns, 'Speaker: text'",
-                     "questions": "the conversations' questions, sampled from the seed"}  # fmt: skip
+            about = {
+                "data": Path(text_data).name,
+                "texts": "conversation turns, 'Speaker: text'",
+                "questions": "the conversations' questions, sampled from the seed",
+            }
             written = len(load["texts"])
             if written < size:
                 about["short"] = (
