@@ -152,7 +152,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--queries", type=int, default=scale.QUERIES, help="queries timed per read kind")
     p.set_defaults(handler=_recorded(p, _scale))
 
-    doc = "assocmem against cpersona, inspeximus, mem0 and hebbmem: interleaved A/B runs"
+    doc = (
+        "assocmem against cpersona, inspeximus, mem0 and hebbmem: interleaved A/B runs "
+        "on a generated and a natural-English corpus"
+    )
     p = benches.add_parser("peers", help=doc, description=doc)
     p.add_argument("--size", type=int, default=10_000, help="memories written, one call each")
     p.add_argument("--rounds", type=int, default=peers.ROUNDS, help="A/B pairs per peer")
@@ -165,6 +168,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run PEER under another interpreter (its own virtual environment)",
     )  # fmt: skip
     p.add_argument("--queries", type=int, default=peers.QUERIES, help="queries timed per run")
+    p.add_argument(
+        "--corpora", type=_names, default=",".join(peers.CORPORA),
+        help="comma-separated corpora: zipf-syllables (generated words) and natural "
+        "(the turns and questions of --text-data); natural is skipped without --text-data",
+    )  # fmt: skip
+    p.add_argument(
+        "--text-data", metavar="PATH",
+        help="a LoCoMo-format JSON file whose turns are the natural corpus (read, not copied)",
+    )  # fmt: skip
     p.set_defaults(handler=_recorded(p, _peers))
 
     doc = "recall@5/10/20 of evidence turns on a LoCoMo-format file, with baselines"
@@ -400,6 +412,8 @@ def _peers(args: argparse.Namespace) -> int:
         peers=args.peers,
         pythons=pythons,
         queries=args.queries,
+        corpora=args.corpora,
+        text_data=args.text_data,
     )
     return _show(args, report, "\n".join(peers.lines(report)))
 

@@ -1,8 +1,20 @@
 """Peers benchmark: assocmem and the agent memories that install beside it, on the same work.
 
-The workload is `scale`'s: memories of 8 words drawn from a Zipf-weighted
-5,000-word vocabulary, written one call each into a fresh on-disk store, then 200
-two-word queries asking for k = 10. Every system runs it in a fresh process
+The work is done on each of two corpora, every result named by its corpus and the
+number of memories written:
+
+- ``zipf-syllables``: `scale`'s memories of 8 words drawn from a Zipf-weighted
+  5,000-word vocabulary of words made from a small syllable set, and 200 two-word
+  queries. Its words share many trigrams, which swells a trigram index's postings.
+- ``natural``: English conversation, the turns of a LoCoMo-format file (``--text-data``)
+  in the file's order, written as the LoCoMo bench writes them ("Speaker: text", with
+  the shared image's caption), and 200 of the conversations' questions, sampled from
+  the seed. A file with fewer turns than the size asked for is written whole, and the
+  report says so; nothing is added to it. Without a file this corpus is skipped, and
+  the report says why. The file is read where it lies; only figures are written.
+
+Each memory is written one call each into a fresh on-disk store, then the queries
+ask for k = 10. Every system runs each corpus in a fresh process
 (`peer_run`, a script that needs only the standard library and the system), so
 imports, caches and peak memory belong to one run, and a peer whose requirements
 clash with assocmem's runs under its own virtual environment's interpreter
@@ -23,6 +35,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import random
+import re
 import statistics
 import subprocess
 import sys
@@ -43,6 +57,8 @@ from .scale import QUERY_WORDS, SEED, VOCABULARY, WORDS
 K = 10
 QUERIES = 200
 ROUNDS = 5
+SYLLABLES, NATURAL = "zipf-syllables", "natural"
+CORPORA = (SYLLABLES, NATURAL)
 # torch threads where a pair embeds with MiniLM, on both sides: with other processes
 # holding cores, one thread ran the model faster than torch's default pool.
 TORCH_THREADS = 1
@@ -96,6 +112,72 @@ def workload(size: int, queries: int = QUERIES) -> dict[str, Any]:
     return {"texts": list(islice(texts, size)), "queries": asked, "k": K}
 
 
+def natural_workload(path: str, size: int, queries: int = QUERIES) -> dict[str, Any]:
+    """The first ``size`` turns of the LoCoMo-format file at ``path``, and ``queries`` of
+    the questions of the conversations they come from, sampled from the seed."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        conversations = [(_turns(entry["conversation"]), entry["qa"]) for entry in data]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"--text-data {path}: not a LoCoMo-format JSON file ({exc!r})") from exc
+    texts: list[str] = []
+    questions: list[str] = []
+    for turns, qa in conversations:
+        if len(texts) >= size:
+            break
+        texts += turns[: size - len(texts)]
+        questions += [item["question"] for item in qa]
+    if not texts or not questions:
+        raise SystemExit(f"--text-data {path}: no turns or no questions in it")
+    asked = random.Random(SEED).sample(questions, min(queries, len(questions)))
+    return {"texts": texts, "queries": asked, "k": K}
+
+
+def _turns(talk: dict[str, Any]) -> list[str]:
+    """A conversation's turns as the LoCoMo bench writes them, session by session."""
+    sessions = sorted(int(m.group(1)) for key in talk if (m := re.fullmatch(r"session_(\d+)", key)))
+    texts = []
+    for number in sessions:
+        for turn in talk[f"session_{number}"]:
+            said = turn["text"]
+            if turn.get("blip_caption"):
+                said += f" [shares {turn['blip_caption']}]"
+            texts.append(f"{turn['speaker']}: {said}")
+    return texts
+
+
+def corpus_loads(
+    corpora: Sequence[str], size: int, queries: int, text_data: str | None
+) -> dict[str, dict[str, Any]]:
+    """Each corpus's texts, queries and description, or why it is skipped."""
+    unknown = sorted(set(corpora) - set(CORPORA))
+    if unknown:
+        raise SystemExit(f"unknown corpora: {', '.join(unknown)}; known: {', '.join(CORPORA)}")
+    loads: dict[str, dict[str, Any]] = {}
+    for corpus in dict.fromkeys(corpora):
+        if corpus == SYLLABLES:
+            about = {"words_per_memory": WORDS, "vocabulary": VOCABULARY,
+                     "query_words": QUERY_WORDS}  # fmt: skip
+            loads[corpus] = {"load": workload(size, queries), "about": about}
+        elif text_data is None:
+            loads[corpus] = {"skipped": "no --text-data given (a LoCoMo-format JSON file)"}
+        else:
+            load = natural_workload(text_data, size, queries)
+            about = {
+                "data": Path(text_data).name,
+                "texts": "conversation turns, 'Speaker: text'",
+                "questions": "the conversations' questions, sampled from the seed",
+            }
+            written = len(load["texts"])
+            if written < size:
+                about["short"] = (
+                    f"the file has {written:,} turns, fewer than the {size:,} asked for: "
+                    "all of them are written, and nothing else"
+                )
+            loads[corpus] = {"load": load, "about": about}
+    return loads
+
+
 def run(
     out: str,
     size: int = 10_000,
@@ -103,50 +185,75 @@ def run(
     peers: Sequence[str] = tuple(PEERS),
     pythons: Mapping[str, str] | None = None,
     queries: int = QUERIES,
+    corpora: Sequence[str] = CORPORA,
+    text_data: str | None = None,
 ) -> dict[str, Any]:
-    """Run the interleaved pairs for every peer that runs here and write the JSON to ``out``.
+    """Run the interleaved pairs for every peer that runs here, on each corpus, and write
+    the JSON to ``out``.
 
-    ``pythons`` maps a peer to the interpreter it runs under (default: this one).
+    ``pythons`` maps a peer to the interpreter it runs under (default: this one);
+    ``text_data`` is the LoCoMo-format file the natural corpus is read from.
     """
     unknown = sorted(set(peers) - set(PEERS))
     if unknown:
         raise SystemExit(f"unknown peers: {', '.join(unknown)}; known: {', '.join(PEERS)}")
-    shared = {**workload(size, queries), "model_dir": _packaged_model_dir()}
-    results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="assocmem-peers-") as tmp:
-        ready = {}
-        for name in peers:
-            python = (pythons or {}).get(name, sys.executable)
-            version, skipped = _probe(name, python)
-            if skipped:
-                results[name] = {"skipped": skipped, "store": PEERS[name].store}
-            else:
-                ready[name] = (python, version)
-        with progress_bar(2 * rounds * len(ready), desc="peers bench", unit="run") as bar:
+    loads = corpus_loads(corpora, size, queries, text_data)
+    model_dir = _packaged_model_dir()
+    skipped: dict[str, dict[str, Any]] = {}
+    ready = {}
+    for name in peers:
+        python = (pythons or {}).get(name, sys.executable)
+        version, why = _probe(name, python)
+        if why:
+            skipped[name] = {"skipped": why, "store": PEERS[name].store}
+        else:
+            ready[name] = (python, version)
+    sections: dict[str, Any] = {}
+    runnable = [c for c, entry in loads.items() if "load" in entry]
+    with (
+        tempfile.TemporaryDirectory(prefix="assocmem-peers-") as tmp,
+        progress_bar(2 * rounds * len(ready) * len(runnable), desc="peers bench",
+                     unit="run") as bar,
+    ):  # fmt: skip
+        for corpus, entry in loads.items():
+            if "load" not in entry:
+                sections[corpus] = {"corpus": corpus, "memories": 0, **entry}
+                continue
+            memories = len(entry["load"]["texts"])
+            tag = {"corpus": corpus, "memories": memories}
+            results: dict[str, Any] = {name: {**tag, **why} for name, why in skipped.items()}
             for name, (python, version) in ready.items():
                 load = {
-                    **shared,
+                    **entry["load"],
+                    "model_dir": model_dir,
                     "query_budget_s": QUERY_BUDGET_S,
                     "embedder": PEERS[name].embedder,
                     "torch_threads": TORCH_THREADS if PEERS[name].embedder else None,
                 }
-                results[name] = _pairs(name, (python, version), load, rounds, Path(tmp), bar)
+                folder = Path(tmp) / corpus
+                pairs = _pairs(name, (python, version), load, rounds, folder, bar)
+                for pair in pairs.get("pairs", []):
+                    pair.update(tag)
+                results[name] = {**tag, **pairs}
+            sections[corpus] = {
+                **tag,
+                "queries": len(entry["load"]["queries"]),
+                **entry["about"],
+                "peers": {name: results[name] for name in peers},
+            }
     report = {
         "benchmark": "peers",
         "environment": environment(assocmem=importlib.metadata.version("assocmem")),
         "workload": {
-            "memories": size,
-            "words_per_memory": WORDS,
-            "vocabulary": VOCABULARY,
+            "memories_asked": size,
             "queries": queries,
-            "query_words": QUERY_WORDS,
             "k": K,
             "rounds": rounds,
             "writes": "one call per memory",
             "seed": SEED,
         },
         "assocmem_store": ASSOCMEM_STORE,
-        "peers": results,
+        "corpora": sections,
     }
     Path(out).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
@@ -178,20 +285,24 @@ def _pairs(
     size = len(load["texts"])
     asked = min(len(r["query_ms"]) for r in runs["assocmem"] + runs[name])
     ours, theirs = _summary(runs["assocmem"], size, asked), _summary(runs[name], size, asked)
+    keys = ("writes_per_s", "p50_ms", "p95_ms", "disk_bytes_per_memory")
+    pairs = [
+        {
+            "first": "assocmem" if round_ % 2 == 0 else name,
+            "ratio_assocmem_over_peer": {key: round(a[key] / b[key], 3) for key in keys},
+        }
+        for round_, (a, b) in enumerate(zip(ours["rounds"], theirs["rounds"], strict=True))
+    ]
     ratios = {
-        key: round(
-            statistics.median(
-                a[key] / b[key] for a, b in zip(ours["rounds"], theirs["rounds"], strict=True)
-            ),
-            3,
-        )
-        for key in ("writes_per_s", "p50_ms", "p95_ms", "disk_bytes_per_memory")
+        key: round(statistics.median(p["ratio_assocmem_over_peer"][key] for p in pairs), 3)
+        for key in keys
     }
     return {
         "store": PEERS[name].store,
         "assocmem_embedder": load["embedder"],
         "assocmem": ours,
         "peer": {"version": version, **theirs},
+        "pairs": pairs,
         "ratio_assocmem_over_peer": ratios,
     }
 
@@ -261,20 +372,29 @@ def _summary(runs: list[dict[str, Any]], size: int, asked: int) -> dict[str, Any
 
 
 def lines(report: Mapping[str, Any]) -> list[str]:
-    """The report as one line per peer: assocmem's figure, the peer's, and their ratio."""
+    """The report as one line per corpus and peer: assocmem's figure, the peer's, and their
+    ratio, each line naming its corpus and how many memories it held."""
     rounds = report["workload"]["rounds"]
     rows = [f"assocmem vs peer (assocmem/peer, the median of {rounds} interleaved pairs)"]
-    for name, result in report["peers"].items():
-        if "skipped" in result:
-            rows.append(f"{name:11s} skipped: {result['skipped']}")
+    for corpus, section in report["corpora"].items():
+        where = f"{corpus} ({section['memories']:,} memories)"
+        if "skipped" in section:
+            rows.append(f"{where} skipped: {section['skipped']}")
             continue
-        a, b = result["assocmem"]["median"], result["peer"]["median"]
-        r = result["ratio_assocmem_over_peer"]
-        rows.append(
-            f"{name:11s} writes/s {a['writes_per_s']:,.0f} vs {b['writes_per_s']:,.0f} "
-            f"({r['writes_per_s']:.2f}x)  query p50 {a['p50_ms']:.2f} vs {b['p50_ms']:.2f} ms "
-            f"({r['p50_ms']:.2f}x)  p95 {a['p95_ms']:.2f} vs {b['p95_ms']:.2f} ms "
-            f"({r['p95_ms']:.2f}x)  disk/memory {a['disk_bytes_per_memory']:,.0f} vs "
-            f"{b['disk_bytes_per_memory']:,.0f} B ({r['disk_bytes_per_memory']:.2f}x)"
-        )
+        if "short" in section:
+            rows.append(f"{where}: {section['short']}")
+        for name, result in section["peers"].items():
+            if "skipped" in result:
+                rows.append(f"{where} {name:11s} skipped: {result['skipped']}")
+                continue
+            a, b = result["assocmem"]["median"], result["peer"]["median"]
+            r = result["ratio_assocmem_over_peer"]
+            rows.append(
+                f"{where} {name:11s} writes/s {a['writes_per_s']:,.0f} vs "
+                f"{b['writes_per_s']:,.0f} ({r['writes_per_s']:.2f}x)  query p50 "
+                f"{a['p50_ms']:.2f} vs {b['p50_ms']:.2f} ms ({r['p50_ms']:.2f}x)  p95 "
+                f"{a['p95_ms']:.2f} vs {b['p95_ms']:.2f} ms ({r['p95_ms']:.2f}x)  disk/memory "
+                f"{a['disk_bytes_per_memory']:,.0f} vs {b['disk_bytes_per_memory']:,.0f} B "
+                f"({r['disk_bytes_per_memory']:.2f}x)"
+            )
     return rows

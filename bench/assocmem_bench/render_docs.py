@@ -628,6 +628,74 @@ STATEMENTS = (
 )
 
 
+# -- peers ---------------------------------------------------------------------
+
+
+def peers(result: Results) -> Section:
+    report = result.report
+    rounds = report["workload"]["rounds"]
+    lines = []
+    for corpus, section in report["corpora"].items():
+        if "skipped" in section:
+            lines += [f"Corpus `{corpus}`: skipped, {section['skipped']}.", ""]
+            continue
+        lines += [
+            f"Corpus `{corpus}`: {section['memories']:,} memories, {section['queries']} queries "
+            f"(k = {report['workload']['k']}); {_corpus_words(section)}. Each side's median "
+            f"over {rounds} interleaved pairs, and the median of the pairs' ratios:",
+            "",
+        ]
+        rows = []
+        for name, peer in section["peers"].items():
+            if "skipped" in peer:
+                rows.append([name, f"skipped: {peer['skipped']}", None, None, None])
+                continue
+            ours, theirs = peer["assocmem"]["median"], peer["peer"]["median"]
+            label = f"{name} {peer['peer']['version']}"
+            for key, measure, digits in PEER_MEASURES:
+                ratio = peer["ratio_assocmem_over_peer"][key]
+                rows.append(
+                    [label, measure, f"{ours[key]:,.{digits}f}", f"{theirs[key]:,.{digits}f}",
+                     f"{ratio:.2f}x"]
+                )  # fmt: skip
+        lines += table(["Peer", "Measure", "assocmem", "Peer", "assocmem / peer"], rows, (0, 1))
+    return Section(lines, [])
+
+
+# (key in a run's figures, what the table calls it, decimals shown)
+PEER_MEASURES = [
+    ("writes_per_s", "Writes/s, one call each", 0),
+    ("p50_ms", "Read p50 ms", 2),
+    ("p95_ms", "Read p95 ms", 2),
+    ("disk_bytes_per_memory", "Disk bytes per memory", 0),
+]
+
+
+def _corpus_words(section: dict[str, Any]) -> str:
+    """What a corpus's memories and queries are, in a few words."""
+    if "vocabulary" in section:
+        return (
+            f"memories of {section['words_per_memory']} Zipf-weighted words from a "
+            f"{section['vocabulary']:,}-word vocabulary of syllable-made words, queries of "
+            f"{section['query_words']} of those words"
+        )
+    words = f"the turns of `{section['data']}` as memories, its questions as queries"
+    return f"{words} ({section['short']})" if "short" in section else words
+
+
+PEERS = (
+    "`assocmem bench peers` writes the same memories into assocmem and into each peer "
+    "that installs beside it, one call each into a fresh on-disk store, then asks each "
+    "the same queries; every system runs in a process of its own, and each pair of runs "
+    "back to back alternates which goes first. A ratio is assocmem's figure over the "
+    "peer's (writes/s above 1 and read times below 1 favour assocmem). Two corpora: "
+    "`zipf-syllables`, generated words made from a small syllable set, whose shared "
+    "trigrams swell a trigram index's postings; and `natural`, English conversation (the "
+    "turns and questions of a LoCoMo-format file, not in the repository, only the "
+    "figures measured on it)."
+)
+
+
 # The benches this page shows, in its order: (title, what the bench does, renderer).
 KINDS: dict[str, tuple[str, str, Renderer]] = {
     "locomo": ("Recall by category (LoCoMo)", LOCOMO, locomo),
@@ -636,4 +704,5 @@ KINDS: dict[str, tuple[str, str, Renderer]] = {
     "folds": ("Folds", FOLDS, folds),
     "clients": ("Clients", CLIENTS, clients),
     "statements": ("Statements per call", STATEMENTS, statements),
+    "peers": ("Beside its peers", PEERS, peers),
 }
