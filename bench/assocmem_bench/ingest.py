@@ -175,7 +175,9 @@ def capture(path: Path, written: Sequence[dict[str, Any]], batch: int) -> tuple[
     and the store connection's settings."""
     with Memory(str(path), agent_id=AGENT) as mem:
         conn = _connection(mem)
-        pragmas = {name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in CONNECTION_PRAGMAS}
+        pragmas = {
+            name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in CONNECTION_PRAGMAS
+        }
         tables = replayed_tables(conn)
         before = {table: _snapshot(conn, table) for table in tables}
         changes = []
@@ -205,7 +207,9 @@ def replayed_tables(conn: sqlite3.Connection) -> list[str]:
     virtual = [
         name for _, name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")
     ]
-    triggered = {t for kind, _, sql in rows if kind == "trigger" for t in _TRIGGER_TARGET.findall(sql)}
+    triggered = {
+        t for kind, _, sql in rows if kind == "trigger" for t in _TRIGGER_TARGET.findall(sql)
+    }
     return sorted(
         name
         for kind, name, sql in rows
