@@ -17,9 +17,11 @@ def test_the_report_times_both_sides_and_profiles_write_many(tmp_path: Path) -> 
     assert (report["memories"], report["batch"], report["rounds"]) == (120, 40, 2)
     for side in ("write_many", "raw"):
         assert report[side]["per_s"] > 0 and len(report[side]["seconds"]) == 2
+        assert len(report[side]["cpu_seconds"]) == 2
     assert report["ratio"] == pytest.approx(
         report["write_many"]["per_s"] / report["raw"]["per_s"], abs=0.01
     )
+    assert report["cpu_ratio"] > 0
     rows = report["raw"]["rows"]
     assert rows["memories"]["inserted"] == 120 and rows["scopes"]["inserted"] == 1
     assert rows["memory_concepts"]["inserted"] >= 120 and rows["concepts"]["inserted"] > 8
