@@ -586,7 +586,9 @@ def _ingest(args: argparse.Namespace) -> int:
     from . import ingest
 
     report = ingest.run(args.out, memories=args.memories, batch=args.batch, rounds=args.rounds)
-    summary = {k: report[k] for k in ("memories", "batch", "ratio", "raw_rows_differing")}
+    summary = {
+        k: report[k] for k in ("memories", "batch", "ratio", "cpu_ratio", "raw_rows_differing")
+    }
     summary.update(write_many_per_s=report["write_many"]["per_s"], raw_per_s=report["raw"]["per_s"])
     return _show(args, report, json.dumps(summary, indent=2))
 
