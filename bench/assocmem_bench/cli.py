@@ -291,6 +291,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     p.set_defaults(handler=_recorded(p, _hardening))
 
+    doc = "write_many memories/s against raw sqlite3 inserts of the same rows, and its profile"
+    p = benches.add_parser("ingest", help=doc, description=doc)
+    p.add_argument("--out", default="bench-ingest.json", help=OUT_HELP)
+    p.add_argument("--memories", type=_positive, default=10_000, help="memories written")
+    p.add_argument("--batch", type=_positive, default=500, help="memories a write_many call")
+    p.add_argument("--rounds", type=_positive, default=3, help="alternating runs of each side")
+    p.set_defaults(handler=_recorded(p, _ingest))
+
     doc = "statements and write transactions behind one declaring write and one text read"
     p = benches.add_parser("statements", help=doc, description=doc)
     p.add_argument("--out", default="bench-statements.json", help=OUT_HELP)
@@ -586,6 +594,17 @@ def _reinforce(args: argparse.Namespace) -> int:
 
     report = reinforce_bench.run(args.out, args.trials, seed=args.seed)
     return _show(args, report, json.dumps(report["runs"], indent=2))
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from . import ingest
+
+    report = ingest.run(args.out, memories=args.memories, batch=args.batch, rounds=args.rounds)
+    summary = {
+        k: report[k] for k in ("memories", "batch", "ratio", "cpu_ratio", "raw_rows_differing")
+    }
+    summary.update(write_many_per_s=report["write_many"]["per_s"], raw_per_s=report["raw"]["per_s"])
+    return _show(args, report, json.dumps(summary, indent=2))
 
 
 def _statements(args: argparse.Namespace) -> int:

@@ -289,9 +289,8 @@ class Memory(
         if isinstance(items, Mapping | str) or not isinstance(items, Iterable):
             raise InvalidInput("write_many takes a list of write dicts", field="items")
         results: list[WriteResult | None] = []
-        valid: list[tuple[int, NewMemory]] = []
+        checked: list[tuple[int, NewMemory, Any]] = []
         declared: dict[int, Any] = {}
-        signed: dict[int, tuple[str, str] | None] = {}
         for position, item in enumerate(items):
             if position >= MAX_BATCH:
                 raise InvalidInput(f"a batch holds at most {MAX_BATCH} items", field="items")
@@ -303,14 +302,23 @@ class Memory(
                     declared[position] = fields.pop("associations")
                     check_clean(declared[position], "associations")
                 attested = fields.pop("attestation", None)
-                memory = records.new_memory(fields)
-                self._check_parents([memory])
+                checked.append((position, records.new_memory(fields), attested))
+                results.append(None)
+            except AssocmemError as exc:
+                results.append(_refused(exc))
+        # The parents every item names, looked up in one query rather than one per item.
+        parents = sorted({p for _, memory, _ in checked for p in memory.derived_from})
+        readable = self._store.visible_seqs(self.scope, parents) if parents else {}
+        valid: list[tuple[int, NewMemory]] = []
+        signed: dict[int, tuple[str, str] | None] = {}
+        for position, memory, attested in checked:
+            try:
+                self._check_parents([memory], readable)
                 if attested is not None:
                     signed[position] = self._attested([memory], [attested])[0]
             except AssocmemError as exc:
-                results.append(_refused(exc))
+                results[position] = _refused(exc)
                 continue
-            results.append(None)
             valid.append((position, memory))
         if valid:
             stored = self._store_memories(
@@ -363,10 +371,15 @@ class Memory(
         )
         return replace(result, associations=declared)
 
-    def _check_parents(self, memories: Sequence[NewMemory]) -> None:
+    def _check_parents(
+        self, memories: Sequence[NewMemory], found: Mapping[str, int] | None = None
+    ) -> None:
+        """Refuse ``memories`` unless each parent they name is readable here: in
+        ``found`` (the seqs of readable parents) where given, else looked up."""
         parents = sorted({p for m in memories for p in m.derived_from})
         if parents:
-            found = self._store.visible_seqs(self.scope, parents)
+            if found is None:
+                found = self._store.visible_seqs(self.scope, parents)
             for parent in parents:
                 if parent not in found:
                     raise UnknownMemory(

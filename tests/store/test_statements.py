@@ -1,7 +1,8 @@
 """A read's cost is its set-wise statements: counted on both backends, a text read takes a
 bounded number, and asking more words or concepts adds none (each arm asks for all of
 them at once), but for SQLite's concept arm: one ordered scan per concept and layer,
-which measured faster there than one compound statement (no round trips to save)."""
+which measured faster there than one compound statement (no round trips to save). A batch
+write looks up what its items name (parents) once for the batch, not once per item."""
 
 from __future__ import annotations
 
@@ -82,3 +83,25 @@ def test_more_words_and_concepts_add_no_statements(store_target: Target) -> None
             for n in (6, 12)
         ]
         assert by_concepts[1] <= by_concepts[0]
+
+
+def test_a_batch_looks_up_its_items_parents_once(store_target: Target) -> None:
+    """write_many's statements besides its inserts do not grow with its derived items,
+    and an item naming an unreadable parent is still refused alone, naming the parent."""
+    with Memory(store_target(), agent_id="ops") as mem:
+        parents = [mem.write(f"parent note {i}").id for i in range(3)]
+        mem.write_many([{"text": "warm the caches", "derived_from": parents}])
+        lookups, results = [], []
+        for n in (4, 40):
+            batch = [{"text": f"child{n} note {i}", "derived_from": [parents[i % 3]]}
+                     for i in range(n)]  # fmt: skip
+            batch.insert(1, {"text": f"orphan{n}", "derived_from": ["01NOSUCHMEMORY"]})
+            with counted(mem) as sent:
+                results.append(mem.write_many(batch))
+            lookups.append(len([s for s in sent if not s.lstrip().upper().startswith("INSERT")]))
+        assert lookups[1] == lookups[0]
+        for n, stored in zip((4, 40), results, strict=True):
+            assert [r.stored for r in stored] == [True, False] + [True] * (n - 1)
+            assert stored[1].error == "UnknownMemory" and "01NOSUCHMEMORY" in (
+                stored[1].reason or ""
+            )

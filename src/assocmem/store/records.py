@@ -34,6 +34,14 @@ MEMORY_COLUMNS = (
 )
 
 
+def _names_and_forms(memory: NewMemory) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A memory's concept names and, in the same order, the forms it wrote them in."""
+    if not memory.concepts:
+        return (), ()
+    names, forms = zip(*memory.concepts, strict=True)
+    return names, forms
+
+
 def _json_list(values: Sequence[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False) if values else "[]"
 
@@ -111,8 +119,7 @@ class MemoryRecords(SQLConnection):
             ),
         ).fetchone()  # fmt: skip
         if row is not None:
-            names = tuple(n for n, _ in memory.concepts)
-            forms = tuple(f for _, f in memory.concepts)
+            names, forms = _names_and_forms(memory)
             if history:
                 return WriteResult(
                     id=memory_id,
@@ -166,12 +173,12 @@ class MemoryRecords(SQLConnection):
         for layer, memory in zip(layers, memories, strict=True):
             memory_id = held[(layer, memory.observed_at, memory.dedupe_key)]
             seq = seqs.pop(memory_id, None)  # the first of repeats takes it
-            names = tuple(n for n, _ in memory.concepts)
-            forms = tuple(f for _, f in memory.concepts)
+            if seq is None:
+                results.append((WriteResult(id=memory_id, stored=False, reason="duplicate"), None))
+                continue
+            names, forms = _names_and_forms(memory)
             results.append(
                 (WriteResult(id=memory_id, stored=True, concepts=names, concept_forms=forms), seq)
-                if seq is not None
-                else (WriteResult(id=memory_id, stored=False, reason="duplicate"), None)
             )
         return results
 

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+# Two characters for each 10 bits: a ULID is 13 look-ups instead of 26 (a batch makes many).
+_CROCKFORD_PAIRS = [high + low for high in _CROCKFORD for low in _CROCKFORD]
 
 
 def new_id() -> str:
@@ -27,7 +29,7 @@ def new_id() -> str:
     how many records other agents wrote (sequential integers would).
     """
     value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
-    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+    return "".join([_CROCKFORD_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
 
 
 # Public integer ids are drawn from [1, 2^53 - 1]: exact as a JSON number anywhere.

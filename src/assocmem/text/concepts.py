@@ -126,15 +126,23 @@ def extract_concepts(text: str, limit: int = MAX_EXTRACTED_CONCEPTS) -> list[tup
     originals = _TOKEN.findall(unicodedata.normalize("NFKC", text))
     seen: dict[str, str] = {}
     for original in originals:
-        token = original.casefold()
-        if not is_keyword(token):
-            continue
-        concept = fold_word(token.strip("'’"))
-        if concept and concept not in seen and len(concept) <= MAX_CONCEPT_CHARS:
+        concept = _token_concept(original)
+        if concept and concept not in seen:
             seen[concept] = original
             if len(seen) >= limit:
                 break
     return list(seen.items())
+
+
+@functools.lru_cache(maxsize=65_536)
+def _token_concept(original: str) -> str:
+    """The concept a text token stands for, or "" for a token that is none. Cached: a
+    vocabulary's words recur across a batch, so each is judged and folded once."""
+    token = original.casefold()
+    if not is_keyword(token):
+        return ""
+    concept = fold_word(token.strip("'’"))
+    return concept if len(concept) <= MAX_CONCEPT_CHARS else ""
 
 
 def unique_concepts(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:

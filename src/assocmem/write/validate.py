@@ -98,13 +98,17 @@ def new_memory(fields: Mapping[str, Any]) -> NewMemory:
     )
 
 
+# `json.dumps(..., ensure_ascii=False)` without building an encoder for every write.
+_BASIS = json.JSONEncoder(ensure_ascii=False)
+
+
 def _dedupe_key(
     text: str, kind: str, observed_at: str, source: str | None, meta: str, task: str | None
 ) -> str:
     # Two writes are the same observation when text, kind, time, source, meta and
     # task all agree: a retried write is refused as a duplicate, a repeated event
     # observed at another time is stored.
-    basis = json.dumps([text, kind, observed_at, source, meta, task], ensure_ascii=False)
+    basis = _BASIS.encode([text, kind, observed_at, source, meta, task])
     return HASH_PREFIX + hashlib.blake2b(basis.encode(), digest_size=16).hexdigest()
 
 
