@@ -397,3 +397,25 @@ def test_a_vector_space_reads_through_the_store_each_read_uses(store_target: Tar
     finally:
         writer.close()
         reader.close()
+
+
+def test_equal_scores_rank_in_write_order_not_by_the_ids_random_tail(tmp_path: Path) -> None:
+    from assocmem.recall import pipeline
+    from assocmem.recall.fusion import Fused
+    from assocmem.recall.request import read_request
+
+    db = str(tmp_path / "ties.db")
+    with Memory(db, agent_id="ops") as mem:
+        # One batch writes them within a few milliseconds: ids of one millisecond are
+        # ordered by their random tails, not by when they were written.
+        mem.write_many([{"text": f"retry note {n}"} for n in range(40)])
+        seqs = dict(raw_query(db, "SELECT id, seq FROM memories"))
+        by_id = sorted(seqs)
+        # Two memories whose ids sort against their write order.
+        older, newer = next(
+            (seqs[b], seqs[a]) for a, b in zip(by_id, by_id[1:], strict=False) if seqs[a] > seqs[b]
+        )
+        request = read_request(Scope(agent_id="ops"), "retry", as_of="2030-01-01T00:00:00Z")
+        pool = [Fused(key, 1.0, {}, {}, "lexical") for key in (newer, older)]
+        scored = pipeline._scored(mem._store, pool, {}, request)
+    assert [entry.key for entry in scored] == [older, newer]

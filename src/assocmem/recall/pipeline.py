@@ -534,10 +534,9 @@ def _boosts(
 
 
 class _Scored(NamedTuple):
-    """A candidate's final score, its folds, and what ties break on."""
+    """A candidate's final score and its folds; ties break on its key (write order)."""
 
     score: float
-    id: str
     candidate: Fused[int]
     folds: dict[str, float]
 
@@ -580,8 +579,10 @@ def _scored(
         score = candidate.score
         for factor in folds.values():
             score *= factor
-        scored.append(_Scored(score, row.id, candidate, folds))
-    scored.sort(key=lambda entry: (-entry.score, entry.id))
+        scored.append(_Scored(score, candidate, folds))
+    # Ties go to the older memory by write order: an id's random tail would order two
+    # memories written in one millisecond differently from one store to its rebuild.
+    scored.sort(key=lambda entry: (-entry.score, entry.key))
     return scored
 
 
