@@ -35,7 +35,7 @@ from typing import Any
 from assocmem import Memory
 from assocmem.progress import bar as progress_bar
 
-from .measure import environment
+from .measure import environment, sqlite_connection
 from .scale import AGENT, workload
 
 MEMORIES = 10_000
@@ -187,7 +187,7 @@ def capture(path: Path, written: Sequence[dict[str, Any]], batch: int) -> tuple[
     """Fill a store with `write_many` and return what each batch changed, table by table,
     and the store connection's settings."""
     with Memory(str(path), agent_id=AGENT) as mem:
-        conn = _connection(mem)
+        conn = sqlite_connection(mem)
         pragmas = {
             name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in CONNECTION_PRAGMAS
         }
@@ -206,11 +206,6 @@ def capture(path: Path, written: Sequence[dict[str, Any]], batch: int) -> tuple[
             )
             before = after
     return changes, pragmas
-
-
-def _connection(mem: Memory) -> sqlite3.Connection:
-    conn: Any = mem._store._conn  # the store's own connection: what its writes run on
-    return getattr(conn, "_conn", conn)  # type: ignore[no-any-return]
 
 
 def replayed_tables(conn: sqlite3.Connection) -> list[str]:

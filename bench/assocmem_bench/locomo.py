@@ -34,7 +34,7 @@ import json
 import re
 import statistics
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -146,19 +146,28 @@ def load(path: str, only: Sequence[str] | None = None) -> list[Conversation]:
     return conversations
 
 
-def _conversation(entry: dict[str, Any]) -> Conversation:
-    talk = entry["conversation"]
-    words = _content_words()
+def session_turns(talk: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """Each turn of a LoCoMo conversation, session by session: its session number, the
+    turn, and what it said (its text, and the image it shared, by its caption)."""
     sessions = sorted(int(m.group(1)) for key in talk if (m := re.fullmatch(r"session_(\d+)", key)))
-    turns = []
     for number in sessions:
-        when = parse_session_date(talk[f"session_{number}_date_time"])
         for turn in talk[f"session_{number}"]:
             said = turn["text"]
             if turn.get("blip_caption"):
                 said += f" [shares {turn['blip_caption']}]"
-            text = f"{turn['speaker']}: {said}"
-            turns.append(Turn(turn["dia_id"], text, turn["speaker"], number, when, said))
+            yield number, turn, said
+
+
+def _conversation(entry: dict[str, Any]) -> Conversation:
+    talk = entry["conversation"]
+    words = _content_words()
+    dates: dict[int, datetime] = {}
+    turns = []
+    for number, turn, said in session_turns(talk):
+        if number not in dates:
+            dates[number] = parse_session_date(talk[f"session_{number}_date_time"])
+        text = f"{turn['speaker']}: {said}"
+        turns.append(Turn(turn["dia_id"], text, turn["speaker"], number, dates[number], said))
     conversation = Conversation(entry["sample_id"], turns, [])
     known = {t.dia_id for t in turns}
     spoken = {t.dia_id: words(t.said) for t in turns}

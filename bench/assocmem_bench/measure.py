@@ -6,11 +6,15 @@ import os
 import platform
 import resource
 import socket
+import sqlite3
 import statistics
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assocmem import Memory
 
 
 def percentile(samples: Sequence[float], q: float) -> float:
@@ -59,3 +63,9 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def sqlite_connection(mem: Memory) -> sqlite3.Connection:
+    """The sqlite3 connection under a SQLite memory: the one its calls run on."""
+    conn: Any = mem._store._conn
+    return getattr(conn, "_conn", conn)  # type: ignore[no-any-return]

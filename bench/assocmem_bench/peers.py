@@ -36,7 +36,6 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import random
-import re
 import statistics
 import subprocess
 import sys
@@ -50,7 +49,7 @@ from typing import Any
 from assocmem.errors import AssocmemError
 from assocmem.progress import bar as progress_bar
 
-from . import peer_run, scale
+from . import locomo, peer_run, scale
 from .measure import environment, latency
 from .scale import QUERY_WORDS, SEED, VOCABULARY, WORDS
 
@@ -135,15 +134,7 @@ def natural_workload(path: str, size: int, queries: int = QUERIES) -> dict[str, 
 
 def _turns(talk: dict[str, Any]) -> list[str]:
     """A conversation's turns as the LoCoMo bench writes them, session by session."""
-    sessions = sorted(int(m.group(1)) for key in talk if (m := re.fullmatch(r"session_(\d+)", key)))
-    texts = []
-    for number in sessions:
-        for turn in talk[f"session_{number}"]:
-            said = turn["text"]
-            if turn.get("blip_caption"):
-                said += f" [shares {turn['blip_caption']}]"
-            texts.append(f"{turn['speaker']}: {said}")
-    return texts
+    return [f"{turn['speaker']}: {said}" for _, turn, said in locomo.session_turns(talk)]
 
 
 def corpus_loads(

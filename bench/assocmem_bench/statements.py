@@ -10,7 +10,6 @@ checkout of the package: ``python -m assocmem_bench.statements OUT``.
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 import tempfile
 from collections import Counter
@@ -20,6 +19,8 @@ from typing import Any
 
 from assocmem import Memory
 from assocmem.progress import bar as progress_bar
+
+from .measure import sqlite_connection
 
 DECLARING_WRITE = {
     "text": "Kirari patched the MizEye driver.",
@@ -31,14 +32,9 @@ DECLARING_WRITE = {
 QUESTION = "why did the deploy time out on host h12?"
 
 
-def _connection(mem: Memory) -> sqlite3.Connection:
-    conn: Any = mem._store._conn  # the store's one connection: what a caller's call runs on
-    return getattr(conn, "_conn", conn)  # type: ignore[no-any-return]
-
-
 def _traced(mem: Memory, call: Callable[[], object]) -> dict[str, Any]:
     log: list[str] = []
-    conn = _connection(mem)
+    conn = sqlite_connection(mem)
     conn.set_trace_callback(lambda s: None if s.lstrip().startswith("--") else log.append(s))
     try:
         call()

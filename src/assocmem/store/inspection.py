@@ -50,13 +50,7 @@ class InspectionQueries(SQLConnection):
         layers = self._layers(scope)
         if not layers:
             return [], 0
-        calls = "FROM feedback f JOIN scopes s ON s.id = f.scope_id"
-        params: list[object] = []
-        if seq is not None:
-            calls += " JOIN feedback_items i ON i.feedback_id = f.id AND i.memory_seq = ?"
-            params.append(seq)
-        calls += f" WHERE {in_list('f.scope_id', layers)}"
-        params += layers
+        calls, params = _feedback_of(layers, seq, "JOIN scopes s ON s.id = f.scope_id")
         with self.snapshot():  # the page, its total and its rated memories from one state
             (total,) = self._query(f"SELECT COUNT(*) {calls}", params)[0]
             rows = self._query(
@@ -90,13 +84,8 @@ class InspectionQueries(SQLConnection):
         layers = self._layers(scope)
         if not layers:
             return []
-        sql = "SELECT f.public_id, f.created_at, f.outcome, f.query_concepts FROM feedback f"
-        params: list[object] = []
-        if seq is not None:
-            sql += " JOIN feedback_items i ON i.feedback_id = f.id AND i.memory_seq = ?"
-            params.append(seq)
-        sql += f" WHERE {in_list('f.scope_id', layers)}"
-        params += layers
+        calls, params = _feedback_of(layers, seq)
+        sql = f"SELECT f.public_id, f.created_at, f.outcome, f.query_concepts {calls}"
         if limit is None:
             return [tuple(row) for row in self._query(sql + " ORDER BY f.id", params)]
         rows = self._query(sql + " ORDER BY f.id DESC LIMIT ?", [*params, limit])
@@ -167,3 +156,16 @@ class InspectionQueries(SQLConnection):
     def storage(self) -> tuple[str, int, int | None]:
         """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
         raise NotImplementedError
+
+
+def _feedback_of(
+    layers: Sequence[int], seq: int | None, join: str = ""
+) -> tuple[str, list[object]]:
+    """``FROM`` to ``WHERE`` of the feedback calls given in ``layers`` (that rated memory
+    ``seq``, if given) as ``f``, with ``join`` added, and its parameters."""
+    calls = f"FROM feedback f {join}".rstrip()
+    params: list[object] = []
+    if seq is not None:
+        calls += " JOIN feedback_items i ON i.feedback_id = f.id AND i.memory_seq = ?"
+        params.append(seq)
+    return f"{calls} WHERE {in_list('f.scope_id', layers)}", [*params, *layers]

@@ -328,22 +328,7 @@ class MiniLMOnnx(Embedder):
     ) -> None:
         onnxruntime = _require("onnxruntime")
         tokenizers = _require("tokenizers")
-        folder = packaged_onnx_dir() if model_dir is None else None
-        if folder is None:
-            folder = _resolve_dir(model_dir, ONNX_DIR_NAME)
-            if build and not onnx_built(folder) and model_dir is None:
-                logger.warning(
-                    "the assocmem-minilm package, which ships the int8 ONNX form of %s ready "
-                    "to run, is not installed: building that form into %s once instead "
-                    "(install `%s` to skip this)",
-                    MODEL_NAME,
-                    folder,
-                    EMBED_EXTRA,
-                )
-            if build:
-                ensure_onnx(folder)
-            elif not onnx_built(folder):
-                raise _not_built("ONNX int8", folder, ONNX_DIR_NAME, "build_onnx")
+        folder = _onnx_folder(model_dir, build=build)
         logger.info("loading the int8 ONNX form of %s from %s", MODEL_NAME, folder)
         self.batch_size = batch_size
         self.model_dir = folder
@@ -366,6 +351,29 @@ class MiniLMOnnx(Embedder):
             [_run_alone(self._session, self._tokenizer, text) for text in texts]
         )
         return vectors
+
+
+def _onnx_folder(model_dir: Path | str | None, *, build: bool) -> Path:
+    """Where `MiniLMOnnx` loads from: ``model_dir``, else the package's folder, else the
+    data dir's, built there first when ``build`` (saying why, since it takes a while)."""
+    packaged = packaged_onnx_dir() if model_dir is None else None
+    if packaged is not None:
+        return packaged
+    folder = _resolve_dir(model_dir, ONNX_DIR_NAME)
+    if onnx_built(folder):
+        return folder
+    if not build:
+        raise _not_built("ONNX int8", folder, ONNX_DIR_NAME, "build_onnx")
+    if model_dir is None:
+        logger.warning(
+            "the assocmem-minilm package, which ships the int8 ONNX form of %s ready to run, "
+            "is not installed: building that form into %s once instead (install `%s` to "
+            "skip this)",
+            MODEL_NAME,
+            folder,
+            EMBED_EXTRA,
+        )
+    return ensure_onnx(folder)
 
 
 class MiniLMStatic(Embedder):
