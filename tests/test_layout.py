@@ -21,6 +21,7 @@ ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph"
          "assocmem.trust", "assocmem.consolidate", "assocmem.procedures",
          "assocmem.inspect", "assocmem.portable")  # fmt: skip
 API = (
+    "assocmem.capabilities",
     "assocmem.memory",
     "assocmem.operations",
     "assocmem.pool",

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
+from assocmem.capabilities import open_store
 from assocmem.memory import checked_scope
 from assocmem.progress import track
-from assocmem.store import View, open_store
+from assocmem.store import View
 from assocmem.vectors import ann
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.index import IndexSettings

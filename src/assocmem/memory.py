@@ -18,6 +18,7 @@ from itertools import zip_longest
 from types import TracebackType
 from typing import Any
 
+from assocmem.capabilities import Parts, open_store
 from assocmem.errors import AssocmemError, InvalidInput, OperatorRequired, UnknownMemory
 from assocmem.graph import declare as declarations
 from assocmem.graph import operator as operator_gate
@@ -39,7 +40,7 @@ from assocmem.recall import pipeline as recall
 from assocmem.recall import request as requests
 from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
-from assocmem.store import Store, View, open_store
+from assocmem.store import View
 from assocmem.store.connection import SYNCHRONOUS
 from assocmem.text.clean import check_clean
 from assocmem.trust import convergence
@@ -144,7 +145,7 @@ class Memory(
             )
         self._profile = profiles.named(profile)
         self.scope = checked_scope(agent_id, project_id, channel, role)
-        self._store: Store = open_store(str(target), synchronous=synchronous)
+        self._store: Parts = open_store(str(target), synchronous=synchronous)
         self._owns_store = True
         try:
             model = load_embedder(embedder) if isinstance(embedder, str) else embedder
@@ -160,7 +161,7 @@ class Memory(
     @classmethod
     def attached(
         cls,
-        store: Store,
+        store: Parts,
         scope: Scope,
         space: VectorSpace | None = None,
         profile: str = GENERAL.name,

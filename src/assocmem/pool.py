@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from assocmem.capabilities import Parts, open_store
 from assocmem.memory import Memory, checked_scope
-from assocmem.store import Store, open_store
 from assocmem.trust import receipts as receipt_chain
 from assocmem.types import Scope
 from assocmem.vectors.embedders import Embedder, load_embedder
@@ -51,7 +51,7 @@ class MemoryPool:
         self._strict = check_bool(strict_corroboration, "strict_corroboration")
         self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
         self._writer = open_store(target)
-        self._readers: queue.Queue[Store] = queue.Queue()
+        self._readers: queue.Queue[Parts] = queue.Queue()
         try:
             for _ in range(readers):
                 reader = open_store(target)

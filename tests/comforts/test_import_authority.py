@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from assocmem import Memory, Scope, UnknownEntity
-from assocmem.store import open_store
+from assocmem.capabilities import open_store
 from tests.conftest import Target
 
 PLANT = {

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from assocmem import AccessDenied, Memory, OperatorRequired, Scope
-from assocmem.store import open_store
+from assocmem.capabilities import open_store
 from tests.conftest import Target
 
 PLANT = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 
 from assocmem import Memory, UnknownEntity, WriteResult
-from assocmem.store.migrations import migrations
+from assocmem.capabilities import migrations
 from tests.conftest import Target
 
 RESTRICTED = "The vault runs on the nightjar host in the basement."

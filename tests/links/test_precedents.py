@@ -12,7 +12,7 @@ import random
 import pytest
 
 from assocmem import InvalidInput, Memory, UnknownRead
-from assocmem.store import reads
+from assocmem.links import store_reads as reads
 from tests.conftest import Target
 from tests.synonyms import NAME as SYNONYMS
 from tests.synonyms import synonyms  # noqa: F401  (the fixture)

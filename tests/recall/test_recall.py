@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from assocmem import EmbedderMismatch, InvalidInput, Memory
+from assocmem.capabilities import open_store
 from assocmem.recall.profiles import CONVERSATION, GENERAL
-from assocmem.store import open_store
 from assocmem.testing import ToyEmbedder
 from assocmem.types import Scope
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder

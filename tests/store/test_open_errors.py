@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from assocmem import InvalidInput, Memory, StoreUnavailable
+from assocmem.capabilities import open_store
 from assocmem.pool import MemoryPool
-from assocmem.store import open_store
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

@@ -20,7 +20,7 @@ from assocmem import (
     StoreUnavailable,
 )
 from assocmem.store import sqlite as sqlite_store
-from assocmem.store.migrations import migrations
+from assocmem.capabilities import migrations
 from assocmem.store.params import KEYED
 
 

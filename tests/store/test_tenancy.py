@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from assocmem import Memory
-from assocmem.store.migrations import migrations
+from assocmem.capabilities import migrations
 from tests.conftest import Target, raw_query
 
 KEY = ("db", "host")

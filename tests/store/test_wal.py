@@ -19,6 +19,7 @@ import pytest
 from assocmem import Memory
 from assocmem.errors import InvalidInput, StoreBusy
 from assocmem.store.checkpoints import BACKSTOP_PAGES, PACE_S
+from assocmem.capabilities import SQLiteParts
 from assocmem.store.sqlite import SQLiteStore
 from assocmem.types import Scope
 
@@ -64,7 +65,7 @@ def test_a_long_reader_grows_the_wal_only_until_it_lets_go(
 
 def test_the_store_sets_its_wal_bounds_and_secure_delete(tmp_path: Path) -> None:
     path = str(tmp_path / "p.db")
-    store = SQLiteStore(path)
+    store = SQLiteParts(path)
     try:
         conn = store._conn
         assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == store.wal_limit_bytes
@@ -105,14 +106,14 @@ def test_a_read_only_or_in_memory_store_runs_no_checkpointer(tmp_path: Path) -> 
         mem.write("a note", concepts=["note"])
     os.chmod(path, 0o444)
     try:
-        store = SQLiteStore(str(path), read_only=True)
+        store = SQLiteParts(str(path), read_only=True)
         try:
             assert not _checkpointers(path)
         finally:
             store.close()
     finally:
         os.chmod(path, 0o644)
-    memory = SQLiteStore(":memory:")
+    memory = SQLiteParts(":memory:")
     try:
         assert not _checkpointers(Path(":memory:"))
     finally:
@@ -129,7 +130,7 @@ def test_a_reader_holding_its_snapshot_stops_the_wal_at_its_ceiling(
 ) -> None:
     monkeypatch.setattr(SQLiteStore, "wal_wait_s", 0.1)
     path = tmp_path / "pinned.db"
-    store = SQLiteStore(str(path), wal_ceiling_bytes=CEILING)
+    store = SQLiteParts(str(path), wal_ceiling_bytes=CEILING)
     mem = Memory.attached(store, Scope("w"))
     try:
         # A day old: a read of it restarts its decay clock, a write of the read's own.
@@ -166,5 +167,5 @@ def test_a_reader_holding_its_snapshot_stops_the_wal_at_its_ceiling(
 @pytest.mark.parametrize("ceiling", [0, -1, 1.5, True, "1"])
 def test_a_wal_ceiling_must_be_a_positive_number_of_bytes(tmp_path: Path, ceiling: object) -> None:
     with pytest.raises(InvalidInput) as refused:
-        SQLiteStore(str(tmp_path / "c.db"), wal_ceiling_bytes=ceiling)  # type: ignore[arg-type]
+        SQLiteParts(str(tmp_path / "c.db"), wal_ceiling_bytes=ceiling)  # type: ignore[arg-type]
     assert refused.value.field == "wal_ceiling_bytes"

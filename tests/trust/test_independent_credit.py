@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory, Scope
-from assocmem.store import open_store
+from assocmem.capabilities import open_store
 from tests.conftest import Target
 
 REPEATS = 50

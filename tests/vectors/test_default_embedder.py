@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory
-from assocmem.store import open_store
+from assocmem.capabilities import open_store
 from assocmem.vectors import local
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

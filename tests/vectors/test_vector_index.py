@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory
+from assocmem.capabilities import open_store
 from assocmem.memory import checked_scope
-from assocmem.store import Store, View, open_store
+from assocmem.store import Store, View
 from assocmem.testing import ToyEmbedder
 from assocmem.vectors import ann
 from assocmem.vectors.index import GRAPH_SHARE, OVERFETCH, IndexSettings

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from assocmem.capabilities import Parts
 from assocmem.recall.profiles import Profile
 from assocmem.schema import NewMemory
-from assocmem.store import Store
 from assocmem.text.clean import check_clean
 from assocmem.types import Record, Scope, WriteResult
 from assocmem.vectors.space import VectorSpace
@@ -58,7 +58,7 @@ class MemoryBase:
     """The state `Memory` holds, shared by every group of operations."""
 
     scope: Scope
-    _store: Store
+    _store: Parts
     _space: VectorSpace | None
     _profile: Profile
     _owns_store: bool

@@ -22,7 +22,7 @@ from dataclasses import fields
 from typing import Any
 
 from assocmem.errors import InvalidInput
-from assocmem.store.portable_rows import (
+from assocmem.portable.rows import (
     ImportedMemory,
     LearnedLesson,
     LearnedLink,

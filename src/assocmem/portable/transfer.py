@@ -26,8 +26,8 @@ from assocmem.errors import AssocmemError, InvalidInput
 from assocmem.graph import declare as declarations
 from assocmem.graph import operator as operator_gate
 from assocmem.portable import lines as shapes
+from assocmem.portable.rows import ImportedMemory
 from assocmem.store import Store, View
-from assocmem.store.portable_rows import ImportedMemory
 from assocmem.store.protocol import new_id
 from assocmem.trust import taint
 from assocmem.types import STATUSES, ImportReport, LineProblem, Scope

@@ -21,9 +21,9 @@ from typing import Any
 
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.procedures import matcher
+from assocmem.procedures.store import ProcedureRow
 from assocmem.schema import NewMemory
 from assocmem.store import Store, View
-from assocmem.store.procedures import ProcedureRow
 from assocmem.text import times
 from assocmem.types import Procedure, Record, WriteResult
 from assocmem.write import validate

@@ -7,10 +7,13 @@ not a mock: it is `SQLiteStore` on ``:memory:``, the real engine.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+from typing import TypeVar
 
 from assocmem.errors import InvalidInput
+from assocmem.store.core import SQLStore
 from assocmem.store.protocol import (
     ConceptLessons,
     EntityRow,
@@ -22,6 +25,8 @@ from assocmem.store.protocol import (
     View,
 )
 from assocmem.store.sqlite import SQLiteStore
+
+E = TypeVar("E", bound=SQLStore)
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SUPPORTED = "a SQLite file path, ':memory:', or a postgresql:// URL"
@@ -38,12 +43,20 @@ def _shown(target: str) -> str:
     return target
 
 
-def open_store(target: str, *, synchronous: str = "normal", read_only: bool | None = None) -> Store:
+def open_store(
+    target: str,
+    *,
+    parts: type[SQLStore] | None = None,
+    synchronous: str = "normal",
+    read_only: bool | None = None,
+) -> SQLStore:
     """Open the store named by ``target``: a ``postgresql://`` URL for PostgreSQL (the
     ``postgres`` extra), else a SQLite file path (``~`` expanded) or ``:memory:``.
 
-    ``read_only`` (SQLite) opens for reads only; None does so when the file is not
-    writable. Any other URL scheme is `InvalidInput`.
+    ``parts``: a class whose bases are the capabilities' parts to mix into the engine
+    (`assocmem.capabilities`); without it, the bare engine. ``read_only`` (SQLite)
+    opens for reads only; None does so when the file is not writable. Any other URL
+    scheme is `InvalidInput`.
     """
     log.info("opening store %s", _shown(target))
     if target.startswith(POSTGRES_SCHEMES):
@@ -51,7 +64,7 @@ def open_store(target: str, *, synchronous: str = "normal", read_only: bool | No
             PostgresStore,  # an optional extra: imported only when asked
         )
 
-        return PostgresStore(target)
+        return assembled(PostgresStore, parts)(target)
     scheme, found, _ = target.partition("://")
     if found and len(scheme) > 1 and scheme.replace("+", "").isalnum():  # not C://
         raise InvalidInput(
@@ -60,7 +73,16 @@ def open_store(target: str, *, synchronous: str = "normal", read_only: bool | No
         )
     if target.startswith("~"):
         target = os.path.expanduser(target)
-    return SQLiteStore(target, synchronous=synchronous, read_only=read_only)
+    return assembled(SQLiteStore, parts)(target, synchronous=synchronous, read_only=read_only)
+
+
+@functools.cache
+def assembled(engine: type[E], parts: type[SQLStore] | None) -> type[E]:
+    """The backend's engine with ``parts`` mixed in; the engine comes first, so where
+    a dialect answers a part's query its own way, its answer is the one used."""
+    if parts is None:
+        return engine
+    return type(engine.__name__, (engine, parts), {"__module__": engine.__module__})
 
 
 __all__ = [
@@ -69,9 +91,11 @@ __all__ = [
     "LinkRow",
     "RankFields",
     "RelationRow",
+    "SQLStore",
     "SQLiteStore",
     "Store",
     "VectorRows",
     "View",
+    "assembled",
     "open_store",
 ]

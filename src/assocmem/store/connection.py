@@ -14,11 +14,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 from assocmem.errors import AssocmemError
 from assocmem.schema import Condition
 from assocmem.store.params import KEYED, chunked, in_list, qmarks, translated
+from assocmem.store.parts import StorePart, hooks, parts_of
 from assocmem.store.pending_links import PendingLinks
 from assocmem.store.protocol import View
 from assocmem.types import Scope
@@ -74,6 +75,21 @@ class SQLConnection:
     # `links` in bulk (see pending_links.py), where True; else they upsert `links`.
     buffers_link_counts = False
     _conn: Any
+    _parts_found: ClassVar[tuple[StorePart, ...]]
+
+    @classmethod
+    def parts(cls) -> tuple[StorePart, ...]:
+        """The capabilities' parts mixed into this store, in registration order."""
+        found: tuple[StorePart, ...] | None = cls.__dict__.get("_parts_found")
+        if found is None:
+            found = parts_of(cls)
+            cls._parts_found = found
+        return found
+
+    @classmethod
+    def migration_packages(cls) -> list[str]:
+        """The packages whose migrations this store applies besides the engine's."""
+        return [p.migrations for p in cls.parts() if p.migrations]
 
     def _init_state(self) -> None:
         self._lock = threading.RLock()
@@ -112,6 +128,8 @@ class SQLConnection:
         # the open read snapshot only: nothing can change them before it ends.
         self._in_snapshot = False
         self._snapshot_memo: dict[Any, Any] = {}
+        for on_init in hooks(self.parts(), "on_init"):
+            on_init(self)
 
     def translate(self, exc: BaseException) -> AssocmemError:
         """The most specific `AssocmemError` for a backend exception."""
@@ -129,10 +147,34 @@ class SQLConnection:
         """Work a backend does once an outermost write transaction has committed."""
 
     def _on_begin(self) -> None:
-        """Writes a room adds to every outermost write transaction as it begins."""
+        """What the parts add to every outermost write transaction as it begins."""
+        for on_begin in hooks(self.parts(), "on_begin"):
+            on_begin(self)
 
     def _on_commit(self) -> None:
-        """What a room does once those writes have committed."""
+        """What the parts do once those writes have committed."""
+        for on_commit in hooks(self.parts(), "on_commit"):
+            on_commit(self)
+
+    def settle(self) -> None:
+        """Bring what the parts buffer into their tables (inside a write transaction),
+        before rows that refer to memories or concepts are read, re-keyed or deleted."""
+        for settle in hooks(self.parts(), "settle"):
+            settle(self)
+
+    def _open_parts(self) -> None:
+        """Each part's once-per-open work (under the lock that serialises migrations)."""
+        for on_open in hooks(self.parts(), "on_open"):
+            on_open(self)
+
+    def _parts_current(self) -> bool:
+        """Whether no part has once-per-open work to do."""
+        return all(is_current(self) for is_current in hooks(self.parts(), "is_current"))
+
+    def _close_parts(self) -> None:
+        """Let each part keep what it queued, as the store closes."""
+        for on_close in hooks(self.parts(), "on_close"):
+            on_close(self)
 
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
         """One `where` condition in this dialect, with its parameters."""

@@ -234,7 +234,7 @@ class PostgresStore(SQLStore):
         weakref.finalize(self, self._vacuumer.close)
 
     def close(self) -> None:
-        self._keep_queued_reads()
+        self._close_parts()
         if self._vacuumer is not None:
             self._vacuumer.close()
         super().close()
@@ -257,7 +257,7 @@ class PostgresStore(SQLStore):
                 " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
             )
             applied = {r[0] for r in raw.execute("SELECT name FROM schema_migrations")}
-            known = migrations("postgres")
+            known = migrations("postgres", self.migration_packages())
             unknown = applied - {name for name, _ in known}
             if unknown:
                 raise SchemaTooNew(
@@ -278,13 +278,13 @@ class PostgresStore(SQLStore):
 
     def _refold(self) -> None:
         """Concept names to this assocmem's folding (refold.py), under the migration lock."""
-        if is_current(self) and self._canon_current():  # and the sources' rule
+        if is_current(self) and self._parts_current():
             return  # the one lookup of an open with nothing to do, and no lock taken
         raw = self._conn.raw
         raw.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK])
         try:
             refold_once(self)
-            self._recanonicalise_once()  # sources by the Public Suffix List
+            self._open_parts()
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
 

@@ -13,12 +13,13 @@ names only records the writer can read.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
 from assocmem.store.connection import SQLConnection, access_key, readable_by
 from assocmem.store.params import KEYED, chunked, in_list, translated
+from assocmem.store.parts import Written, hooks
 from assocmem.store.protocol import RankFields, Store, View, new_id
 from assocmem.text import times
 from assocmem.types import Record, Scope, Stats, WriteResult
@@ -49,8 +50,6 @@ def _json_list(values: Sequence[str]) -> str:
 class MemoryRecords(SQLConnection):
     """The memory records of the SQL store (mixed into `SQLStore`)."""
 
-    _put_vectors: Callable[[Sequence[tuple[int, int, np.ndarray]]], None]
-    _count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]
     # Where `touch` sends the access clock; None: this store's own connection.
     _clock: Store | None = None
 
@@ -75,16 +74,14 @@ class MemoryRecords(SQLConnection):
                     for layer, memory in zip(placed, memories, strict=True)
                 ]
             )
-            results, stored, embedded = [], [], []
+            results, stored, rows = [], [], []
             for i, (memory, layer, (result, seq)) in enumerate(
                 zip(memories, placed, inserted, strict=True)
             ):
                 results.append(result)
                 if seq is not None:
                     stored.append((seq, layer, memory))
-                    if vectors is not None:
-                        embedded.append((seq, layer, vectors[i]))
-            self._put_vectors(embedded)
+                    rows.append((seq, layer, None if vectors is None else vectors[i]))
             ids = self.intern_concepts([n for _, _, m in stored for n, _ in m.concepts])
             self._conn.executemany(
                 "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
@@ -95,10 +92,12 @@ class MemoryRecords(SQLConnection):
                     for pos, (name, form) in enumerate(memory.concepts)
                 ],
             )
-            self._count_cooccurrence(
-                [(layer, [ids[n] for n, _ in memory.concepts]) for _, layer, memory in stored],
-                times.to_micros(now),
-            )
+            written = [
+                Written(seq, layer, [ids[n] for n, _ in memory.concepts], vector)
+                for (seq, layer, vector), (_, _, memory) in zip(rows, stored, strict=True)
+            ]
+            for on_write in hooks(self.parts(), "on_write"):
+                on_write(self, written, times.to_micros(now))
             return results
 
     def _insert_memory(

@@ -15,11 +15,11 @@ by both backends; a schema migration cannot do this, as it needs the stemmer.
 from __future__ import annotations
 
 import logging
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
-from itertools import combinations
 from typing import TYPE_CHECKING
 
+from assocmem.store.parts import ByConcept, by_concept, hooks
 from assocmem.text.concepts import FOLDING, normalize_concept
 
 log = logging.getLogger(__name__)
@@ -32,14 +32,6 @@ FOLD_KEY = "concept_fold"
 # A name no concept can have (normalised names never start with a space), held by a
 # concept between its old name and its new one, so no rename meets a UNIQUE clash.
 _PARKED = "' refold ' || CAST(id AS TEXT)"
-
-# Tables keyed by (scope_id, concept_id, ...) besides memory_concepts, merged the same
-# way: the key's other columns, the summed ones, the latest-wins ones.
-Columns = tuple[str, ...]
-_BY_CONCEPT: dict[str, tuple[Columns, Columns, Columns]] = {
-    "lessons": (("memory_seq",), ("weight", "outcomes"), ("updated_at",)),
-    "lesson_concepts": ((), ("taught",), ()),
-}
 
 
 def refold_once(store: SQLStore) -> bool:
@@ -85,13 +77,12 @@ def _merge(store: SQLStore, merged: dict[int, int]) -> None:
     conn = store._conn
     conn.execute("CREATE TEMPORARY TABLE refold_map (old_id BIGINT PRIMARY KEY, new_id BIGINT)")
     conn.executemany("INSERT INTO refold_map (old_id, new_id) VALUES (?, ?)", list(merged.items()))
-    store._fold_links()  # every pending count in `links`, where the re-keying sees it
-    overcounts = _overcounts(store, merged)
+    store.settle()  # every buffered row in its table, where the re-keying sees it
+    for on_merge in hooks(store.parts(), "on_merge"):
+        on_merge(store, merged)  # before the memories' concept rows are re-keyed
     _merge_memory_concepts(store)
-    _merge_links(store)
-    _uncount(store, overcounts)
-    for table, columns in _BY_CONCEPT.items():
-        _merge_by_concept(store, table, *columns)
+    for table, how in by_concept(store.parts()).items():
+        _merge_by_concept(store, table, how)
     conn.execute("DELETE FROM concepts WHERE id IN (SELECT old_id FROM refold_map)")
     conn.execute("DROP TABLE refold_map")
 
@@ -141,87 +132,28 @@ def _merge_memory_concepts(store: SQLStore) -> None:
     )
 
 
-def _overcounts(store: SQLStore, merged: dict[int, int]) -> Counter[tuple[int, int, int]]:
-    """Co-occurrence that summing would count more than once: a memory that carried
-    two spellings now merged (seeing, see) wrote a pair with each, so after the merge
-    it would hold n_a × n_b counts of a pair it carries once. ``(layer, a, b)`` → extra."""
-    carried: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for layer, seq, concept in store._query(
-        "SELECT scope_id, memory_seq, concept_id FROM memory_concepts WHERE memory_seq IN"
-        " (SELECT memory_seq FROM memory_concepts"
-        "  WHERE concept_id IN (SELECT old_id FROM refold_map))"
-    ):
-        carried[(layer, seq)].append(merged.get(concept, concept))
-    extra: Counter[tuple[int, int, int]] = Counter()
-    for (layer, _), concepts in carried.items():
-        times = Counter(concepts)
-        if max(times.values()) > 1:
-            for a, b in combinations(sorted(times), 2):
-                extra[(layer, a, b)] += times[a] * times[b] - 1
-    return extra
-
-
-def _uncount(store: SQLStore, extra: Counter[tuple[int, int, int]]) -> None:
-    """Take the counts `_overcounts` found back from the merged links, so each memory
-    counts each pair once, as a write of it today would (and `forget` takes back)."""
-    store._conn.executemany(
-        "UPDATE links SET count = count - ?, weight = weight - ? WHERE scope_id = ?"
-        " AND a = ? AND b = ?",
-        [(n, n, layer, a, b) for (layer, a, b), n in sorted(extra.items()) if n],
-    )
-
-
-def _merge_links(store: SQLStore) -> None:
-    # Each pair touching a merged concept is re-keyed to its new ends, kept a < b, and
-    # summed into the pair already there; a pair whose two ends merged is dropped. New
-    # keys hold only surviving ids, so no re-keyed row lands on a row still to move.
-    store._conn.execute(
-        "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-        " updated_at)"
-        " SELECT scope_id, lo, hi, SUM(weight), SUM(count), SUM(outcome_sum),"
-        "  SUM(feedback_count), MAX(updated_at) FROM ("
-        "  SELECT scope_id, CASE WHEN na < nb THEN na ELSE nb END AS lo,"
-        "   CASE WHEN na < nb THEN nb ELSE na END AS hi,"
-        "   weight, count, outcome_sum, feedback_count, updated_at FROM ("
-        "   SELECT l.*, COALESCE(ma.new_id, l.a) AS na, COALESCE(mb.new_id, l.b) AS nb"
-        "   FROM links l LEFT JOIN refold_map ma ON ma.old_id = l.a"
-        "   LEFT JOIN refold_map mb ON mb.old_id = l.b"
-        "   WHERE ma.old_id IS NOT NULL OR mb.old_id IS NOT NULL"
-        "  ) ends"
-        " ) moved WHERE lo <> hi GROUP BY scope_id, lo, hi"
-        " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
-        " count = links.count + excluded.count,"
-        " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
-        " feedback_count = links.feedback_count + excluded.feedback_count,"
-        f" updated_at = {_later('links')}"
-    )
-    store._conn.execute(
-        "DELETE FROM links WHERE a IN (SELECT old_id FROM refold_map)"
-        " OR b IN (SELECT old_id FROM refold_map)"
-    )
-
-
-def _merge_by_concept(
-    store: SQLStore, table: str, keys: Columns, sums: Columns, latest: Columns
-) -> None:
-    """Merge a table keyed by (scope_id, concept_id, *keys*): rows that meet sum
-    ``sums`` and keep the latest ``latest`` (columns from `_BY_CONCEPT`)."""
-    key = ", ".join(["scope_id", "concept_id", *keys])
+def _merge_by_concept(store: SQLStore, table: str, how: ByConcept) -> None:
+    """Merge a table keyed by (scope_id, concept, *key*): rows that meet sum
+    ``summed`` and keep the latest ``latest`` (a part's `ByConcept`)."""
+    keys, sums, latest = how.key, how.summed, how.latest
+    key = ", ".join(["scope_id", how.concept, *keys])
     group = ", ".join(["t.scope_id", "m.new_id", *(f"t.{c}" for c in keys)])
     picked = ", ".join([group, *(f"SUM(t.{c})" for c in sums), *(f"MAX(t.{c})" for c in latest)])
     updates = ", ".join(
         [f"{c} = {table}.{c} + excluded.{c}" for c in sums]
-        + [f"{c} = {_later(table, c)}" for c in latest]
+        + [f"{c} = {later(table, c)}" for c in latest]
     )
     store._conn.execute(
         f"INSERT INTO {table} ({', '.join([key, *sums, *latest])}) SELECT {picked}"
-        f" FROM {table} t JOIN refold_map m ON m.old_id = t.concept_id WHERE true"
+        f" FROM {table} t JOIN refold_map m ON m.old_id = t.{how.concept} WHERE true"
         f" GROUP BY {group} ON CONFLICT ({key}) DO UPDATE SET {updates}"
     )
-    store._conn.execute(f"DELETE FROM {table} WHERE concept_id IN (SELECT old_id FROM refold_map)")
+    store._conn.execute(
+        f"DELETE FROM {table} WHERE {how.concept} IN (SELECT old_id FROM refold_map)"
+    )
 
 
-def _later(table: str, column: str = "updated_at") -> str:
+def later(table: str, column: str = "updated_at") -> str:
     """The later of a row's ``column`` and the incoming one: SQLite spells it
     MAX(x, y), PostgreSQL GREATEST(x, y), and both read CASE."""
     return (

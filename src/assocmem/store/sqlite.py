@@ -156,7 +156,7 @@ class SQLiteStore(SQLStore):
             else:
                 self._migrate()
                 refold_once(self)  # BEGIN IMMEDIATE serialises it, as it does migrations
-                self._recanonicalise_once()  # sources by the Public Suffix List
+                self._open_parts()
         except sqlite3.Error as exc:
             self._conn.close()
             raise _open_error(path, exc) from exc
@@ -169,7 +169,7 @@ class SQLiteStore(SQLStore):
             weakref.finalize(self, self._checkpointer.close)
 
     def close(self) -> None:
-        self._keep_queued_reads()
+        self._close_parts()
         if self._checkpointer is not None:  # its connection first: the last one checkpoints
             self._checkpointer.close()
         super().close()
@@ -198,7 +198,7 @@ class SQLiteStore(SQLStore):
                 " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
             )
             applied = {r[0] for r in self._conn.execute("SELECT name FROM schema_migrations")}
-            known = migrations("sqlite")
+            known = migrations("sqlite", self.migration_packages())
             unknown = applied - {name for name, _ in known}
             if unknown:
                 raise SchemaTooNew(
@@ -224,7 +224,7 @@ class SQLiteStore(SQLStore):
         applied = (
             {r[0] for r in self._query("SELECT name FROM schema_migrations")} if tables else set()
         )
-        known = {name for name, _ in migrations("sqlite")}
+        known = {name for name, _ in migrations("sqlite", self.migration_packages())}
         if applied - known:
             raise SchemaTooNew(
                 f"store {self.path!r} has migrations this assocmem does not know "

@@ -17,7 +17,7 @@ from typing import Any
 from assocmem.errors import InvalidInput
 from assocmem.store.connection import SQLConnection
 from assocmem.store.params import translated
-from assocmem.text import times
+from assocmem.store.parts import hooks
 from assocmem.types import Scope
 
 # The columns `update_memory` may assign (allow-listed: the names reach SQL text).
@@ -27,10 +27,7 @@ UPDATABLE = ("tags", "value", "meta", "protected", "access")
 class UpdateQueries(SQLConnection):
     """In-place updates of the SQL store (mixed into `SQLStore`)."""
 
-    _fold_links: Callable[[], None]
-    _uncount_cooccurrence: Callable[[int, int], None]  # forget.py
-    _count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]  # links.py
-    _drop_orphan_authors: Callable[[Sequence[tuple[int, str]]], None]  # forget.py
+    drop_orphan_authors: Callable[[Sequence[tuple[int, str]]], None]  # forget.py
 
     @translated
     def update_memory(
@@ -74,26 +71,19 @@ class UpdateQueries(SQLConnection):
                 "the new access class already holds this observation or its key's value",
                 field="access",
             )
-        # Taking the write's pairs back needs them all in `links`, none pending.
-        self._fold_links()
-        self._uncount_cooccurrence(seq, old)
+        # What the parts keep of the memory moves with it, none of it still buffered.
+        self.settle()
+        for on_move in hooks(self.parts(), "on_move"):
+            on_move(self, seq, old, new)
         self._move_lexical_counts(seq, old, new)
-        for table, column in (("memories", "seq"), ("memory_concepts", "memory_seq"),
-                              ("vectors", "memory_seq")):  # fmt: skip
+        for table, column in (("memories", "seq"), ("memory_concepts", "memory_seq")):
             self._conn.execute(f"UPDATE {table} SET scope_id = ? WHERE {column} = ?", [new, seq])
         if author is not None:
             self._conn.execute(
                 "INSERT INTO authors (scope_id, author) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [new, author],
             )
-            self._drop_orphan_authors([(old, author)])
-        concepts = [
-            c
-            for (c,) in self._query(
-                "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
-            )
-        ]
-        self._count_cooccurrence([(new, concepts)], times.to_micros(times.now()))
+            self.drop_orphan_authors([(old, author)])
 
     def _move_lexical_counts(self, seq: int, old: int, new: int) -> None:
         """Move a memory's share of the full-text statistics each backend keeps per

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from assocmem.store import Store, View
-from assocmem.store.trust import TrustRow
 from assocmem.text.sources import distinct_origins
+from assocmem.trust.store import TrustRow
 
 MIN_ORIGINS = 2
 

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from assocmem.store import Store, View
-from assocmem.store.attribution_rows import MonitorRow
 from assocmem.text import times
 from assocmem.trust import credit, slash
 from assocmem.trust.attributed import charged
+from assocmem.trust.attribution_rows import MonitorRow
 from assocmem.types import Case, MonitorResult, SourceStatistic
 
 # The latest bad outcomes kept as a source's evidence.

@@ -25,9 +25,9 @@ from typing import Any
 from assocmem.errors import DependencyMissing, InvalidInput
 from assocmem.schema import NewMemory
 from assocmem.store import Store
-from assocmem.store.attribution_rows import ReceiptRow
 from assocmem.text import times
 from assocmem.trust import attributed
+from assocmem.trust.attribution_rows import ReceiptRow
 from assocmem.types import (
     AttributionMismatch,
     AttributionReport,

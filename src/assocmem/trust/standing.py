@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import TypeVar
 
 from assocmem.store import Store, View
-from assocmem.store.trust import TrustRow
 from assocmem.trust import corroboration, stale
+from assocmem.trust.store import TrustRow
 from assocmem.types import KINDS, STATUSES, GateReport, Record, Scope, Standing
 
 K = TypeVar("K")

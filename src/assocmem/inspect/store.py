@@ -13,9 +13,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from assocmem.store.connection import SQLConnection
-from assocmem.store.graph import RELATION_COLUMNS
+from assocmem.graph.store import RELATION_COLUMNS
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.store.protocol import RelationRow, View
 from assocmem.types import FeedbackCall, Scope
 
@@ -23,7 +24,7 @@ from assocmem.types import FeedbackCall, Scope
 FeedbackRow = tuple[int, str, float, str]
 
 
-class InspectionQueries(SQLConnection):
+class InspectionQueries(SQLStore):
     """The inspection reads of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -156,6 +157,8 @@ class InspectionQueries(SQLConnection):
     def storage(self) -> tuple[str, int, int | None]:
         """The backend's name, the store's size in bytes and its WAL's (None: not a file)."""
         raise NotImplementedError
+
+    part = StorePart("inspection")
 
 
 def _feedback_of(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.store.protocol import View
 from assocmem.types import Scope
 
 
-class LifecycleQueries(SQLConnection):
+class LifecycleQueries(SQLStore):
     """The lifecycle of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -66,3 +67,5 @@ class LifecycleQueries(SQLConnection):
             [*layers, subject, relation],
         )
         return [seq for (seq,) in rows]
+
+    part = StorePart("lifecycle")

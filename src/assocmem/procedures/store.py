@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.store.protocol import new_id
 from assocmem.types import Scope
 
@@ -54,7 +55,7 @@ def _row(values: Sequence[Any]) -> ProcedureRow:
     return ProcedureRow(**fields)
 
 
-class ProcedureQueries(SQLConnection):
+class ProcedureQueries(SQLStore):
     """Procedure versions, graduations and reinforcement (mixed into `SQLStore`)."""
 
     # -- procedures -------------------------------------------------------------
@@ -158,7 +159,7 @@ class ProcedureQueries(SQLConnection):
                     "UPDATE graduations SET reverted_at = ? WHERE id = ?", [when, row_id]
                 )
 
-    def _forget_procedures(self, seq: int) -> None:
+    def forget_procedures(self, seq: int, layer: int) -> None:
         """Called inside a memory's deletion: its graduation rows go, a procedure version
         it recorded goes (its steps are the record's text), and its id leaves every
         procedure's episodes (a procedure that rested on it rests on fewer)."""
@@ -190,6 +191,8 @@ class ProcedureQueries(SQLConnection):
                 "UPDATE memories SET value = value + ? * (? - value) WHERE seq = ? AND value < ?",
                 [(fraction, cap, seq, cap) for seq, fraction in gains],
             )
+
+    part = StorePart("procedures", migrations="assocmem.procedures", on_forget=forget_procedures)
 
 
 def replace_role(scope: Scope) -> Scope:

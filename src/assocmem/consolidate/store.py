@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.text import times
 from assocmem.types import Scope
 
 
-class ConsolidationQueries(SQLConnection):
+class ConsolidationQueries(SQLStore):
     """The dream pass's derived layer of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -141,3 +142,5 @@ class ConsolidationQueries(SQLConnection):
         for seq, outcome in rows:
             found.setdefault(seq, []).append(float(outcome))
         return found
+
+    part = StorePart("consolidation", migrations="assocmem.consolidate")

@@ -17,9 +17,10 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 
 from assocmem.errors import AssocmemError
-from assocmem.store.connection import SQLConnection
+from assocmem.portable.rows import LearnedPrecedent
+from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, in_list, translated
-from assocmem.store.portable_rows import LearnedPrecedent
+from assocmem.store.parts import StorePart
 from assocmem.store.protocol import Store
 from assocmem.store.rows import AskedRead
 from assocmem.text import times
@@ -39,15 +40,15 @@ PRUNE_EVERY = 100
 QUEUED_MAX = 10_000
 
 
-class ReadQueries(SQLConnection):
+class ReadQueries(SQLStore):
     """Reads as handles, and their lessons (mixed into `SQLStore`)."""
 
     _clock: Store | None
     read_only: bool = False
     _seqs_here: Callable[[Scope, Sequence[str]], dict[str, int]]  # portable.py
 
-    def _init_state(self) -> None:
-        super()._init_state()
+    def init_reads(self) -> None:
+        """A new connection's queue of reads to write."""
         self._queue_lock = threading.Lock()
         self._queued: dict[str, tuple[Scope, AskedRead, tuple[int, ...]]] = {}
         self._flushing: list[str] = []  # the ids the open write transaction wrote
@@ -68,10 +69,10 @@ class ReadQueries(SQLConnection):
         """Write the queued reads now (a write transaction of their own)."""
         if self._queued and not self.read_only:
             with self.transaction():
-                pass  # `_on_begin` writes them
+                pass  # `write_queued_reads` writes them
 
-    def _on_begin(self) -> None:
-        super()._on_begin()
+    def write_queued_reads(self) -> None:
+        """A write transaction's hook as it begins: the queued reads go in with it."""
         with self._queue_lock:
             batch = list(self._queued.values())
         self._flushing = [read.id for _, read, _ in batch]
@@ -95,14 +96,14 @@ class ReadQueries(SQLConnection):
             for layer in sorted(set(layers.values())):
                 self._prune_reads(layer)
 
-    def _on_commit(self) -> None:
-        super()._on_commit()
+    def drop_written_reads(self) -> None:
+        """A commit's hook: the reads it wrote leave the queue."""
         with self._queue_lock:
             for read_id in self._flushing:
                 self._queued.pop(read_id, None)
         self._flushing = []
 
-    def _keep_queued_reads(self) -> None:
+    def keep_queued_reads(self) -> None:
         """Write the queued reads as the store closes (a backend's `close` calls it
         first, while its helpers still run); a failure is logged, not raised."""
         try:
@@ -266,7 +267,7 @@ class ReadQueries(SQLConnection):
                 kept.append(True)
         return kept
 
-    def _forget_reads(self, seq: int) -> None:
+    def forget_reads(self, seq: int, layer: int) -> None:
         """Delete the reads that returned the memory or were taught it: what they
         asked was answered by it, and would outlive it otherwise."""
         doomed = sorted(
@@ -277,6 +278,15 @@ class ReadQueries(SQLConnection):
             )}
         )  # fmt: skip
         self._delete_reads(doomed)
+
+    part = StorePart(
+        "reads",
+        on_init=init_reads,
+        on_begin=write_queued_reads,
+        on_commit=drop_written_reads,
+        on_close=keep_queued_reads,
+        on_forget=forget_reads,
+    )
 
 
 def _bytes(value: object) -> bytes | None:

@@ -11,15 +11,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assocmem.store.connection import SQLConnection, roles_of
+from assocmem.store.connection import roles_of
+from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, chunked, in_list, translated
+from assocmem.store.parts import ByConcept, StorePart
 from assocmem.store.protocol import ConceptLessons
 from assocmem.text import times
 from assocmem.types import Scope
 
 
-class LessonQueries(SQLConnection):
-    """The lessons half of the SQL store (mixed into `SQLStore`)."""
+class LessonQueries(SQLStore):
+    """The lessons half of the SQL store: a part mixed into `SQLStore`."""
+
+    def forget_lessons(self, seq: int, layer: int) -> None:
+        """A forget's hook: what outcomes taught about a memory points at nothing once
+        it is gone."""
+        self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
+
+    def drop_uncarried_lessons(self, scope: Scope, concepts: Sequence[int]) -> None:
+        """A forget's hook: no lesson survives of a concept no memory of the agent
+        carries any more."""
+        gone = self.uncarried(scope.agent_id, concepts)
+        if not gone:
+            return
+        layers = self.agent_layers(scope.agent_id)
+        for concept in gone:
+            for table in ("lessons", "lesson_concepts"):
+                self._conn.execute(
+                    f"DELETE FROM {table} WHERE {in_list('scope_id', layers)} AND concept_id = ?",
+                    [*layers, concept],
+                )
 
     @translated
     def lesson_weights(
@@ -133,3 +154,16 @@ class LessonQueries(SQLConnection):
                 [*layers, concept],
             )
         }
+
+    part = StorePart(
+        "lessons",
+        on_forget=forget_lessons,
+        after_forget=drop_uncarried_lessons,
+        concept_refs=(("lessons", "concept_id"), ("lesson_concepts", "concept_id")),
+        by_concept={
+            "lessons": ByConcept(
+                key=("memory_seq",), summed=("weight", "outcomes"), latest=("updated_at",)
+            ),
+            "lesson_concepts": ByConcept(summed=("taught",)),
+        },
+    )

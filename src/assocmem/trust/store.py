@@ -15,8 +15,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, translated
+from assocmem.store.parts import StorePart
 from assocmem.store.rows import View
 from assocmem.text.sources import SOURCE_CANON, canonical_source
 
@@ -40,7 +41,7 @@ class TrustRow:
     derived: bool = False  # has derived_from parents
 
 
-class TrustQueries(SQLConnection):
+class TrustQueries(SQLStore):
     """The standing tables of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -236,20 +237,20 @@ class TrustQueries(SQLConnection):
                 [seq, json.dumps(list(reasons))],
             )
 
-    def _forget_standing(self, seq: int) -> None:
+    def forget_standing(self, seq: int, layer: int) -> None:
         """Delete a forgotten memory's standing rows (called inside its deletion)."""
         for table in ("trust_credits", "trust_taint", "trust_slashes", "trust_attestations",
                       "trust_stale_cleared"):  # fmt: skip
             self._conn.execute(f"DELETE FROM {table} WHERE memory_seq = ?", [seq])
 
-    def _recanonicalise_once(self) -> bool:
+    def recanonicalise_once(self) -> bool:
         """Remake every ``source_canonical`` by this rule unless the store already has
         it (one lookup); whether it did. Call on open, after the migrations, under
         the lock that serialises them."""
-        if self._canon_current():
+        if self.canon_current():
             return False
         with self.transaction():
-            if self._canon_current():
+            if self.canon_current():
                 return False
             for (source,) in self._query(
                 "SELECT DISTINCT source FROM memories WHERE source IS NOT NULL"
@@ -265,6 +266,14 @@ class TrustQueries(SQLConnection):
             )
         return True
 
-    def _canon_current(self) -> bool:
+    def canon_current(self) -> bool:
         rows = self._query("SELECT value FROM store_info WHERE key = ?", [CANON_KEY])
         return bool(rows) and rows[0][0] == SOURCE_CANON
+
+    part = StorePart(
+        "trust",
+        migrations="assocmem.trust",
+        on_forget=forget_standing,
+        on_open=recanonicalise_once,
+        is_current=canon_current,
+    )

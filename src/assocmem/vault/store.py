@@ -12,8 +12,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import translated
+from assocmem.store.parts import StorePart
 from assocmem.store.protocol import NoteLink, NoteRow
 from assocmem.text import times
 from assocmem.types import Scope
@@ -30,7 +31,7 @@ def _note(row: Sequence[Any]) -> NoteRow:
     )  # fmt: skip
 
 
-class VaultQueries(SQLConnection):
+class VaultQueries(SQLStore):
     """The vault half of the SQL store (mixed into `SQLStore`)."""
 
     def _vault_layer(self, scope: Scope) -> int | None:
@@ -120,3 +121,5 @@ class VaultQueries(SQLConnection):
                     for k in ks
                 ],
             )
+
+    part = StorePart("vault", migrations="assocmem.vault")

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from assocmem.errors import AliasClash
-from assocmem.store.connection import SQLConnection, access_key, roles_of
+from assocmem.store.connection import access_key, roles_of
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.store.protocol import EntityRow, RelationRow, View, new_public_id
 from assocmem.text import times
 from assocmem.types import Scope
@@ -31,7 +33,7 @@ RELATION_COLUMNS = (
 )
 
 
-class GraphQueries(SQLConnection):
+class GraphQueries(SQLStore):
     """The graph half of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -342,3 +344,5 @@ class GraphQueries(SQLConnection):
                 entity_ids,
                 after=layers,
             )
+
+    part = StorePart("graph", migrations="assocmem.graph")

@@ -15,16 +15,18 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assocmem.store.connection import SQLConnection, roles_of
-from assocmem.store.graph import RELATION_COLUMNS
-from assocmem.store.params import in_list, translated
-from assocmem.store.portable_rows import (
+from assocmem.graph.store import RELATION_COLUMNS
+from assocmem.portable.rows import (
     ImportedMemory,
     LearnedLesson,
     LearnedLink,
     LoggedFeedback,
     TaughtConcept,
 )
+from assocmem.store.connection import roles_of
+from assocmem.store.core import SQLStore
+from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.store.records import insert_memory_sql, memory_values
 from assocmem.store.rows import RelationRow
 from assocmem.text import times
@@ -38,11 +40,11 @@ IMPORTED, PRESENT, DUPLICATE, KEY_HELD = "imported", "present", "duplicate", "ke
 _INSERT_IMPORTED = insert_memory_sql("status", "valence", "accessed_at")
 
 
-class PortableQueries(SQLConnection):
+class PortableQueries(SQLStore):
     """Export and import of the SQL store (mixed into `SQLStore`)."""
 
-    _fold_links: Callable[[], None]
-    _count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]
+    fold_links: Callable[[], None]
+    count_cooccurrence: Callable[[Sequence[tuple[int, Sequence[int]]], int], None]
     records_by_seq: Callable[[Sequence[int]], dict[int, Record]]
     intern_concepts: Callable[[Sequence[str]], dict[str, int]]
 
@@ -199,7 +201,7 @@ class PortableQueries(SQLConnection):
             )
             # The co-occurrence a write of these records would have counted; a link an
             # export carries sets its pair to the exported state afterwards.
-            self._count_cooccurrence(
+            self.count_cooccurrence(
                 [(layer, [ids[n] for n, _ in r.memory.concepts]) for _, layer, r in stored],
                 times.to_micros(now),
             )
@@ -241,7 +243,7 @@ class PortableQueries(SQLConnection):
         if not links:
             return
         with self.transaction():
-            self._fold_links()  # the exported state replaces the pair's whole count
+            self.fold_links()  # the exported state replaces the pair's whole count
             ids = self.intern_concepts([n for link in links for n in (link.a, link.b)])
             self._conn.executemany(
                 "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
@@ -342,3 +344,5 @@ class PortableQueries(SQLConnection):
                 before=[scope.agent_id, *projects, *channels],
             )
         )
+
+    part = StorePart("portable")

@@ -15,16 +15,36 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assocmem.optional import require_numpy
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import translated
-from assocmem.store.protocol import VectorRows
+from assocmem.store.parts import StorePart, Written
+from assocmem.store.protocol import VectorRows, View
 
 if TYPE_CHECKING:
     import numpy as np
 
 
-class VectorQueries(SQLConnection):
+class VectorQueries(SQLStore):
     """The vectors of the SQL store (mixed into `SQLStore`)."""
+
+    # Whether the backend searches vectors itself (`vector_search`); otherwise the
+    # engine keeps them in its own numpy index.
+    native_vectors: bool = False
+
+    def vector_search(
+        self, view: View, vector: Sequence[float], limit: int
+    ) -> list[tuple[int, float]]:
+        """``(seq, cosine)`` of the visible memories nearest ``vector`` (native backends)."""
+        raise NotImplementedError("this backend has no native vector search")
+
+    def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` to each of these memories (native backends)."""
+        raise NotImplementedError("this backend has no native vector search")
+
+    def vector_index_path(self) -> str | None:
+        """Where a search index of this store's vectors may be kept on disk (a
+        folder beside the store's file); None where there is no such place."""
+        return None
 
     @translated
     def vector_changes(self, after: int) -> VectorRows:
@@ -106,6 +126,14 @@ class VectorQueries(SQLConnection):
         with self.transaction():
             self._put_vectors([(seq, layer, matrix[i]) for i, (seq, layer) in enumerate(rows)])
 
+    def put_written(self, written: Sequence[Written], at: int) -> None:
+        """A write's hook: the vectors the write carried."""
+        self._put_vectors([(w.seq, w.layer, w.vector) for w in written if w.vector is not None])
+
+    def move_vector(self, seq: int, old: int, new: int) -> None:
+        """An update's hook: a memory's vector moves layers with it."""
+        self._conn.execute("UPDATE vectors SET scope_id = ? WHERE memory_seq = ?", [new, seq])
+
     def _put_vectors(self, rows: Sequence[tuple[int, int, np.ndarray]]) -> None:
         """Store each ``(seq, layer, vector)``, replacing a memory's earlier vector
         (inside the caller's transaction)."""
@@ -115,3 +143,7 @@ class VectorQueries(SQLConnection):
             " scope_id = excluded.scope_id",
             [(seq, layer, vector.tobytes()) for seq, layer, vector in rows],
         )
+
+    part = StorePart(
+        "vectors", migrations="assocmem.vectors", on_write=put_written, on_move=move_vector
+    )

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
 from assocmem.types import Scope
 
 
-class EvidenceQueries(SQLConnection):
+class EvidenceQueries(SQLStore):
     """The checked-source lists of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -42,3 +43,5 @@ class EvidenceQueries(SQLConnection):
                     " VALUES (?, ?, ?, ?)",
                     [*where, source],
                 )
+
+    part = StorePart("evidence", migrations="assocmem.recall")

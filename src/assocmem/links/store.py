@@ -10,17 +10,20 @@ so a pair reads the same whether its counts are pending or folded.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
 from assocmem.store import pending_links
-from assocmem.store.connection import SQLConnection, roles_of
+from assocmem.store.connection import roles_of
+from assocmem.store.core import SQLStore
 from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.parts import StorePart, Written
 from assocmem.store.pending_links import PendingLinks, PendingSide
 from assocmem.store.protocol import LinkRow
+from assocmem.store.refold import later
 from assocmem.text import times
 from assocmem.types import Scope
 
@@ -30,10 +33,69 @@ def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> Li
     return LinkRow(a, b, float(w), int(c), float(o), int(f), times.from_micros(int(at)))
 
 
-class LinkQueries(SQLConnection):
-    """The co-occurrence links of the SQL store (mixed into `SQLStore`)."""
+class LinkQueries(SQLStore):
+    """The co-occurrence links of the SQL store: a part mixed into `SQLStore`."""
 
-    def _count_cooccurrence(self, groups: Sequence[tuple[int, Sequence[int]]], at: int) -> None:
+    def count_written(self, written: Sequence[Written], at: int) -> None:
+        """A write's hook: one co-occurrence for every pair of each memory's concepts."""
+        self.count_cooccurrence([(w.layer, w.concepts) for w in written], at)
+
+    def uncount_cooccurrence(self, seq: int, layer: int) -> None:
+        # What a memory's write added to its layer's links (1 per pair, to count and
+        # weight) is taken back; what feedback added stays: it was learned from answers.
+        concepts = sorted(
+            c for (c,) in self._query(
+                "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
+            )
+        )  # fmt: skip
+        pairs = Counter(combinations(concepts, 2))
+        rows = [(n, n, layer, a, b) for (a, b), n in sorted(pairs.items())]
+        self._conn.executemany(
+            "UPDATE links SET count = count - ?, weight = weight - ? WHERE scope_id = ?"
+            " AND a = ? AND b = ?",
+            rows,
+        )
+        # A link nothing but this memory made leaves no row behind: its mere
+        # existence would say the two concepts were once written together.
+        self._conn.executemany(
+            "DELETE FROM links WHERE scope_id = ? AND a = ? AND b = ? AND count <= 0"
+            " AND feedback_count = 0",
+            [(layer, a, b) for _, _, layer, a, b in rows],
+        )
+
+    def drop_uncarried_links(self, scope: Scope, concepts: Sequence[int]) -> None:
+        """A forget's hook: a concept no memory of the agent carries any more must not
+        survive as the end of a link, learned or counted: it would give the forgotten
+        text back."""
+        gone = self.uncarried(scope.agent_id, concepts)
+        if not gone:
+            return
+        layers = self.agent_layers(scope.agent_id)
+        for concept in gone:
+            self._conn.execute(
+                f"DELETE FROM links WHERE {in_list('scope_id', layers)} AND (a = ? OR b = ?)",
+                [*layers, concept, concept],
+            )
+
+    def merge_links(self, merged: Mapping[int, int]) -> None:
+        """A refold's hook: each pair touching a merged concept is re-keyed to its new
+        ends and summed; a memory that carried two merged spellings keeps each of its
+        pairs counted once, as a write of it today would (and `forget` takes back)."""
+        overcounts = _overcounts(self, merged)
+        _merge_links(self)
+        _uncount_overcounts(self, overcounts)
+
+    def move_links(self, seq: int, old: int, new: int) -> None:
+        """An update's hook: a memory moved layers, so its write's pairs move with it."""
+        self.uncount_cooccurrence(seq, old)
+        concepts = [
+            c for (c,) in self._query(
+                "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
+            )
+        ]  # fmt: skip
+        self.count_cooccurrence([(new, concepts)], times.to_micros(times.now()))
+
+    def count_cooccurrence(self, groups: Sequence[tuple[int, Sequence[int]]], at: int) -> None:
         """Add one co-occurrence to every pair of each group's concepts: ``groups`` holds
         ``(layer, concept ids of one memory)``; ``at``: the time in microseconds (see
         times.py)."""
@@ -70,7 +132,7 @@ class LinkQueries(SQLConnection):
             numbered,
         )
         if number - base >= pending_links.fold_at(links):
-            self._fold_links()
+            self.fold_links()
 
     def _pending_span(self) -> tuple[int | None, int, int, int]:
         """First and last id of the pending rows (last 0: none), the rows `links` held at
@@ -85,7 +147,7 @@ class LinkQueries(SQLConnection):
         )[0]
         return first, last or 0, int(links or 0), int(base or 0)
 
-    def _fold_links(self) -> None:
+    def fold_links(self) -> None:
         """Fold every pending count into `links`, inside the caller's write transaction
         (which excludes every other writer), then empty the pending list."""
         if not self.buffers_link_counts:
@@ -381,6 +443,18 @@ class LinkQueries(SQLConnection):
             )
         }
 
+    part = StorePart(
+        "links",
+        migrations="assocmem.links",
+        settle=fold_links,
+        on_write=count_written,
+        on_forget=uncount_cooccurrence,
+        after_forget=drop_uncarried_links,
+        on_move=move_links,
+        on_merge=merge_links,
+        concept_refs=(("links", "a"), ("links", "b")),
+    )
+
 
 def _id_list(ids: Sequence[int]) -> str:
     """Concept ids as the compact JSON array a pending row holds."""
@@ -411,3 +485,63 @@ def _strongest(
             break
         weights.setdefault(other, weight)
     return {other: w for other, w in weights.items() if w >= floor}
+
+
+def _overcounts(store: SQLStore, merged: Mapping[int, int]) -> Counter[tuple[int, int, int]]:
+    """Co-occurrence that summing would count more than once: a memory that carried
+    two spellings now merged (seeing, see) wrote a pair with each, so after the merge
+    it would hold n_a × n_b counts of a pair it carries once. ``(layer, a, b)`` → extra."""
+    carried: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for layer, seq, concept in store._query(
+        "SELECT scope_id, memory_seq, concept_id FROM memory_concepts WHERE memory_seq IN"
+        " (SELECT memory_seq FROM memory_concepts"
+        "  WHERE concept_id IN (SELECT old_id FROM refold_map))"
+    ):
+        carried[(layer, seq)].append(merged.get(concept, concept))
+    extra: Counter[tuple[int, int, int]] = Counter()
+    for (layer, _), concepts in carried.items():
+        times = Counter(concepts)
+        if max(times.values()) > 1:
+            for a, b in combinations(sorted(times), 2):
+                extra[(layer, a, b)] += times[a] * times[b] - 1
+    return extra
+
+
+def _uncount_overcounts(store: SQLStore, extra: Counter[tuple[int, int, int]]) -> None:
+    """Take the counts `_overcounts` found back from the merged links, so each memory
+    counts each pair once, as a write of it today would (and `forget` takes back)."""
+    store._conn.executemany(
+        "UPDATE links SET count = count - ?, weight = weight - ? WHERE scope_id = ?"
+        " AND a = ? AND b = ?",
+        [(n, n, layer, a, b) for (layer, a, b), n in sorted(extra.items()) if n],
+    )
+
+
+def _merge_links(store: SQLStore) -> None:
+    # Each pair touching a merged concept is re-keyed to its new ends, kept a < b, and
+    # summed into the pair already there; a pair whose two ends merged is dropped. New
+    # keys hold only surviving ids, so no re-keyed row lands on a row still to move.
+    store._conn.execute(
+        "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+        " updated_at)"
+        " SELECT scope_id, lo, hi, SUM(weight), SUM(count), SUM(outcome_sum),"
+        "  SUM(feedback_count), MAX(updated_at) FROM ("
+        "  SELECT scope_id, CASE WHEN na < nb THEN na ELSE nb END AS lo,"
+        "   CASE WHEN na < nb THEN nb ELSE na END AS hi,"
+        "   weight, count, outcome_sum, feedback_count, updated_at FROM ("
+        "   SELECT l.*, COALESCE(ma.new_id, l.a) AS na, COALESCE(mb.new_id, l.b) AS nb"
+        "   FROM links l LEFT JOIN refold_map ma ON ma.old_id = l.a"
+        "   LEFT JOIN refold_map mb ON mb.old_id = l.b"
+        "   WHERE ma.old_id IS NOT NULL OR mb.old_id IS NOT NULL"
+        "  ) ends"
+        " ) moved WHERE lo <> hi GROUP BY scope_id, lo, hi"
+        " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
+        " count = links.count + excluded.count,"
+        " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+        " feedback_count = links.feedback_count + excluded.feedback_count,"
+        f" updated_at = {later('links')}"
+    )
+    store._conn.execute(
+        "DELETE FROM links WHERE a IN (SELECT old_id FROM refold_map)"
+        " OR b IN (SELECT old_id FROM refold_map)"
+    )

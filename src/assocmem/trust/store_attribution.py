@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from assocmem.store.attribution_rows import CaseRow, MonitorRow, ReceiptRow
-from assocmem.store.connection import SQLConnection
+from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import StorePart
+from assocmem.trust.attribution_rows import CaseRow, MonitorRow, ReceiptRow
 from assocmem.types import Scope
 
 
-class AttributionQueries(SQLConnection):
+class AttributionQueries(SQLStore):
     """The attribution tables of the SQL store (mixed into `SQLStore`)."""
 
     # -- receipts -------------------------------------------------------------
@@ -98,7 +99,7 @@ class AttributionQueries(SQLConnection):
             found[memory_id].append((kind, by_key, lens))
         return found
 
-    def _forget_attribution(self, seq: int) -> None:
+    def forget_attribution(self, seq: int, layer: int) -> None:
         """Delete a forgotten memory's ratifications (called inside its deletion). Its
         receipt stays: dropping a link would break the chain for every later write."""
         self._conn.execute(
@@ -181,3 +182,5 @@ class AttributionQueries(SQLConnection):
                 " SET spent = trust_budgets.spent + excluded.spent",
                 [(agent_id, s, amount) for s in sources],
             )
+
+    part = StorePart("attribution", on_forget=forget_attribution)

@@ -1,0 +1,106 @@
+"""How a capability's part joins the store: its migrations, and what the engine calls it for.
+
+A part is a mixin over the shared engine (`SQLStore`) that lives in its capability's
+folder with its SQL for both dialects, and declares a `StorePart` as its class
+attribute ``part``. The store a `Memory` opens is the engine with every registered
+part mixed in (`assocmem.capabilities`).
+
+Invariant: the engine never names a part's tables. Where its own operations touch
+what a part keeps (a write counts co-occurrence, a forget takes a memory's credits
+with it), it calls the hooks the parts declare, inside its own write transaction, in
+the order the parts are registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from assocmem.types import Scope
+
+
+class Written(NamedTuple):
+    """One memory a write stored, as the write hooks see it."""
+
+    seq: int
+    layer: int
+    concepts: Sequence[int]  # its concept ids, in text order
+    vector: Any = None  # its embedding (a numpy row) when the write carried vectors
+
+
+@dataclass(frozen=True)
+class ByConcept:
+    """A table that refers to concepts, as the refold re-keys it when two concept names
+    merge: ``key`` the columns that with ``concept`` identify a row, ``summed`` the
+    columns merged rows add up, ``latest`` those merged rows take the maximum of."""
+
+    concept: str = "concept_id"
+    key: tuple[str, ...] = ()
+    summed: tuple[str, ...] = ()
+    latest: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StorePart:
+    """What one capability adds to the store beyond its own methods.
+
+    Every hook takes the store first and runs inside the engine's write transaction.
+    """
+
+    name: str
+    # The package whose ``migrations/sqlite`` and ``migrations/postgres`` folders hold
+    # the part's named migrations (applied with the engine's, in name order).
+    migrations: str | None = None
+    # The part's own state on a new connection (its queues, its caches).
+    on_init: Callable[[Any], None] | None = None
+    # Once per open, after the migrations, under the lock that serialises them: bring
+    # the part's rows to this code's rules (idempotent); ``is_current`` answers in one
+    # cheap lookup whether there is nothing to do.
+    on_open: Callable[[Any], object] | None = None
+    is_current: Callable[[Any], bool] | None = None
+    # An outermost write transaction began (the part may add its queued writes), and
+    # committed; the store is closing (the part keeps what it queued).
+    on_begin: Callable[[Any], None] | None = None
+    on_commit: Callable[[Any], None] | None = None
+    on_close: Callable[[Any], None] | None = None
+    # Bring state the part buffers into its tables before the engine reads, re-keys or
+    # deletes what refers to memories or concepts.
+    settle: Callable[[Any], None] | None = None
+    # A write stored these memories (and their concept rows); ``at`` in microseconds.
+    on_write: Callable[[Any, Sequence[Written], int], None] | None = None
+    # A memory (seq, layer) is about to be deleted for good: what the part keeps of it goes.
+    on_forget: Callable[[Any, int, int], None] | None = None
+    # After a forget: the concepts the forgotten memories carried (of ``scope``'s agent),
+    # some perhaps no longer carried by any memory of the agent.
+    after_forget: Callable[[Any, Scope, Sequence[int]], None] | None = None
+    # After a forget: the names of concepts nothing refers to any more were erased.
+    on_erase: Callable[[Any, str, Sequence[str]], None] | None = None
+    # A memory (seq) moved from one layer to another (an update of its access).
+    on_move: Callable[[Any, int, int, int], None] | None = None
+    # Concepts merge in a refold (old id -> kept id, also in the temporary table
+    # ``refold_map``): called before the engine re-keys the memories' concept rows.
+    on_merge: Callable[[Any, Mapping[int, int]], None] | None = None
+    # ``(table, column)`` of the part that hold concept ids: a concept's name is erased
+    # only when none of them, and no memory, refers to it.
+    concept_refs: tuple[tuple[str, str], ...] = ()
+    # Tables of the part keyed by concept that a refold merges row by row.
+    by_concept: Mapping[str, ByConcept] | None = None
+
+
+def parts_of(cls: type) -> tuple[StorePart, ...]:
+    """The parts mixed into ``cls``, in registration order (its bases left to right)."""
+    return tuple(c.__dict__["part"] for c in cls.__mro__ if "part" in c.__dict__)
+
+
+def hooks(parts: Sequence[StorePart], name: str) -> Iterator[Callable[..., Any]]:
+    """The parts' hooks called ``name``, skipping the parts without one."""
+    for part in parts:
+        hook = getattr(part, name)
+        if hook is not None:
+            yield hook
+
+
+def by_concept(parts: Sequence[StorePart]) -> dict[str, ByConcept]:
+    """Every part's tables that refer to concepts."""
+    return {table: how for part in parts for table, how in (part.by_concept or {}).items()}
