@@ -6,7 +6,6 @@ WORKDIR /src
 COPY packages/assocmem-minilm ./packages/assocmem-minilm
 COPY pyproject.toml README.md ./
 COPY src ./src
-COPY bench ./bench
 RUN pip install --no-cache-dir ./packages/assocmem-minilm ".[server,postgres,embed]"
 
 RUN useradd --create-home --uid 10001 assocmem && mkdir /data && chown assocmem /data

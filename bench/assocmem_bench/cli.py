@@ -456,7 +456,7 @@ def _locomo(args: argparse.Namespace) -> int:
 
 
 def _learning(args: argparse.Namespace) -> int:
-    from . import learning  # needs the bench extra (PyStemmer), like server needs its own
+    from . import learning  # imported when this bench runs
 
     report = learning.run(
         args.out,

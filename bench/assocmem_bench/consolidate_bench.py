@@ -7,7 +7,7 @@ and almost never read), next to popular low-value chatter (fresh, read often) an
 ordinary memories. At each budget (50 %, 30 %, 12.5 % of the stream) four policies
 choose what stays: ``value`` is `Memory.consolidate(keep=...)` itself, on a real
 SQLite store (value × per-kind half-life); ``fifo`` keeps the newest; ``random`` a
-seeded sample; ``access_decay`` the popularity clock seed 003 measured against
+seeded sample; ``access_decay`` a popularity clock, the usual alternative
 (a 7-day half-life restarted by every read). Reported: the share of high-value
 memories kept (the top fifth by value), the share of total value kept and the
 share of the cold subset kept.

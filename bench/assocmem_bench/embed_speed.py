@@ -10,9 +10,9 @@ missing, and the build is timed.
 
 ``threads`` sets the threads of each embedding call (default: the forms' own,
 `local.EMBED_THREADS`; 0: torch's and onnxruntime's default pools, one thread
-per core). On a machine where another process keeps a core busy, those pools
-wait on each other: MiniLM's single query went from 17 ms with one thread to
-500 ms with two. Compare runs by their recorded load averages.
+per core). Where another process keeps a core busy, those pools wait on each
+other and a single query slows many times over. Compare runs by their recorded
+load averages.
 
 Turns are synthetic by default, generated to LoCoMo's length (mean 23 words,
 32 MiniLM tokens per turn); ``corpus`` points at a LoCoMo-format JSON file to

@@ -1,8 +1,8 @@
 """How strongly age and importance should move a ranking: ``assocmem bench folds``.
 
-Seed 003 ranks by relevance × value, decayed by a per-kind half-life. assocmem folds
-both in with bounds (`recall.fusion`: a fully faded memory keeps 90% of its score,
-value 3 lifts it by 19%). This bench measures what the bounds cost and buy on LoCoMo
+The plain product ranks by relevance × value, decayed by a per-kind half-life.
+assocmem folds both in with bounds (`recall.fusion`: a fully faded memory keeps 90%
+of its score, value 3 lifts it by 19%). This bench measures what the bounds cost and buy on LoCoMo
 conversations, read as an agent in the conversation would read them: at the moment
 after its last session, so each turn has its real age (a read at today's date finds
 every turn fully faded, and age would change nothing).
@@ -46,7 +46,7 @@ IMPORTANT = 3.0  # the value a marked turn gets
 NOISE_SHARE = 0.1  # of all turns, marked at random
 DECAY, VALUE = profiles.GENERAL.decay_weight, profiles.GENERAL.value_exponent
 # (decay weight, value exponent): neither fold; each alone, at the default strength,
-# stronger, and as the seed's plain product (weight 1, exponent 1); both at the
+# stronger, and as the plain product (weight 1, exponent 1); both at the
 # default; both as the product.
 VARIANTS: dict[str, tuple[float, float]] = {
     "no folds": (0.0, 0.0),

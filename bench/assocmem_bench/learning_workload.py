@@ -287,7 +287,7 @@ SYNONYM_STOP_WORDS = frozenset(_ALPHA.findall(" ".join(SYNONYM_TEMPLATES).lower(
 
 @functools.cache
 def _stemmer() -> Any:
-    import Stemmer  # the bench extra (PyStemmer): imported when a workload is made
+    import Stemmer  # PyStemmer, imported when a workload is made
 
     return Stemmer.Stemmer("english")
 

@@ -1,4 +1,4 @@
-"""The oracle arm of seed 002 §8: declarations derived mechanically from LoCoMo itself.
+"""The oracle arm: declarations derived mechanically from LoCoMo itself.
 
 It bounds what the declared graph can contribute, so it reads the annotations a
 real deployment would not have. Per conversation it declares:

@@ -8,7 +8,7 @@ closes the store and writes the figures to OUT as JSON. ``python peer_run.py
 It needs only the standard library and the system under test, so a peer whose
 requirements clash with assocmem's (cpersona pins mcp<2) runs under the interpreter
 of its own virtual environment. Each system is used through its public API as its
-README shows it, with no model that is not on this machine and no network.
+README shows it, with no model fetched at run time and no network.
 """
 
 from __future__ import annotations

@@ -89,16 +89,16 @@ PEERS = {
     ),
     "inspeximus": Peer(
         store="one SQLite file (Inspeximus(path)); no embedder (lexical recall)",
-        install="pip install 'assocmem[peers]'",
+        install="pip install './bench[peers]'",
     ),
     "hebbmem": Peer(
         store="in memory (HebbMem(encoder='hash')), saved to one SQLite file on close",
-        install="pip install 'assocmem[peers]'",
+        install="pip install './bench[peers]'",
     ),
     "mem0ai": Peer(
         store="local Qdrant on disk plus its SQLite history; packaged all-MiniLM-L6-v2 "
         "through its HuggingFace embedder; add(infer=False): no LLM",
-        install="pip install 'assocmem[peers]'",
+        install="pip install './bench[peers]'",
         embedder="minilm-torch",
     ),
 }

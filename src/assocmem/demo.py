@@ -1,4 +1,5 @@
-"""The restart control from seed 000, as three steps meant for three processes.
+"""The restart control (does what a memory learned outlive its process?), as three
+steps meant for three processes.
 
 ``learn`` writes six notes, reads, records two helpful answers and reads again;
 ``recall`` is a fresh process reading the same store, links loaded; ``rebuild``

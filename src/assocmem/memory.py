@@ -664,13 +664,13 @@ class Memory(
         return conflicts.contradictions(self._store, View(self.scope))
 
     @checked_arguments()
-    def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Apply a retention policy given as data: rules of ``match`` filters and actions
-        (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
-        ``propose_procedure``). None (default): seed 001's example policy. Returns a report
-        per rule."""
-        chosen = retention.EXAMPLE_POLICY if policy is None else policy
-        return retention.retain(self._store, View(self.scope), chosen)
+    def retain(self, policy: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Apply a retention policy given as data, ``{"rules": [...]}``: each rule a
+        ``match`` filter (as ``where`` takes) and its actions, ``require`` (fields a match
+        must carry), ``recheck_after_days``, ``protect``, ``archive_expired`` and
+        ``propose_procedure``. There is no default policy: rules protect and archive, so
+        only the caller's own apply. Returns a report per rule."""
+        return retention.retain(self._store, View(self.scope), policy)
 
     @checked_arguments()
     def resolve(self, entity: str, *predicates: str) -> list[str]:

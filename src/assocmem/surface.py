@@ -192,7 +192,7 @@ PARAMETER_DOCS: dict[str | tuple[str, str], str] = {
     "count": "how many items to return",
     "max_evidence": "evidence records per item",
     "predicates": "relation predicates to follow, in order",
-    "policy": 'a retention policy {"rules": [...]} (default: the example policy)',
+    "policy": 'a retention policy {"rules": [...]}, each rule a match filter and its actions',
     # -- the vault (vault/ room) --
     "path": "the folder of Markdown notes (default: the one indexed before)",
     "note": "a note by path, file name, title or alias",

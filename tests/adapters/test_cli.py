@@ -16,6 +16,7 @@ from assocmem import surface
 from assocmem.adapters import cli
 from assocmem.adapters.cli import formatters, guide
 from assocmem.adapters.cli.operations import DEST, call_arguments
+from assocmem.lifecycle.retention import EXAMPLE_POLICY
 
 
 def run(capsys: pytest.CaptureFixture[str], db: str, *args: str) -> tuple[int, str, str]:
@@ -143,7 +144,7 @@ def test_lifecycle_commands(capsys: pytest.CaptureFixture[str], db_path: str) ->
     assert "restored 2" in out
     code, out, _ = run(capsys, db_path, "protect", ids[0])
     assert "protected 1" in out
-    code, out, _ = run(capsys, db_path, "--json", "retain")
+    code, out, _ = run(capsys, db_path, "--json", "retain", "--policy", json.dumps(EXAMPLE_POLICY))
     assert {r["name"] for r in json.loads(out)} == {"new fact", "failed call", "repeated workflow"}
     code, out, err = run(capsys, db_path, "history", "app", "region")
     assert (code, out, err) == (1, "no values\n", "nothing found (history)\n")
@@ -195,12 +196,27 @@ def test_every_memory_method_has_a_command_taking_every_parameter(method: str) -
          {"relation_ids": [4, 5], "mentions": [("E", "mem:x")]}),
         (["resolve", "demo", "uses", "version"],
          {"entity": "demo", "predicates": ["uses", "version"]}),
-        (["retain"], {}),
+        (["retain", "--policy", '{"rules": []}'], {"policy": {"rules": []}}),
     ],
 )  # fmt: skip
 def test_arguments_left_out_are_left_to_memory(argv: list[str], call: dict[str, Any]) -> None:
     args = cli.build_parser().parse_args(argv)
     assert call_arguments(surface.operations()[argv[0]], args) == call
+
+
+def test_bench_without_its_package_says_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], db_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "entry_points", lambda group: [])  # assocmem-bench not installed
+    code, _, err = run(capsys, db_path, "bench", "core", "--sizes", "300")
+    assert code == 7 and err == f"error: {cli.BENCH_MISSING}\n"
+    assert "pip install -e ./bench" in cli.BENCH_MISSING
+
+
+def test_retain_needs_a_policy(capsys: pytest.CaptureFixture[str], db_path: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--db", db_path, "retain"])
+    assert exited.value.code == 2 and "--policy" in capsys.readouterr().err
 
 
 def test_results_without_a_formatter_print_readably() -> None:

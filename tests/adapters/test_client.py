@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("fastapi")
 
 from assocmem import AssocmemError, Client, InvalidInput, Memory, UnknownMemory  # noqa: E402
+from assocmem.lifecycle.retention import EXAMPLE_POLICY  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
 from tests.adapters.server_kit import running_server  # noqa: E402
 from tests.conftest import fresh_database  # noqa: E402
@@ -55,7 +56,7 @@ def script(m: Any, vault: str) -> dict[str, Any]:
     out["retract"] = m.retract(relation_ids=list(out["declare"].relations))
     out["history"] = m.history(("svc", "fix"))
     out["contradictions"] = m.contradictions()
-    out["retain"] = m.retain()
+    out["retain"] = m.retain(EXAMPLE_POLICY)
     out["protect"] = m.protect([first.id])
     out["archive"] = m.archive(where={"kind": "episodic"})
     out["restore"] = m.restore([r.id for r in out["write_many"] if r.id])

@@ -16,6 +16,7 @@ pytest.importorskip("uvicorn")
 
 from assocmem.adapters.server import create_app  # noqa: E402
 from assocmem.adapters.server.keys import read_keys, revoke_key  # noqa: E402
+from assocmem.lifecycle.retention import EXAMPLE_POLICY  # noqa: E402
 from assocmem.surface import operations  # noqa: E402
 from tests.adapters.server_kit import add_key, post, running_server  # noqa: E402
 
@@ -232,7 +233,7 @@ def _isolation_calls(ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "history": {"key": ["gw", "state"]},
         "contradictions": {},
         "end_task": {"task": "t"},
-        "retain": {},
+        "retain": {"policy": EXAMPLE_POLICY},
         # -- the vault (vault/ room): bob has indexed nothing; alice's notes stay hers
         "vault_index": {},
         "index_status": {},

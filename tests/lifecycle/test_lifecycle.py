@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from assocmem import InvalidInput, Memory, UnknownEntity, UnknownMemory
+from assocmem.lifecycle.retention import EXAMPLE_POLICY
 from assocmem.testing import ToyEmbedder
 from assocmem.text.sources import canonical_source
 from assocmem.vectors.embedders import register_embedder, unregister_embedder
@@ -336,7 +337,7 @@ def test_the_example_retention_policy_is_data(store_target: Target) -> None:
         for outcome in ("success", "success", "failure"):
             mem.write(f"wrapped the id in an object: {outcome}", tags=["workflow"],
                       meta={"workflow": "wrap-id", "outcome": outcome})  # fmt: skip
-        report = {r["name"]: r for r in mem.retain()}
+        report = {r["name"]: r for r in mem.retain(EXAMPLE_POLICY)}
         facts = report["new fact"]
         assert facts["matched"] == 2 and facts["incomplete"]["source"] == [hypothesis.id]
         assert set(facts["recheck_set"]) == {fact.id, hypothesis.id}
@@ -349,3 +350,23 @@ def test_the_example_retention_policy_is_data(store_target: Target) -> None:
         assert mem.stats().by_kind.get("procedural") is None  # proposed, never promoted
         with pytest.raises(InvalidInput):
             mem.retain({"rules": [{"match": {"kind": "semantic"}, "delete_everything": True}]})
+
+
+def test_retain_applies_no_policy_it_was_not_given(store_target: Target) -> None:
+    """There is no default policy: a call without one is refused, naming what a policy
+    holds, and no memory is protected, archived or given a recheck date."""
+    with Memory(store_target("r"), agent_id="a") as mem:
+        fact = mem.write("v2 remove takes an object", kind="semantic")
+        failed = mem.write("remove(7) failed: TypeError", tags=["failed-call"])
+        ids = [fact.id or "", failed.id or ""]
+        before = mem.get(ids)
+        with pytest.raises(TypeError):
+            mem.retain()  # type: ignore[call-arg]
+        for policy in (None, {}, {"rules": []}):
+            with pytest.raises(InvalidInput) as refused:
+                mem.retain(policy)  # type: ignore[arg-type]
+            assert refused.value.field == "policy" and "'match'" in refused.value.message
+        assert mem.get(ids) == before
+        assert [(r.protected, r.recheck_by, r.status) for r in before] == [
+            (False, None, "active")
+        ] * 2

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from assocmem import InvalidInput, Memory, UnknownMemory
+from assocmem.lifecycle.retention import EXAMPLE_POLICY
 from tests.conftest import Target, raw_query
 
 REPAIR = ["wrap the scalar id argument in an object", "retry the call"]
@@ -169,12 +170,12 @@ def test_retain_proposes_through_the_real_path(store_target: Target) -> None:
             mem.write(f"wrapped the id in an object: {outcome}", tags=["workflow"],
                       meta={"workflow": "wrap-id", "outcome": outcome,
                             "steps": ["wrap the id", "retry"]})  # fmt: skip
-        (rule,) = [r for r in mem.retain() if r["name"] == "repeated workflow"]
+        (rule,) = [r for r in mem.retain(EXAMPLE_POLICY) if r["name"] == "repeated workflow"]
         (proposal,) = rule["proposals"]
         assert proposal["status"] == "candidate"
         assert mem.stats().by_kind.get("procedural") is None  # proposed, never promoted
         # Applied again, the same episodes give the same candidate, not a second one.
-        (again,) = [r for r in mem.retain() if r["name"] == "repeated workflow"]
+        (again,) = [r for r in mem.retain(EXAMPLE_POLICY) if r["name"] == "repeated workflow"]
         assert again["proposals"][0]["procedure"] == proposal["procedure"]
         # The gate sees the failed run of the workflow its preconditions cover.
         refused = mem.promote_procedure(proposal["procedure"])

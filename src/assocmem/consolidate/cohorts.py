@@ -1,5 +1,5 @@
-"""Value reported by cohort (seed 003, rule 4): per tag or per time block, never per
-memory, since one memory's outcomes are too few to say anything about it.
+"""Value reported by cohort: per tag or per time block, never per memory, since one
+memory's outcomes are too few to say anything about it.
 
 Invariant: nothing here writes, and no result names a memory.
 """

@@ -1,4 +1,4 @@
-"""Declaring the graph (seed 002): parsing an associations object, storing each
+"""Declaring the graph: parsing an associations object, storing each
 entity, alias, mention and relation, and resolving ``mem:<id>`` refs.
 
 Declarations are asserted by an agent or an operator and stored as written, with
@@ -26,8 +26,9 @@ DECLARERS = ("agent", "operator")
 MAX_NAME_CHARS = 256
 MAX_DECLARATIONS = 200
 MEM_PREFIX = "mem:"
-# Seed 002 names episodes ``ep:<id>``; an episode here is an episodic memory, so the
-# ref maps onto that memory (``mem:<id>``), and one naming any other kind is refused.
+# An associations object may name an episode ``ep:<id>``; an episode here is an
+# episodic memory, so the ref maps onto that memory (``mem:<id>``), and one naming
+# any other kind is refused.
 EP_PREFIX = "ep:"
 
 

@@ -1,4 +1,4 @@
-"""Reconstructive recall over the declared graph (seed 002 §5): stage 1 alias votes
+"""Reconstructive recall over the declared graph: stage 1 alias votes
 to the lexical arm of a plain read, stage 2 bundles and roles from declared record
 relations, stage 3 a bounded walk that attaches evidence inside the read's items.
 
@@ -23,7 +23,7 @@ from assocmem.text.concepts import normalize_text
 from assocmem.types import Evidence, Reconstructed, Reconstruction, Role
 from assocmem.vectors.space import VectorSpace
 
-# Record-to-record predicates read as roles, subject first (seed 002 §3).
+# Record-to-record predicates read as roles, subject first.
 ROLES = frozenset(
     {"supports", "supersedes", "corrects", "qualifies", "contradicts", "temporal_predecessor"}
 )

@@ -20,11 +20,11 @@ from assocmem.store import Store, View
 from assocmem.text import times
 from assocmem.types import Procedure, Record
 
-# The retention policy of seed 001's exercise, as data. New facts must say where
-# they come from, which version they apply to and what was checked, and are
-# rechecked after a week; failed calls are kept as protected episodes with their
-# version; repeated successful workflows are proposed as procedures once two
-# episodes support them, never promoted here.
+# An example of a policy, as data; `Memory.retain` never applies it unasked (it has no
+# default policy). New facts must say where they come from, which version they apply
+# to and what was checked, and are rechecked after a week; failed calls are kept as
+# protected episodes with their version; repeated successful workflows are proposed as
+# procedures once two episodes support them, never promoted here.
 EXAMPLE_POLICY: Mapping[str, Any] = {
     "rules": [
         {
@@ -100,7 +100,11 @@ def retain(store: Store, view: View, policy: Mapping[str, Any]) -> list[dict[str
 def _check_policy(policy: Any) -> list[Mapping[str, Any]]:
     rules = policy.get("rules") if isinstance(policy, Mapping) else None
     if not isinstance(rules, list) or not rules:
-        raise InvalidInput("a policy is {'rules': [...]}", field="policy")
+        raise InvalidInput(
+            "a policy is {'rules': [rule, ...]}, at least one rule, each a dict with 'match'"
+            f" (a where filter) and keys from {sorted(RULE_KEYS)}",
+            field="policy",
+        )
     for rule in rules:
         if not isinstance(rule, Mapping) or set(rule) - RULE_KEYS or "match" not in rule:
             raise InvalidInput(

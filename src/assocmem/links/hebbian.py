@@ -22,7 +22,7 @@ from assocmem.store import LinkRow, Store, View
 from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
 
 # A link is followed once its weight reaches 2: one co-occurrence can be chance,
-# two is a pattern (seed 000's threshold, kept as the documented default).
+# two is a pattern (the documented default).
 DEFAULT_THRESHOLD = 2.0
 MAX_HOPS = 3
 # Concepts one hop may add, strongest first. Bounds the fan-out: a concept linked

@@ -93,7 +93,7 @@ def arm_weights(concepts_given: bool) -> dict[str, float]:
     }
 
 
-# Half-life of each kind, in days (seed 003, rule 3): episodic events fade in
+# Half-life of each kind, in days: episodic events fade in
 # days, semantic facts in months, procedural rules barely at all; working memory
 # belongs to the task at hand.
 HALF_LIFE_DAYS: Mapping[str, float] = {
@@ -113,8 +113,8 @@ ACCESS_RESET_MIN = 0.01
 # Bounds of the folds. A fully faded memory keeps 90% of its fused score, and
 # a memory whose outcomes were bad keeps 90% of it: under RRF (k = 60) that is
 # the gap between ranks about six places apart, so age and past outcomes reorder
-# near neighbours but never overturn a clear ranking. Seed 003 multiplies relevance
-# by value and by decay outright; a long-term memory cannot: an episode's decay
+# near neighbours but never overturn a clear ranking. Relevance multiplied by value
+# and by decay outright cannot serve a long-term memory: an episode's decay
 # halves weekly, so a plain product would make anything a few months old unfindable
 # behind any fresh note that shares a word, and a caller's importance mark would
 # outweigh what the question asks (`assocmem bench folds` measures both on
@@ -293,13 +293,13 @@ def decay(kind: str, age_days: float) -> float:
 
 def decay_factor(remaining: float, weight: float = DECAY_WEIGHT) -> float:
     """The score multiplier for a memory with ``remaining`` freshness in [0, 1]: a fully
-    faded memory keeps ``1 - weight`` of its score (weight 1: the seed's plain product)."""
+    faded memory keeps ``1 - weight`` of its score (weight 1: the plain product)."""
     return 1.0 - weight * (1.0 - remaining)
 
 
 def value_factor(value: float, exponent: float = VALUE_EXPONENT) -> float:
     """The score multiplier for a memory's importance ``value`` (1 is neutral;
-    ``exponent`` 1 scales the score with ``(1 + value) / 2``, the seed's product)."""
+    ``exponent`` 1 scales the score with ``(1 + value) / 2``, the plain product)."""
     return float(((1.0 + max(0.0, value)) / 2.0) ** exponent)
 
 

@@ -574,7 +574,7 @@ def _scored(
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
         folds["prefer"] = boosts.get(candidate.key, 1.0)
-        if candidate.key in demoted:  # a derivation from a retracted parent (seed 003)
+        if candidate.key in demoted:  # a derivation from a retracted parent (trust.stale)
             folds["stale"] = stale.DEMOTED_FOLD
         score = candidate.score
         for factor in folds.values():

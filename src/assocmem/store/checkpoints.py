@@ -1,10 +1,10 @@
 """WAL checkpoints off the writer's path.
 
 A checkpoint copies the WAL's pages back into the database file, and at
-``synchronous = NORMAL`` it is also where both files are synced: measured on a
-10k store, one that copies 4,000 pages spends 1.4 ms copying and 11–20 ms in
-fsync. SQLite runs it inside the commit that crosses its threshold, so every
-150th single write or so waited for it, a quarter of single writes' time.
+``synchronous = NORMAL`` it is also where both files are synced, and the fsyncs,
+not the copy, are most of its time. SQLite runs it inside the commit that crosses
+its threshold, so about one single write in 150 waited for it, and those waits were
+a large share of single writes' time.
 
 Here a thread with its own connection runs PASSIVE checkpoints, which neither
 wait for nor block readers and the writer, while the writer goes on. The writer
@@ -39,8 +39,8 @@ BACKSTOP_PAGES = 12_000
 # tries again after this long: one copying a pace's worth of frames takes a few ms.
 CHECKPOINT_RETRY_S = 0.002
 # How long a checkpoint that need not wait (the writer's, once the WAL is over its
-# limit) keeps trying: one background checkpoint of a pace's frames, fsyncs included,
-# takes up to ~20 ms here.
+# limit) keeps trying: longer than one background checkpoint of a pace's frames
+# takes, fsyncs included.
 CHECKPOINT_BRIEF_S = 0.05
 
 

@@ -27,10 +27,10 @@ from assocmem.store.connection import SQLConnection
 from assocmem.store.params import in_list, translated
 from assocmem.types import Scope
 
-# A term matched by this many of the reader's memories is common. Ranking costs
-# 2-8 µs a matched row on two shared cores (measured: FTS5 bm25 over one term's 17k
-# postings, 117 ms), so 2,000 postings keep a rare term's share of a read near
-# 10 ms; a store under 2,000 memories never has a common term.
+# A term matched by this many of the reader's memories is common. FTS5's bm25 ranks
+# every row a term matches, so a term in tens of thousands of memories would cost a
+# read more than all its other work; 2,000 postings bound a rare term's share of a
+# read. A store under 2,000 memories never has a common term.
 COMMON_POSTINGS = 2_000
 # The newest memories of each readable layer in which common terms are ranked:
 # the same order of work as one rare term, and enough to fill a read's fusion depth

@@ -172,7 +172,7 @@ class PostgresStore(SQLStore):
     # read a hub's 67k rows per candidate). Statements marked KEYED keep prepared
     # plans, as writes do: those that find rows by unique keys, and the concept and
     # neighbour walks, whose plan has one shape for every value. Replanning each of
-    # them cost more than running it (0.1-0.2 ms of a read's ~4 at 10k).
+    # them cost more than running it.
     # JIT is off for reads: their statements run in milliseconds, and compiling one
     # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off"
@@ -354,9 +354,9 @@ class PostgresStore(SQLStore):
         where, params = self._view_sql(view, layers, "m")
         common = common_terms(terms, self._frequencies(view.scope, terms))
         # Each term becomes its own plain query, OR-ed: no caller text is read as syntax.
-        # Ranked by term frequency (ts_rank): cover density (ts_rank_cd) cost 1.5 µs a
-        # matched row against 0.08 µs, most of a common term's search, and LoCoMo's
-        # recall@10 on PostgreSQL was 0.775 / 0.773 with it, 0.780 / 0.774 without.
+        # Ranked by term frequency (ts_rank): cover density (ts_rank_cd) costs many times
+        # more a matched row, most of a common term's search, and did not raise LoCoMo's
+        # recall@10 on PostgreSQL (`assocmem bench locomo` measures it).
         full = _tsquery(len(terms))
         if not common:
             rows = self._query(

@@ -1,5 +1,5 @@
 """Stale derivations: memories whose ``derived_from`` ancestry holds a memory since
-contradicted, superseded or slashed, and the provenance demotion of seed 003.
+contradicted, superseded or slashed, and their provenance demotion.
 
 A derived memory whose ancestry holds a superseded or slashed memory is *demoted*: it
 loses its standing (it cannot pass the influence gate) and a read folds its score by

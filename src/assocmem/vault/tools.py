@@ -39,7 +39,7 @@ EXCERPT_CHARS = 280
 CHUNKS_PER_NOTE = 8
 # Terms of a question checked for support: a question of more is a document.
 MAX_TERMS = 12
-# A folder of at most this many notes is "thin" (seed 003: thin folders).
+# A folder of at most this many notes is "thin", reported as a gap to fill.
 THIN_FOLDER = 2
 # Candidates a bridge search reads before filtering to other, unlinked folders.
 BRIDGE_POOL = 200

@@ -53,8 +53,8 @@ ANN_THRESHOLD = 50_000
 # scan costs less than a search that wide (HNSW time grows with its breadth).
 GRAPH_SHARE = 16
 # Rows written since a graph was built are scanned exactly until this many gather,
-# then added to the graph in chunks of FOLD_CHUNK, each under the index lock: ~0.25 s
-# of graph insertion at M=32 on one core, the longest a search waits on it.
+# then added to the graph in chunks of FOLD_CHUNK, each under the index lock: a chunk's
+# insertion is the longest a search waits on it.
 FOLD_AT = 1_024
 FOLD_CHUNK = 256
 # A layer's file is rewritten after this many changes (or any deletion): at worst the

@@ -103,11 +103,11 @@ STATIC_PCA_DIMS = 256
 
 # Texts per embed_batch call. sentence-transformers sorts a call's texts by
 # length before cutting forward passes of MINILM_FORWARD_BATCH (its default),
-# so a large call pads little: on LoCoMo turns 256 ran 1.6x faster than 32
-# (bench/assocmem_bench/embed_speed.py, one thread: 125 against 79 texts/s).
+# so a large call pads little, and on LoCoMo turns 256 a call ran faster than 32
+# (`assocmem bench embed` times a form at several batch sizes).
 # The ONNX form runs one text at a time whatever the batch (see
 # MiniLMOnnx.embed_batch); the static model is numpy lookups, where a large
-# batch only amortises calls (1024: 21.8k texts/s, 64: 15.9k).
+# batch only amortises calls.
 MINILM_BATCH_SIZE = 256
 MINILM_FORWARD_BATCH = 32
 ONNX_BATCH_SIZE = 256
@@ -116,8 +116,8 @@ STATIC_BATCH_SIZE = 1024
 # Threads one embedding call runs on, for the torch and the ONNX forms alike. One:
 # a question is one short sequence (~16 tokens), where splitting each matrix product
 # across cores gains little, and whenever another process holds a core the threads of
-# a pool wait on each other (`assocmem bench embed` on 2 shared cores: torch's default
-# pool, one thread per core, answered a single query 2.3x slower than one thread). A
+# a pool wait on each other (`assocmem bench embed --threads 0` times a single query
+# on torch's default pool, one thread per core, to set against one thread). A
 # caller with idle cores and bulk work passes ``threads=N``; None keeps the library's
 # own default pool.
 EMBED_THREADS = 1

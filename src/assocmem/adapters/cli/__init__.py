@@ -32,6 +32,7 @@ from assocmem.config import ENVIRONMENT, Config
 from assocmem.errors import (
     AccessDenied,
     AssocmemError,
+    DependencyMissing,
     InvalidInput,
     NotFound,
     StoreBusy,
@@ -107,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_services(sub)
     for plugin in entry_points(group="assocmem.cli"):
         plugin.load()(sub)
+    if "bench" not in sub.choices:
+        _bench_missing(sub)
     for command in guide.every_parser(parser):
         if command is not parser:
             _output_options(command, given=True)
@@ -114,6 +117,25 @@ def build_parser() -> argparse.ArgumentParser:
         f"assocmem: long-term associative memory for AI agents.\n\n{guide.command_list(parser)}"
     )
     return parser
+
+
+# `assocmem bench` comes from the assocmem-bench distribution (bench/ in the repository),
+# installed beside assocmem; without it the command says how to install it.
+BENCH_MISSING = (
+    "assocmem bench needs the assocmem-bench package: from a clone of assocmem, "
+    "pip install -e ./bench"
+)
+
+
+def _bench_missing(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    doc = "run a benchmark (needs assocmem-bench: from a clone, pip install -e ./bench)"
+    parser = sub.add_parser("bench", help=doc, description=doc)
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=_no_bench)
+
+
+def _no_bench(args: argparse.Namespace) -> int:
+    raise DependencyMissing(BENCH_MISSING)
 
 
 # The levels --log-level takes, most verbose first.

@@ -32,7 +32,7 @@ SECTIONS: dict[str, str] = {
     "vault": "vault: a folder of Markdown notes",
     "procedures": "procedures: learned how-tos and graduation",
     "service": "service: the HTTP server and its dashboard, API keys, MCP, embedders",
-    "bench": "bench: measurements (needs the bench package)",
+    "bench": "bench: measurements (the assocmem-bench package)",
     "other": "other: commands added by plugins",
 }
 PLACED: dict[str, str] = {

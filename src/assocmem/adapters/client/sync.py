@@ -414,11 +414,12 @@ class Client(wire.Remote):
         """Clear the working memory of a task (deleted as by `forget`); returns how many."""
         return cast("int", self._send("end_task", locals()))
 
-    def retain(self, policy: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Apply a retention policy given as data: rules of ``match`` filters and actions
-        (``require`` fields, ``recheck_after_days``, ``protect``, ``archive_expired``,
-        ``propose_procedure``). None (default): seed 001's example policy. Returns a report
-        per rule.
+    def retain(self, policy: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Apply a retention policy given as data, ``{"rules": [...]}``: each rule a
+        ``match`` filter (as ``where`` takes) and its actions, ``require`` (fields a match
+        must carry), ``recheck_after_days``, ``protect``, ``archive_expired`` and
+        ``propose_procedure``. There is no default policy: rules protect and archive, so
+        only the caller's own apply. Returns a report per rule.
         """
         return cast("list[dict[str, Any]]", self._send("retain", locals()))
 
