@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from assocmem.store import Store, View
-from assocmem.trust import corroboration
-from assocmem.trust import grades as evidence
+from assocmem.trust import corroboration, grades
 from assocmem.types import ConvergenceReport, Grade, ReadResult, Record
 
 CHECKS = ("reproduction", "audit")
@@ -47,7 +46,7 @@ def _facts(
         agreeing = origins.get(row.seq, ()) if row is not None else ()
         count = len(set(stating.get(row.fingerprint, [])) | {row.seq}) if row is not None else 1
         marks = ratified.get(record.id, [])
-        graded = evidence.grade(record.id, marks, who, len(agreeing) >= corroboration.MIN_ORIGINS)
+        graded = grades.grade(record.id, marks, who, len(agreeing) >= corroboration.MIN_ORIGINS)
         judges = tuple(sorted({b for k, b, _ in marks if k in CHECKS and b not in who}))
         found[record.id] = (graded, agreeing, count, judges)
     return found
@@ -93,7 +92,7 @@ def _report(
     facts: dict[str, tuple[Grade, tuple[str, ...], int, tuple[str, ...]]],
 ) -> ConvergenceReport:
     graded, agreeing, count, judges = facts[record.id]
-    lineage = evidence.weakest([facts[r.id][0].grade for r in (record, *ancestors)])
+    lineage = grades.weakest([facts[r.id][0].grade for r in (record, *ancestors)])
     if judges:
         status = "adjudicated"
     elif len(agreeing) >= corroboration.MIN_ORIGINS:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from assocmem.lifecycle import contradictions as conflicts
+from assocmem.lifecycle import contradictions
 from assocmem.store import Store, View
 from assocmem.types import STATUSES, Record, StaleDerived
 
@@ -36,7 +36,9 @@ def stale_derived(store: Store, view: View) -> list[StaleDerived]:
     derived = [record for record in _active(store, view) if record.derived_from]
     if not derived:
         return []
-    contradicted = {i for c in conflicts.contradictions(store, view) for i in (c.first, c.second)}
+    contradicted = {
+        i for c in contradictions.contradictions(store, view) for i in (c.first, c.second)
+    }
     found = []
     troubled = _troubles(store, view, derived, contradicted)
     pairs = _seqs(store, view, derived)
