@@ -62,6 +62,24 @@ def propose(
     return to_procedure(row(store, view, public_id), store)
 
 
+def workflow_candidate(
+    store: Store,
+    view: View,
+    name: str,
+    episodes: Sequence[str],
+    steps: Any,
+    preconditions: Any,
+    checks: Any,
+) -> Procedure:
+    """The candidate of workflow ``name`` on ``episodes``: a version not superseded
+    that already rests on them, else a new candidate (so a retention rule proposes
+    once per workflow and set of episodes)."""
+    for known in reversed(store.procedures_named(view.scope, name)):
+        if known.status != "superseded" and set(episodes) <= set(known.episodes):
+            return to_procedure(known, store)
+    return propose(store, view, episodes, steps, preconditions, checks, name=name)
+
+
 def promote(store: Store, view: View, row_: ProcedureRow, write: Write) -> Procedure:
     """Run the gate on a candidate (or a rejected one since given new evidence)."""
     if row_.status not in ("candidate", "rejected"):
