@@ -17,6 +17,7 @@ import pytest
 
 from assocmem import AliasClash, InvalidInput, Memory, Reconstruction, UnknownEntity, UnknownMemory
 from assocmem.graph import reconstruct, traverse
+from assocmem.graph.store import GraphQueries
 from assocmem.recall import pipeline
 from assocmem.store import RelationRow, View
 from assocmem.store.sqlite import SQLiteStore
@@ -480,7 +481,7 @@ def _graph_ignores_scope(mp: pytest.MonkeyPatch) -> None:
         return own + [r[0] for r in self._query("SELECT id FROM scopes") if r[0] not in own]
 
     for method in ("find_entities", "entity_relations", "mentions_of", "mentioning"):
-        real = getattr(SQLiteStore, method)
+        real = getattr(GraphQueries, method)
 
         def scoped(self: SQLiteStore, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
             mp.setattr(self, "_layers", lambda scope: every_layer(self, scope))
@@ -489,7 +490,7 @@ def _graph_ignores_scope(mp: pytest.MonkeyPatch) -> None:
             finally:
                 mp.delattr(self, "_layers")
 
-        mp.setattr(SQLiteStore, method, scoped)
+        mp.setattr(GraphQueries, method, scoped)
 
 
 def _no_cascade(mp: pytest.MonkeyPatch) -> None:

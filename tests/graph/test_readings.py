@@ -16,8 +16,8 @@ import pytest
 
 from assocmem import InvalidInput, Memory, Reconstruction
 from assocmem.graph import reconstruct
+from assocmem.graph.store import GraphQueries
 from assocmem.store import RelationRow
-from assocmem.store.sqlite import SQLiteStore
 from tests.conftest import Target
 
 OLD = "2001-01-01T00:00:00Z"
@@ -179,12 +179,12 @@ def _each_item_walks_alone(mp: pytest.MonkeyPatch) -> None:
 
 
 def _highest_ids_read_first(mp: pytest.MonkeyPatch) -> None:
-    original = SQLiteStore.mentioning
+    original = GraphQueries.mentioning
 
-    def mentioning(self: SQLiteStore, view: Any, entity_id: int, limit: int) -> list[int]:
+    def mentioning(self: GraphQueries, view: Any, entity_id: int, limit: int) -> list[int]:
         return list(reversed(original(self, view, entity_id, 10_000)))[:limit]
 
-    mp.setattr(SQLiteStore, "mentioning", mentioning)
+    mp.setattr(GraphQueries, "mentioning", mentioning)
 
 
 def _bundles_lose_their_reason(mp: pytest.MonkeyPatch) -> None:
