@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from itertools import zip_longest
 from types import TracebackType
 from typing import Any
@@ -32,6 +33,7 @@ from assocmem.operations.inspection import InspectionOperations  # inspection (d
 from assocmem.operations.procedures import ProcedureOperations
 from assocmem.operations.trust import TrustOperations
 from assocmem.operations.vault import VaultOperations, resolved_roots
+from assocmem.procedures.gate import workflow_candidate
 from assocmem.recall import filters, pipeline, profiles, request, soft
 from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
@@ -666,7 +668,9 @@ class Memory(
         must carry), ``recheck_after_days``, ``protect``, ``archive_expired`` and
         ``propose_procedure``. There is no default policy: rules protect and archive, so
         only the caller's own apply. Returns a report per rule."""
-        return retention.retain(self._store, View(self.scope), policy)
+        view = View(self.scope)
+        propose = partial(workflow_candidate, self._store, view)
+        return retention.retain(self._store, view, policy, propose)
 
     @checked_arguments()
     def resolve(self, entity: str, *predicates: str) -> list[str]:
