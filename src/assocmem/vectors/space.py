@@ -15,12 +15,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
 from assocmem.progress import bar as progress_bar
-from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.store import Store, View
 from assocmem.vectors.embedders import Embedder
 from assocmem.vectors.index import DEFAULT_SETTINGS, IndexSettings, VectorIndex
@@ -32,6 +32,24 @@ logger = logging.getLogger(__name__)
 
 # Memories embedded per transaction when filling in vectors a store lacks.
 BACKFILL_BATCH = 256
+
+
+class EmbeddingRules(Protocol):
+    """What a read profile (`assocmem.recall.profiles.Profile`) decides about the text a
+    memory is embedded from: the one rule of a profile that acts at write time. Declared
+    here so that the space depends on that rule only, never on the room that reads."""
+
+    @property
+    def strip_speaker_label(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _AsWritten:
+    strip_speaker_label: bool = False
+
+
+# Memories embedded from their text as written: the general profile's rule.
+AS_WRITTEN: EmbeddingRules = _AsWritten()
 
 
 class VectorSpace:
@@ -47,15 +65,16 @@ class VectorSpace:
     matching one is next attached.
 
     ``profile`` decides the text a memory is embedded from (`embedding_text`), so a
-    store's vectors reflect the profile they were written with; ``settings`` says
-    how its index searches (`IndexSettings`: the layer size from which an HNSW
-    graph serves, whether graphs are built on a thread of their own).
+    store's vectors reflect the profile they were written with (a space reads only
+    its `EmbeddingRules`); ``settings`` says how its index searches (`IndexSettings`:
+    the layer size from which an HNSW graph serves, whether graphs are built on a
+    thread of their own).
     """
 
     def __init__(
         self,
         embedder: Embedder,
-        profile: Profile = GENERAL,
+        profile: EmbeddingRules = AS_WRITTEN,
         settings: IndexSettings = DEFAULT_SETTINGS,
     ) -> None:
         self.embedder, self.profile = embedder, profile
@@ -66,7 +85,7 @@ class VectorSpace:
         cls,
         store: Store,
         embedder: Embedder,
-        profile: Profile = GENERAL,
+        profile: EmbeddingRules = AS_WRITTEN,
         settings: IndexSettings = DEFAULT_SETTINGS,
     ) -> VectorSpace:
         """A space over ``store``'s database: the embedder checked against the one that
@@ -77,9 +96,9 @@ class VectorSpace:
         space.backfill(store)
         return space
 
-    def with_profile(self, profile: Profile) -> VectorSpace:
+    def with_profile(self, profile: EmbeddingRules) -> VectorSpace:
         """The same space (embedder and index shared) embedding memories as ``profile`` says."""
-        if profile == self.profile:
+        if profile.strip_speaker_label == self.profile.strip_speaker_label:
             return self
         space = VectorSpace.__new__(VectorSpace)
         space.embedder, space.profile, space.index = self.embedder, profile, self.index
@@ -163,7 +182,7 @@ class VectorSpace:
         return probe / norm if norm > 0 else vector
 
 
-def embedding_text(text: str, author: str | None, profile: Profile = GENERAL) -> str:
+def embedding_text(text: str, author: str | None, profile: EmbeddingRules = AS_WRITTEN) -> str:
     """What a memory's vector is made from: its text as written, or, under a
     profile that strips speaker labels (transcripts), its text without a leading
     label naming its own author ("Ana: I swim on Sundays" gives "I swim on Sundays").
