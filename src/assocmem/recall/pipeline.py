@@ -36,10 +36,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from assocmem.errors import InvalidInput
-from assocmem.links import hebbian as links
-from assocmem.links import lessons, precedents, wording
-from assocmem.recall import cues, filters, fusion, weighing
-from assocmem.recall import evidence as provenance
+from assocmem.links import hebbian, lessons, precedents, wording
+from assocmem.recall import cues, evidence, filters, fusion, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
@@ -47,8 +45,7 @@ from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
-from assocmem.trust import stale
-from assocmem.trust import standing as standings
+from assocmem.trust import stale, standing
 from assocmem.types import Item, ReadResult, Record
 from assocmem.vectors.space import VectorSpace
 
@@ -118,7 +115,7 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
     only at memories that pass them and a deep verified fact is still found; the
     result names, for the question's best k plain matches, the first gate each failed.
     """
-    evidence = request.mode == "evidence"
+    evidence_mode = request.mode == "evidence"
     # One channel, when asked: words alone (no embedder is consulted), or meaning alone.
     meaning_only = request.mode == "semantic"
     if request.mode == "lexical":
@@ -131,10 +128,10 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         )
     plain_view = request.view
     checked: tuple[str, ...] = ()  # the sources named as checked here (evidence mode)
-    if evidence:
+    if evidence_mode:
         as_of = request.as_of or times.now()
         checked = tuple(store.checked_sources(plain_view.scope))
-        gates = tuple(provenance.gate_conditions(as_of, checked).values())
+        gates = tuple(evidence.gate_conditions(as_of, checked).values())
         gated = replace(plain_view, conditions=(*plain_view.conditions, *gates))
         request = replace(request, as_of=as_of, view=gated)
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
@@ -150,13 +147,13 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         if request.query is not None and not request.concepts_given:
             query_concepts += _compounds(store, view, request.query, query_concepts)
         query_ids = list(store.concept_ids(query_concepts).values())
-        expansion = links.expand(
+        expansion = hebbian.expand(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
         concept_scoped, associative = [], []
         if not meaning_only:  # the concept arms, which meaning alone does not run
             concept_scoped = _concept_arm(store, view, query_ids)[:depth]
-            associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
+            associative = hebbian.associative_hits(store, view, expansion, concept_scoped, depth)
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
             "concept_scoped": concept_scoped,
@@ -220,8 +217,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
-            among = standings.counted_among(view.scope)
-            earned = standings.earned(store, among, [e.key for e in scored], request.strict)
+            among = standing.counted_among(view.scope)
+            earned = standing.earned(store, among, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
         ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
@@ -237,7 +234,9 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         names = {i: said[stem] for i, stem in stems.items()}
         asked_by = {handle: tuple(said[c] for c in cs) for handle, cs in asked_by.items()}
         refused = (
-            _refused(store, plain_view, request, question, query_ids, checked) if evidence else {}
+            _refused(store, plain_view, request, question, query_ids, checked)
+            if evidence_mode
+            else {}
         )
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
@@ -272,9 +271,9 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             "expanded_concepts_cut": expansion.cut,
         },
     )
-    if not evidence:
+    if not evidence_mode:
         return result
-    report = provenance.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
+    report = evidence.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
     return replace(result, mode="evidence", gates=report)
 
 
@@ -321,7 +320,7 @@ def _gates(
     """The first evidence gate each of these visible memories fails (absent: it passes)."""
     failed: dict[int, str] = {}
     left = list(seqs)
-    for gate, condition in provenance.gate_conditions(as_of or times.now(), checked).items():
+    for gate, condition in evidence.gate_conditions(as_of or times.now(), checked).items():
         if not left:
             break
         passing = store.visible(replace(view, conditions=(*view.conditions, condition)), left)
@@ -464,7 +463,7 @@ def _thread_ranked(
 
 def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int]:
     """Memories carrying a query concept: most concepts matched first, then newest."""
-    rows = store.memories_with_concepts(view, query_ids, per_concept=links.CANDIDATES_PER_CONCEPT)
+    rows = store.memories_with_concepts(view, query_ids, per_concept=hebbian.CANDIDATES_PER_CONCEPT)
     matches = Counter(seq for seq, _ in rows)
     return sorted(matches, key=lambda seq: (-matches[seq], -seq))
 
@@ -588,7 +587,7 @@ def _scored(
 
 def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[tuple[int, Item]]:
     """The returned items, in order, with their records."""
-    records = standings.marked(store, store.records_by_seq([entry.key for entry in best]))
+    records = standing.marked(store, store.records_by_seq([entry.key for entry in best]))
     moment = request.as_of or times.now()
     return [
         (
@@ -599,7 +598,7 @@ def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[
                 source=entry.candidate.source,
                 sources=entry.candidate.ranks,
                 parts={**entry.candidate.parts, **entry.folds},
-                expired=provenance.expired(records[entry.key].recheck_by, moment),
+                expired=evidence.expired(records[entry.key].recheck_by, moment),
             ),
         )
         for entry in best
@@ -627,7 +626,7 @@ def _touch(store: Store, ranked: Sequence[tuple[int, Item]], as_of: str | None) 
 
 def _explain(
     item: Item,
-    reaches: Sequence[links.Reach],
+    reaches: Sequence[hebbian.Reach],
     taught: lessons.LearnedHit | None,
     names: dict[int, str],
     explain: bool,
@@ -639,4 +638,4 @@ def _explain(
         return replace(item, sources={}, parts={})
     learned = lessons.via(taught, names) if taught is not None else ()
     recalled = precedents.via(*precedent) if precedent is not None else ()
-    return replace(item, via=learned + links.via(reaches, names) + recalled)
+    return replace(item, via=learned + hebbian.via(reaches, names) + recalled)
