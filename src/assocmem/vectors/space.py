@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
-from assocmem.progress import bar as progress_bar
+from assocmem.progress import bar
 from assocmem.store import Store, View
 from assocmem.vectors.embedders import Embedder
-from assocmem.vectors.index import DEFAULT_SETTINGS, IndexSettings, VectorIndex
+from assocmem.vectors.index import DEFAULT_SETTINGS, IndexedVectors, IndexSettings, VectorIndex
+from assocmem.vectors.store import VectorQueries
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,6 +51,20 @@ class _AsWritten:
 
 # Memories embedded from their text as written: the general profile's rule.
 AS_WRITTEN: EmbeddingRules = _AsWritten()
+
+
+class SearchedVectors(IndexedVectors, Protocol):
+    """What a vector search reads: the index's rows, or the backend's own search."""
+
+    native_vectors: bool
+
+    def vector_search(
+        self, view: View, vector: Sequence[float], limit: int
+    ) -> list[tuple[int, float]]: ...
+
+    def vector_similarities(
+        self, vector: Sequence[float], seqs: Sequence[int]
+    ) -> dict[int, float]: ...
 
 
 class VectorSpace:
@@ -83,7 +98,7 @@ class VectorSpace:
     @classmethod
     def checked(
         cls,
-        store: Store,
+        store: VectorQueries,
         embedder: Embedder,
         profile: EmbeddingRules = AS_WRITTEN,
         settings: IndexSettings = DEFAULT_SETTINGS,
@@ -124,7 +139,7 @@ class VectorSpace:
             [embedding_text(text, author, self.profile) for text, author in memories]
         )
 
-    def backfill(self, store: Store) -> int:
+    def backfill(self, store: VectorQueries) -> int:
         """Embed every memory ``store`` holds without a vector; returns how many.
 
         Attaching an embedder to a store of thousands of unembedded memories
@@ -138,12 +153,12 @@ class VectorSpace:
             "embedding %d memories stored without a vector (%s)", missing, self.embedder.model_id
         )
         done = 0
-        with progress_bar(missing, desc="embedding memories", unit="memory") as bar:
+        with bar(missing, desc="embedding memories", unit="memory") as meter:
             while rows := store.missing_vectors(BACKFILL_BATCH):
                 matrix = self.embed([(text, author) for _, _, text, author in rows])
                 store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
                 done += len(rows)
-                bar.update(len(rows))
+                meter.update(len(rows))
         return done
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -151,7 +166,7 @@ class VectorSpace:
         return self.embedder.embed_one(text)
 
     def search(
-        self, store: Store, view: View, vector: np.ndarray, limit: int
+        self, store: SearchedVectors, view: View, vector: np.ndarray, limit: int
     ) -> list[tuple[int, float]]:
         """``(seq, cosine)`` of the memories ``view`` sees in ``store`` nearest to
         ``vector``, best first."""
@@ -159,13 +174,17 @@ class VectorSpace:
             return store.vector_search(view, [float(v) for v in vector], limit)
         return self.index.search(store, view, vector, limit)
 
-    def similarities(self, store: Store, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
+    def similarities(
+        self, store: SearchedVectors, vector: np.ndarray, seqs: list[int]
+    ) -> dict[int, float]:
         """Cosine of ``vector`` to each of these visible memories."""
         if store.native_vectors:
             return store.vector_similarities([float(v) for v in vector], seqs)
         return self.index.similarities(vector, seqs)
 
-    def feedback_probe(self, store: Store, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
+    def feedback_probe(
+        self, store: SearchedVectors, vector: np.ndarray, seqs: list[int]
+    ) -> np.ndarray:
         """Rocchio's probe: the question's vector plus the centroid of its best hits.
 
         The two weigh equally, then the sum is normalised. A question and the
