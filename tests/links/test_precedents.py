@@ -12,7 +12,7 @@ import random
 import pytest
 
 from assocmem import InvalidInput, Memory, UnknownRead
-from assocmem.links import store_reads as reads
+from assocmem.links import store_reads
 from tests.conftest import Target
 from tests.synonyms import NAME as SYNONYMS
 from tests.synonyms import synonyms  # noqa: F401  (the fixture)
@@ -97,8 +97,8 @@ def test_a_handle_from_another_agent_or_a_forgotten_answer_is_unknown(
 def test_unrated_reads_are_kept_to_a_bound_rated_ones_as_long_as_their_lessons(
     store_target: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(reads, "READS_KEPT", 3)
-    monkeypatch.setattr(reads, "PRUNE_EVERY", 1)
+    monkeypatch.setattr(store_reads, "READS_KEPT", 3)
+    monkeypatch.setattr(store_reads, "PRUNE_EVERY", 1)
     with Memory(store_target("bounded"), agent_id="ops") as mem:
         ids = _notes(mem)
         rated, oldest = mem.read(ASKED[0], k=1), mem.read(ASKED[1], k=1)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
-from assocmem.vectors import local as local_embedders
+from assocmem.vectors import local
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
 from assocmem.vectors.local import MiniLMOnnx, MiniLMStatic, MiniLMTorch
 
@@ -127,18 +127,18 @@ def test_importing_the_modules_loads_no_heavy_dependency() -> None:
 
 def test_missing_dependency_names_the_extra() -> None:
     with pytest.raises(DependencyMissing, match=r"assocmem\[embed\]"):
-        local_embedders._require("assocmem_no_such_module")
+        local._require("assocmem_no_such_module")
 
 
 def test_default_models_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert local_embedders.default_models_dir() == tmp_path / "assocmem" / "models"
+    assert local.default_models_dir() == tmp_path / "assocmem" / "models"
     monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     expected = tmp_path / "home" / ".local" / "share" / "assocmem" / "models"
-    assert local_embedders.default_models_dir() == expected
+    assert local.default_models_dir() == expected
     monkeypatch.delenv("XDG_DATA_HOME")
-    assert local_embedders.default_models_dir() == expected
+    assert local.default_models_dir() == expected
 
 
 @pytest.mark.parametrize(
@@ -167,7 +167,7 @@ def test_unbuilt_forms_say_how_to_build_them(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     # Without the assocmem-minilm package, as where it is not installed, the
     # default folder is the data dir's.
-    monkeypatch.setitem(sys.modules, local_embedders.ONNX_PACKAGE, None)
+    monkeypatch.setitem(sys.modules, local.ONNX_PACKAGE, None)
     with pytest.raises(EmbedderUnavailable, match=str(tmp_path / "data" / "assocmem" / "models")):
         factory(**options)
 
@@ -175,14 +175,14 @@ def test_unbuilt_forms_say_how_to_build_them(
 def test_the_onnx_form_loads_from_its_package_without_building(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    for module in ("onnxruntime", "tokenizers", local_embedders.ONNX_PACKAGE):
+    for module in ("onnxruntime", "tokenizers", local.ONNX_PACKAGE):
         pytest.importorskip(module)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     embedder = MiniLMOnnx(build=False)
-    packaged = local_embedders.packaged_onnx_dir()
+    packaged = local.packaged_onnx_dir()
     assert packaged is not None and embedder.model_dir == packaged
-    assert embedder.model_id == __import__(local_embedders.ONNX_PACKAGE).MODEL_ID
-    assert embedder.embed_one(CAT).shape == (local_embedders.MINILM_DIMS,)
+    assert embedder.model_id == __import__(local.ONNX_PACKAGE).MODEL_ID
+    assert embedder.embed_one(CAT).shape == (local.MINILM_DIMS,)
     assert not (tmp_path / "data").exists()
 
 
@@ -203,7 +203,7 @@ def tiny_static_model(folder: Path, dims: int) -> Path:
 
 def test_static_form_loads_through_the_registry(tmp_path: Path) -> None:
     numpy = pytest.importorskip("numpy")
-    folder = tiny_static_model(tmp_path / "static", dims=local_embedders.STATIC_PCA_DIMS)
+    folder = tiny_static_model(tmp_path / "static", dims=local.STATIC_PCA_DIMS)
     register_embedder("minilm-static-test", MiniLMStatic)
     try:
         embedder = load_embedder("minilm-static-test", model_dir=folder)
@@ -225,7 +225,7 @@ def test_static_model_of_another_width_is_refused(tmp_path: Path) -> None:
 def onnx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for module in ("torch", "transformers", "onnx", "onnxscript", "onnxruntime", "tokenizers"):
         pytest.importorskip(module)
-    return local_embedders.build_onnx(tmp_path_factory.mktemp("models") / "minilm-onnx")
+    return local.build_onnx(tmp_path_factory.mktemp("models") / "minilm-onnx")
 
 
 @pytest.mark.model

@@ -14,11 +14,14 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Protocol
 
 from assocmem.errors import UnknownMemory, UnknownRead
 from assocmem.links import lessons, wording
-from assocmem.store import LinkRow, Store, View
+from assocmem.store import LinkRow, View
+from assocmem.store.rows import AskedRead
 from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
 
 # A link is followed once its weight reaches 2: one co-occurrence can be chance,
@@ -36,6 +39,79 @@ CANDIDATES_PER_CONCEPT = 32
 VALENCE_RATE = 0.5
 # Edges returned by `graph` at most.
 MAX_GRAPH_EDGES = 500
+
+
+class Neighbours(Protocol):
+    """What an expansion reads: the links out of the concepts it has reached."""
+
+    def neighbors(
+        self, scope: Scope, concept_ids: Sequence[int], *, min_weight: float, limit: int
+    ) -> list[tuple[int, int, float]]: ...
+
+
+class ConceptPostings(Protocol):
+    """What the associative arm reads: the visible memories carrying a concept."""
+
+    def memories_with_concepts(
+        self,
+        view: View,
+        concept_ids: Sequence[int],
+        *,
+        per_concept: int,
+        skip: Sequence[int] = (),
+    ) -> list[tuple[int, int]]: ...
+
+
+class FeedbackStore(lessons.LessonWrites, Protocol):
+    """What feedback reads and moves in its one transaction: the rated memories, the
+    read they came from, their links, valence and lessons, and the feedback log."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def intern_concepts(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]: ...
+
+    def asked_read(self, scope: Scope, read_id: str) -> AskedRead | None: ...
+
+    def teach_read(self, read_id: str, rated: Sequence[tuple[int, float]]) -> None: ...
+
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]: ...
+
+    def links_between(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]: ...
+
+    def adjust_links(
+        self, scope: Scope, changes: Sequence[tuple[str, int, int, float]], outcome: float
+    ) -> None: ...
+
+    def move_valence(self, seqs: Sequence[int], outcome: float, rate: float) -> None: ...
+
+    def log_feedback(
+        self,
+        scope: Scope,
+        access: str,
+        ids: Sequence[str],
+        concepts: Sequence[str],
+        outcome: float,
+    ) -> int: ...
+
+
+class LinkWalk(wording.Worded, Protocol):
+    """What a graph of the links reads: the links around concepts and their words."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def concept_names(self, ids: Sequence[int]) -> dict[int, str]: ...
+
+    def links_around(
+        self, scope: Scope, concept_ids: Sequence[int], limit: int
+    ) -> list[LinkRow]: ...
 
 
 @dataclass(frozen=True)
@@ -64,7 +140,7 @@ class Expansion:
 
 
 def expand(
-    store: Store, scope: Scope, query_ids: Sequence[int], *, threshold: float, hops: int
+    store: Neighbours, scope: Scope, query_ids: Sequence[int], *, threshold: float, hops: int
 ) -> Expansion:
     """Follow links at or above ``threshold`` from the query concepts, up to ``hops``.
 
@@ -101,7 +177,11 @@ def expand(
 
 
 def associative_hits(
-    store: Store, view: View, expansion: Expansion, concept_ranked: Sequence[int], limit: int
+    store: ConceptPostings,
+    view: View,
+    expansion: Expansion,
+    concept_ranked: Sequence[int],
+    limit: int,
 ) -> list[tuple[int, float, list[Reach]]]:
     """The ``limit`` memories reached most strongly through expanded concepts, best first.
 
@@ -136,7 +216,7 @@ def via(reaches: Sequence[Reach], names: dict[int, str]) -> tuple[Via, ...]:
 
 
 def apply_feedback(
-    store: Store,
+    store: FeedbackStore,
     scope: Scope,
     ids: Sequence[str],
     outcome: float,
@@ -199,7 +279,7 @@ def apply_feedback(
     )
 
 
-def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Graph:
+def graph(store: LinkWalk, scope: Scope, concepts: Sequence[str], depth: int) -> Graph:
     """The links around ``concepts`` out to ``depth`` hops (any weight), breadth first.
 
     Each edge points away from the concept it was reached from; one between two
@@ -234,7 +314,7 @@ def graph(store: Store, scope: Scope, concepts: Sequence[str], depth: int) -> Gr
 
 
 def _walked(
-    store: Store, scope: Scope, start: Iterable[int], depth: int
+    store: LinkWalk, scope: Scope, start: Iterable[int], depth: int
 ) -> tuple[dict[tuple[int, int], tuple[int, int, LinkRow]], set[tuple[int, int]], bool]:
     """The links out to ``depth`` hops from ``start``, each ``(a, b)`` pair as ``(from,
     to, row)``; the pairs whose ends were reached at the same hop; whether the edge

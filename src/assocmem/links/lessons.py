@@ -42,8 +42,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from assocmem.store import Store, View
+from assocmem.store import ConceptLessons, View
 from assocmem.types import Scope, Via
 
 # Lessons read per concept, heaviest first: a concept whose lessons point at more
@@ -55,6 +56,35 @@ LESSONS_PER_CONCEPT = 64
 # it more often than any other, so that wrong ratings scattered over other memories
 # do not silence the answer most ratings gave.
 MAJORITY = 0.5
+
+
+class LessonWrites(Protocol):
+    """What teaching reads and moves: the lessons of rated memories, and how much each
+    concept was taught."""
+
+    def lesson_weights(
+        self, scope: Scope, pairs: Sequence[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]: ...
+
+    def lesson_taught(self, scope: Scope, concept_ids: Sequence[int]) -> dict[int, float]: ...
+
+    def add_lessons(
+        self,
+        scope: Scope,
+        lessons: Sequence[tuple[str, int, int, float]],
+        taught: Sequence[tuple[str, int, float]],
+    ) -> None: ...
+
+
+class LessonReads(Protocol):
+    """What the learned arm reads: the lessons a question's concepts were taught, and
+    which of their memories the reader sees."""
+
+    def concept_lessons(
+        self, scope: Scope, concept_ids: Sequence[int], limit: int
+    ) -> dict[int, ConceptLessons]: ...
+
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]: ...
 
 
 @dataclass(frozen=True)
@@ -116,7 +146,7 @@ class Taught:
 
 
 def teach(
-    store: Store,
+    store: LessonWrites,
     scope: Scope,
     classes: Mapping[int, str],
     concept_ids: Sequence[int],
@@ -168,7 +198,7 @@ def teach(
 
 
 def learned_hits(
-    store: Store, view: View, query_ids: Sequence[int], asked: int | None = None
+    store: LessonReads, view: View, query_ids: Sequence[int], asked: int | None = None
 ) -> list[LearnedHit]:
     """Readable memories the query's concepts were taught to point at, as the `learned`
     arm ranks them in fusion: by the confidence of their votes, which scales each

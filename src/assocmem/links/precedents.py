@@ -49,12 +49,12 @@ import bisect
 import itertools
 import math
 import weakref
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assocmem.optional import require_numpy
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.types import Scope, Via
 
 if TYPE_CHECKING:
@@ -75,6 +75,23 @@ TEMPERATURE = 0.05
 # A precedent vote needs most of the nearby questions' weight to agree on the memory:
 # where the nearest past questions were answered in different ways, they say nothing.
 MAJORITY = 0.5
+
+
+class RatedReads(Protocol):
+    """What the precedent arm reads: the scope's rated reads and what each taught,
+    and which of the memories they vote for the reader sees."""
+
+    def rated_reads_mark(self, scope: Scope) -> tuple[int, int]: ...
+
+    def rated_reads(
+        self, scope: Scope, model: str, known: Collection[str]
+    ) -> tuple[list[str], dict[str, bytes]]: ...
+
+    def read_lessons(
+        self, read_ids: Sequence[str]
+    ) -> dict[str, tuple[tuple[str, ...], list[tuple[int, float]]]]: ...
+
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]: ...
 
 
 @dataclass(frozen=True)
@@ -111,13 +128,13 @@ class _Rated:
 
 
 # Per store: (scope, model) -> its rated reads.
-_CACHE: weakref.WeakKeyDictionary[Store, dict[tuple[Scope, str], _Rated]] = (
+_CACHE: weakref.WeakKeyDictionary[RatedReads, dict[tuple[Scope, str], _Rated]] = (
     weakref.WeakKeyDictionary()
 )
 
 
 def hits(
-    store: Store,
+    store: RatedReads,
     view: View,
     model: str,
     probe: np.ndarray,
@@ -180,7 +197,7 @@ def via(hit: PrecedentHit, concepts: Mapping[str, tuple[str, ...]]) -> tuple[Via
     )
 
 
-def _rated(store: Store, scope: Scope, model: str) -> _Rated:
+def _rated(store: RatedReads, scope: Scope, model: str) -> _Rated:
     """The reader's rated reads and their vectors, cached per store: while their mark
     is unchanged a read asks one aggregate; reads rated since are appended, and only
     a read no longer there (forgotten) rebuilds the whole."""

@@ -12,12 +12,21 @@ increments in the store, so concurrent reads never lose one.
 
 from __future__ import annotations
 
-from assocmem.store import Store
+from collections.abc import Sequence
+from typing import Protocol
+
 from assocmem.types import ReadResult
 
 RATE = 0.05
 CAP = 2.0
 MIN_GAIN = 1e-6  # below this a gain is not worth a write
+
+
+class Reinforced(Protocol):
+    """The one write reinforcement makes: capped value gains (the procedures part of
+    the store keeps values; named here so links need not import that room)."""
+
+    def reinforce(self, gains: Sequence[tuple[int, float]], cap: float) -> None: ...
 
 
 def relevance(result: ReadResult) -> list[tuple[str, float]]:
@@ -33,7 +42,7 @@ def relevance(result: ReadResult) -> list[tuple[str, float]]:
     ]
 
 
-def reinforce(store: Store, seqs: dict[str, int], result: ReadResult) -> None:
+def reinforce(store: Reinforced, seqs: dict[str, int], result: ReadResult) -> None:
     """Raise the value of the read's items by their relevance (``seqs``: id → seq)."""
     gains = [
         (seqs[i], RATE * weight)

@@ -11,9 +11,9 @@ alone, so no other agent's, project's or role's wording is ever shown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
-from assocmem.store.protocol import Store
 from assocmem.text.concepts import normalize_concept
 from assocmem.types import Scope
 
@@ -22,8 +22,18 @@ from assocmem.types import Scope
 USES_COUNTED = 32
 
 
+class Worded(Protocol):
+    """What wording reads: concepts by name, and how the reader's layers spell them."""
+
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def concept_forms(
+        self, scope: Scope, concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]: ...
+
+
 def shown(
-    store: Store, scope: Scope, names: Mapping[int, str], stems: Iterable[str] = ()
+    store: Worded, scope: Scope, names: Mapping[int, str], stems: Iterable[str] = ()
 ) -> dict[str, str]:
     """The word shown for each stem: those of the concept ids ``names`` maps, and
     ``stems`` (looked up by name). One statement reads every spelling at once."""

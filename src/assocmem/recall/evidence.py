@@ -15,7 +15,7 @@ from typing import Any
 from assocmem.errors import InvalidInput
 from assocmem.schema import Condition
 from assocmem.text.sources import canonical_source
-from assocmem.write import validate as records
+from assocmem.write import validate
 
 # How many sources one scope may name as checked.
 MAX_CHECKED = 1000
@@ -54,7 +54,7 @@ def checked_names(sources: Any) -> list[str]:
         raise InvalidInput("sources must be a list of source names", field="sources")
     if len(sources) > MAX_CHECKED:
         raise InvalidInput(f"at most {MAX_CHECKED} checked sources", field="sources")
-    return sorted({canonical_source(records.check_source(s, "sources")) or "" for s in sources})
+    return sorted({canonical_source(validate.check_source(s, "sources")) or "" for s in sources})
 
 
 def expired(recheck_by: str | None, as_of: str) -> bool:

@@ -25,11 +25,11 @@ import math
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.schema import COLUMNS, LIST_COLUMNS, Condition, Cue, Scalar
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.types import STATUSES
 
@@ -92,14 +92,21 @@ class BareKey(Condition):
 # the reader can read when few carry it, so a read filtering on it pays that once.
 # A key stays known after its last carrier is forgotten: a filter on it then matches
 # nothing, as on any key some memory carries with other values.
-_KNOWN_KEYS: weakref.WeakKeyDictionary[Store, set[tuple[Any, str | None, str]]] = (
+class FieldProbe(Protocol):
+    """What a field check reads: whether any memory a view sees exists (the lifecycle
+    part of the store selects; named here so recall need not import that room)."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+
+_KNOWN_KEYS: weakref.WeakKeyDictionary[FieldProbe, set[tuple[Any, str | None, str]]] = (
     weakref.WeakKeyDictionary()
 )
 # Past this many known keys a store's set starts again, so hostile names cannot grow it.
 MAX_KNOWN_KEYS = 4096
 
 
-def check_fields(store: Store, view: View, cues: Sequence[Cue] = ()) -> None:
+def check_fields(store: FieldProbe, view: View, cues: Sequence[Cue] = ()) -> None:
     """Refuse a bare name of ``view``'s conditions or of ``cues`` that no memory the
     view's reader can read (any status or kind; working memory of its task only)
     carries as a meta key: it names nothing."""

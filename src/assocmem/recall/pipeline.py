@@ -31,26 +31,25 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.links import hebbian as links
-from assocmem.links import lessons, precedents, wording
-from assocmem.recall import cues, filters, fusion, weighing
-from assocmem.recall import evidence as provenance
+from assocmem.links import hebbian, lessons, precedents, wording
+from assocmem.recall import cues, evidence, filters, fusion, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
-from assocmem.store import RankFields, Store, View
+from assocmem.store import RankFields, View
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
-from assocmem.trust import stale
-from assocmem.trust import standing as standings
-from assocmem.types import Item, ReadResult, Record
-from assocmem.vectors.space import VectorSpace
+from assocmem.trust import stale, standing
+from assocmem.trust.store import TrustRow
+from assocmem.types import Item, ReadResult, Record, Scope
+from assocmem.vectors.space import SearchedVectors, VectorSpace
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,6 +85,65 @@ ARMS: tuple[str, ...] = fusion.ARM_ORDER
 TAUGHT_ARMS = ("learned", "precedent")
 
 
+class ReadStore(
+    hebbian.Neighbours,
+    hebbian.ConceptPostings,
+    lessons.LessonReads,
+    precedents.RatedReads,
+    wording.Worded,
+    filters.FieldProbe,
+    SearchedVectors,
+    Protocol,
+):
+    """What a read asks of its store: the arms' queries (text, concepts, links,
+    lessons, precedents, vectors, threads), the standing its gates read, and the
+    read kept as a handle."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def authors(self, scope: Scope) -> list[str]: ...
+
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def concept_names(self, ids: Sequence[int]) -> dict[int, str]: ...
+
+    def carried(self, scope: Scope, concept_ids: Sequence[int]) -> set[int]: ...
+
+    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]: ...
+
+    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]: ...
+
+    def size(self, scope: Scope | None = None) -> int: ...
+
+    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]: ...
+
+    def thread_adjacency(
+        self, view: View, seqs: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]: ...
+
+    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def checked_sources(self, scope: Scope) -> list[str]: ...
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
+
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
+
+    def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]: ...
+
+    def stale_cleared(self, seqs: Sequence[int]) -> dict[int, set[str]]: ...
+
+    def touch(self, seqs: Sequence[int], when: str) -> None: ...
+
+    def record_read(self, scope: Scope, read: AskedRead, returned: Sequence[int]) -> None: ...
+
+
 @dataclass(frozen=True)
 class ReadRequest:
     """A validated read."""
@@ -111,14 +169,14 @@ class ReadRequest:
     strict: bool = False
 
 
-def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
+def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> ReadResult:
     """Run every stage once for ``request``, in one snapshot of ``store``.
 
     In evidence mode the gates are hard conditions of the view, so every arm looks
     only at memories that pass them and a deep verified fact is still found; the
     result names, for the question's best k plain matches, the first gate each failed.
     """
-    evidence = request.mode == "evidence"
+    evidence_mode = request.mode == "evidence"
     # One channel, when asked: words alone (no embedder is consulted), or meaning alone.
     meaning_only = request.mode == "semantic"
     if request.mode == "lexical":
@@ -131,10 +189,10 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         )
     plain_view = request.view
     checked: tuple[str, ...] = ()  # the sources named as checked here (evidence mode)
-    if evidence:
+    if evidence_mode:
         as_of = request.as_of or times.now()
         checked = tuple(store.checked_sources(plain_view.scope))
-        gates = tuple(provenance.gate_conditions(as_of, checked).values())
+        gates = tuple(evidence.gate_conditions(as_of, checked).values())
         gated = replace(plain_view, conditions=(*plain_view.conditions, *gates))
         request = replace(request, as_of=as_of, view=gated)
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
@@ -150,13 +208,13 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         if request.query is not None and not request.concepts_given:
             query_concepts += _compounds(store, view, request.query, query_concepts)
         query_ids = list(store.concept_ids(query_concepts).values())
-        expansion = links.expand(
+        expansion = hebbian.expand(
             store, view.scope, query_ids, threshold=request.threshold, hops=request.hops
         )
         concept_scoped, associative = [], []
         if not meaning_only:  # the concept arms, which meaning alone does not run
             concept_scoped = _concept_arm(store, view, query_ids)[:depth]
-            associative = links.associative_hits(store, view, expansion, concept_scoped, depth)
+            associative = hebbian.associative_hits(store, view, expansion, concept_scoped, depth)
         probe = space.embed_query(question.probe) if space and question else None
         rankings = {
             "concept_scoped": concept_scoped,
@@ -220,8 +278,8 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
-            among = standings.counted_among(view.scope)
-            earned = standings.earned(store, among, [e.key for e in scored], request.strict)
+            among = standing.counted_among(view.scope)
+            earned = standing.earned(store, among, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
         ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
@@ -237,7 +295,9 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
         names = {i: said[stem] for i, stem in stems.items()}
         asked_by = {handle: tuple(said[c] for c in cs) for handle, cs in asked_by.items()}
         refused = (
-            _refused(store, plain_view, request, question, query_ids, checked) if evidence else {}
+            _refused(store, plain_view, request, question, query_ids, checked)
+            if evidence_mode
+            else {}
         )
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
     _touch(store, ranked, request.as_of)
@@ -272,14 +332,14 @@ def read(store: Store, request: ReadRequest, space: VectorSpace | None) -> ReadR
             "expanded_concepts_cut": expansion.cut,
         },
     )
-    if not evidence:
+    if not evidence_mode:
         return result
-    report = provenance.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
+    report = evidence.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
     return replace(result, mode="evidence", gates=report)
 
 
 def _refused(
-    store: Store,
+    store: ReadStore,
     view: View,
     request: ReadRequest,
     question: QueryCues | None,
@@ -297,7 +357,7 @@ def _refused(
 
 
 def _later_arms(
-    store: Store,
+    store: ReadStore,
     view: View,
     question: QueryCues,
     space: VectorSpace | None,
@@ -316,12 +376,12 @@ def _later_arms(
 
 
 def _gates(
-    store: Store, view: View, seqs: Sequence[int], as_of: str | None, checked: Sequence[str]
+    store: ReadStore, view: View, seqs: Sequence[int], as_of: str | None, checked: Sequence[str]
 ) -> dict[int, str]:
     """The first evidence gate each of these visible memories fails (absent: it passes)."""
     failed: dict[int, str] = {}
     left = list(seqs)
-    for gate, condition in provenance.gate_conditions(as_of or times.now(), checked).items():
+    for gate, condition in evidence.gate_conditions(as_of or times.now(), checked).items():
         if not left:
             break
         passing = store.visible(replace(view, conditions=(*view.conditions, condition)), left)
@@ -330,7 +390,9 @@ def _gates(
     return failed
 
 
-def _compounds(store: Store, view: View, question: str, concepts: Sequence[str]) -> tuple[str, ...]:
+def _compounds(
+    store: ReadStore, view: View, question: str, concepts: Sequence[str]
+) -> tuple[str, ...]:
     """Concepts the question spells as two words ("time out" for ``timeout``) that
     the reader's memories carry."""
     candidates = [c for c in cues.compounds(question) if c not in concepts]
@@ -340,7 +402,7 @@ def _compounds(store: Store, view: View, question: str, concepts: Sequence[str])
 
 
 def _question_arms(
-    store: Store,
+    store: ReadStore,
     view: View,
     request: ReadRequest,
     question: QueryCues,
@@ -392,7 +454,11 @@ def _word_shares(
 
 
 def _word_evidence(
-    store: Store, view: View, terms: Sequence[str], lexical: dict[int, float], more: Sequence[int]
+    store: ReadStore,
+    view: View,
+    terms: Sequence[str],
+    lexical: dict[int, float],
+    more: Sequence[int],
 ) -> weighing.WordEvidence:
     """What the words have to go on (`weighing.WordEvidence`): the best lexical matches
     are measured first, and when one of them decides the question every word vote is
@@ -409,7 +475,9 @@ def _word_evidence(
     return weighing.WordEvidence(coverage)
 
 
-def _coverage(store: Store, measure: weighing.Coverage, seqs: Sequence[int]) -> dict[int, float]:
+def _coverage(
+    store: ReadStore, measure: weighing.Coverage, seqs: Sequence[int]
+) -> dict[int, float]:
     """Each memory's share of the question's word information."""
     fields = store.rank_fields(list(dict.fromkeys(seqs))) if seqs else {}
     return {seq: measure.of(row.text) for seq, row in fields.items()}
@@ -436,7 +504,7 @@ def _question_cues(question: QueryCues) -> list[Cue]:
 
 
 def _thread_ranked(
-    store: Store,
+    store: ReadStore,
     view: View,
     scores: dict[int, float],
     score_more: Callable[[list[int]], dict[int, float]],
@@ -462,15 +530,15 @@ def _thread_ranked(
     return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq)), adjacency
 
 
-def _concept_arm(store: Store, view: View, query_ids: Sequence[int]) -> list[int]:
+def _concept_arm(store: ReadStore, view: View, query_ids: Sequence[int]) -> list[int]:
     """Memories carrying a query concept: most concepts matched first, then newest."""
-    rows = store.memories_with_concepts(view, query_ids, per_concept=links.CANDIDATES_PER_CONCEPT)
+    rows = store.memories_with_concepts(view, query_ids, per_concept=hebbian.CANDIDATES_PER_CONCEPT)
     matches = Counter(seq for seq, _ in rows)
     return sorted(matches, key=lambda seq: (-matches[seq], -seq))
 
 
 def _lexical_expansion(
-    store: Store, view: View, question: QueryCues, best: list[int], depth: int
+    store: ReadStore, view: View, question: QueryCues, best: list[int], depth: int
 ) -> list[int]:
     """Lexical search again, the question's terms joined by words its best hits share."""
     top = store.records_by_seq(best)
@@ -484,7 +552,7 @@ def _lexical_expansion(
     return [seq for seq, _ in store.lexical(view, [*question.terms, *extra], depth)]
 
 
-def _informative(store: Store, view: View, terms: Sequence[str]) -> list[str]:
+def _informative(store: ReadStore, view: View, terms: Sequence[str]) -> list[str]:
     """The terms worth a lexical search: all of them, unless the reader's layers are
     large and hold a term in half their memories or more (then that term is dropped,
     never all). Counted over what the reader can read, so no tenant's writes change
@@ -499,7 +567,7 @@ def _informative(store: Store, view: View, terms: Sequence[str]) -> list[str]:
 
 
 def _thread_arm(
-    store: Store, view: View, fused: list[Fused[int]], profile: Profile, depth: int
+    store: ReadStore, view: View, fused: list[Fused[int]], profile: Profile, depth: int
 ) -> tuple[list[int], dict[int, float]]:
     """Thread neighbours of the best candidates, in the order of the hit they border;
     and each one's cap: the profile's share of that hit's fused score (forward for
@@ -522,7 +590,7 @@ def _thread_arm(
 
 
 def _boosts(
-    store: Store, request: ReadRequest, cues: Sequence[Cue], pool: Sequence[int]
+    store: ReadStore, request: ReadRequest, cues: Sequence[Cue], pool: Sequence[int]
 ) -> dict[int, float]:
     """Each pooled memory's capped product of the cue boosts it earns."""
     earned: dict[int, list[float]] = {}
@@ -546,7 +614,7 @@ class _Scored(NamedTuple):
 
 
 def _scored(
-    store: Store,
+    store: ReadStore,
     pool: list[Fused[int]],
     boosts: dict[int, float],
     request: ReadRequest,
@@ -586,9 +654,11 @@ def _scored(
     return scored
 
 
-def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[tuple[int, Item]]:
+def _items(
+    store: ReadStore, best: Sequence[_Scored], request: ReadRequest
+) -> list[tuple[int, Item]]:
     """The returned items, in order, with their records."""
-    records = standings.marked(store, store.records_by_seq([entry.key for entry in best]))
+    records = standing.marked(store, store.records_by_seq([entry.key for entry in best]))
     moment = request.as_of or times.now()
     return [
         (
@@ -599,7 +669,7 @@ def _items(store: Store, best: Sequence[_Scored], request: ReadRequest) -> list[
                 source=entry.candidate.source,
                 sources=entry.candidate.ranks,
                 parts={**entry.candidate.parts, **entry.folds},
-                expired=provenance.expired(records[entry.key].recheck_by, moment),
+                expired=evidence.expired(records[entry.key].recheck_by, moment),
             ),
         )
         for entry in best
@@ -612,7 +682,7 @@ def _age_days(row: RankFields | Record, as_of: datetime) -> float:
     return (as_of - times.to_datetime(started)).total_seconds() / 86_400
 
 
-def _touch(store: Store, ranked: Sequence[tuple[int, Item]], as_of: str | None) -> None:
+def _touch(store: ReadStore, ranked: Sequence[tuple[int, Item]], as_of: str | None) -> None:
     """Restart the decay clock of returned memories still inside their kind's window."""
     now = as_of or times.now()
     moment = times.to_datetime(now)
@@ -627,7 +697,7 @@ def _touch(store: Store, ranked: Sequence[tuple[int, Item]], as_of: str | None) 
 
 def _explain(
     item: Item,
-    reaches: Sequence[links.Reach],
+    reaches: Sequence[hebbian.Reach],
     taught: lessons.LearnedHit | None,
     names: dict[int, str],
     explain: bool,
@@ -639,4 +709,4 @@ def _explain(
         return replace(item, sources={}, parts={})
     learned = lessons.via(taught, names) if taught is not None else ()
     recalled = precedents.via(*precedent) if precedent is not None else ()
-    return replace(item, via=learned + links.via(reaches, names) + recalled)
+    return replace(item, via=learned + hebbian.via(reaches, names) + recalled)

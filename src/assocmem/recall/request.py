@@ -13,16 +13,15 @@ from datetime import datetime
 from typing import Any
 
 from assocmem.errors import InvalidInput
-from assocmem.links import hebbian as links
-from assocmem.recall import filters, profiles
-from assocmem.recall import pipeline as recall
+from assocmem.links import hebbian
+from assocmem.recall import filters, pipeline, profiles
 from assocmem.recall.profiles import GENERAL
 from assocmem.store import View
 from assocmem.text import times
 from assocmem.text.clean import check_clean
 from assocmem.text.concepts import extract_concepts
 from assocmem.types import KINDS, Scope
-from assocmem.write import validate as records
+from assocmem.write import validate
 
 MAX_K = 1000
 MAX_QUERY_CHARS = 10_000
@@ -38,7 +37,7 @@ def read_request(
     concepts: Sequence[str] | None = None,
     k: int = 10,
     hops: int = 1,
-    threshold: float = links.DEFAULT_THRESHOLD,
+    threshold: float = hebbian.DEFAULT_THRESHOLD,
     where: Mapping[str, Any] | None = None,
     prefer: Mapping[str, Any] | Sequence[Any] | None = None,
     prefer_trust: float | None = None,
@@ -51,7 +50,7 @@ def read_request(
     task: str | None = None,
     include_superseded: bool = False,
     profile: str = GENERAL.name,
-) -> recall.ReadRequest:
+) -> pipeline.ReadRequest:
     """A validated `ReadRequest` for `Memory.read`'s arguments."""
     if query is not None and (not isinstance(query, str) or not query.strip()):
         raise InvalidInput("query must be a non-empty string", field="query")
@@ -60,11 +59,11 @@ def read_request(
     if query is None and concepts is None:
         raise InvalidInput("read needs a query, concepts, or both", field="query")
     if concepts is not None:
-        names = [n for n, _ in records.check_concepts(concepts)]
+        names = [n for n, _ in validate.check_concepts(concepts)]
     else:
         names = [n for n, _ in extract_concepts(query or "", limit=MAX_READ_CONCEPTS)]
     check_int(k, "k", 1, MAX_K)
-    check_int(hops, "hops", 0, links.MAX_HOPS)
+    check_int(hops, "hops", 0, hebbian.MAX_HOPS)
     if (
         isinstance(threshold, bool)
         or not isinstance(threshold, int | float)
@@ -87,7 +86,7 @@ def read_request(
         conditions=filters.parse_where(where),
         task=_optional_name(task, "task"),
     )
-    return recall.ReadRequest(
+    return pipeline.ReadRequest(
         query=query,
         concepts=tuple(names),
         concepts_given=concepts is not None,

@@ -9,18 +9,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.recall import filters
-from assocmem.store import Store, View
-from assocmem.types import SoftRead
+from assocmem.store import View
+from assocmem.types import Record, SoftRead
 
 # Keyed memories a soft read considers at most; it is a read over a small,
 # deliberately keyed set, not over a whole store.
 MAX_KEYED = 10_000
 
 
-def soft_read(store: Store, view: View, query_key: Sequence[float], temperature: float) -> SoftRead:
+class KeyedStore(filters.FieldProbe, Protocol):
+    """What a soft read reads: the keyed memories a view sees, its fields checked."""
+
+    def keyed_records(self, view: View, limit: int) -> list[Record]: ...
+
+
+def soft_read(
+    store: KeyedStore, view: View, query_key: Sequence[float], temperature: float
+) -> SoftRead:
     """Softmax(q·k / temperature) over visible keyed memories, and Σ weight · value."""
     query = _vector(query_key, "query_key")
     filters.check_fields(store, view)

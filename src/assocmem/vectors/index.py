@@ -1,7 +1,7 @@
 """The vector arm's index: every stored vector of one database, grouped by scope layer.
 
 Invariants: the index mirrors the store's vector table as of the last vector
-change it applied (`Store.vector_changes`: every process's writes, moves between
+change it applied (`VectorQueries.vector_changes`: every process's writes, moves between
 layers and deletions), caught up inside the snapshot of the read that searches,
 so it never returns a memory that read cannot see: candidates come only from the
 reader's own layers, and the read's visibility check (scope, access, status,
@@ -14,7 +14,7 @@ A layer of `IndexSettings.threshold` vectors or more also gets an HNSW graph
 (`ann.Graph`, faiss), built off the read path; until it is ready, and for rows
 written since (the block's tail, folded into the graph in the background), the
 layer is searched exactly. Where the store lives in a file, each graph is saved
-beside it (`Store.vector_index_path`) with the last change it covers, loaded by
+beside it (`VectorQueries.vector_index_path`) with the last change it covers, loaded by
 the next process and caught up from there; a file that is unreadable, from
 another embedder, ahead of the store, or whose rows disagree with the store's is
 set aside and its layer rebuilt. A forgotten memory's row is zeroed at once, in
@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assocmem.optional import require_numpy
-from assocmem.store import Store, View
+from assocmem.store import View
+from assocmem.types import Scope
 from assocmem.vectors import ann
 
 if TYPE_CHECKING:
@@ -41,6 +43,28 @@ if TYPE_CHECKING:
     from assocmem.store.rows import VectorRows
 
 logger = logging.getLogger(__name__)
+
+
+class IndexedVectors(Protocol):
+    """What the index reads of a store: its vector rows and changes (`VectorQueries`)
+    and, for a search, the reader's layers and visibility."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def layers(self, scope: Scope) -> list[int]: ...
+
+    def visible(self, view: View, seqs: Sequence[int]) -> set[int]: ...
+
+    def vector_index_path(self) -> str | None: ...
+
+    def vector_changes(self, after: int) -> VectorRows: ...
+
+    def vector_layers(self) -> tuple[int, dict[int, int]]: ...
+
+    def vector_layer_rows(self, layers: Sequence[int]) -> VectorRows: ...
+
+    def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]: ...
+
 
 # Candidates fetched per requested result before the view's conditions filter
 # them: generous, so a selective `where` still leaves enough to rank.
@@ -242,7 +266,7 @@ class VectorIndex:
 
     # -- keeping up with the store -----------------------------------------------------
 
-    def refresh(self, store: Store) -> None:
+    def refresh(self, store: IndexedVectors) -> None:
         """Apply the vector changes ``store`` shows beyond the last applied (any process's)."""
         with store.snapshot(), self._lock:
             if not self._loaded:
@@ -251,7 +275,7 @@ class VectorIndex:
                 self._apply(store.vector_changes(self._last))
         self._maintain()
 
-    def _load(self, store: Store) -> None:
+    def _load(self, store: IndexedVectors) -> None:
         """Fill the index: saved graphs first, the other layers from the store."""
         last, counts = store.vector_layers()
         path = store.vector_index_path()
@@ -285,7 +309,7 @@ class VectorIndex:
                 logger.info("vector index file %s does not describe this store; rebuilt", path)
         return found
 
-    def _check_file(self, store: Store, layer: int, stored: int) -> None:
+    def _check_file(self, store: IndexedVectors, layer: int, stored: int) -> None:
         """Rebuild ``layer`` from the store unless its loaded file agrees with it: the
         same number of vectors, and the same vectors for a sample of them."""
         numpy = self._np
@@ -426,7 +450,7 @@ class VectorIndex:
         return {s: float(v) for s, v in zip(held, matrix @ query, strict=True)}
 
     def search(
-        self, store: Store, view: View, query: np.ndarray, limit: int
+        self, store: IndexedVectors, view: View, query: np.ndarray, limit: int
     ) -> list[tuple[int, float]]:
         """``(seq, cosine)`` of the memories ``view`` sees in ``store`` most similar to
         ``query``, best first (ties by sequence number)."""

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from assocmem.errors import DependencyMissing, EmbedderUnavailable
 from assocmem.optional import require_numpy
 from assocmem.paths import data_dir
-from assocmem.progress import bar as progress_bar
+from assocmem.progress import bar
 from assocmem.vectors.embedders import Embedder
 
 if TYPE_CHECKING:
@@ -539,17 +539,17 @@ def _build_onnx_in_place(model_dir: Path) -> None:
     source = packaged_model_dir()
     work = Path(tempfile.mkdtemp(dir=model_dir.parent, prefix=f".{model_dir.name}.build-"))
     try:
-        with progress_bar(BUILD_STEPS, desc=f"building {ONNX_DIR_NAME} (once)", unit="step") as bar:
+        with bar(BUILD_STEPS, desc=f"building {ONNX_DIR_NAME} (once)", unit="step") as meter:
             tokenizer = _packaged_tokenizer(source)
             tokenizer.save(str(work / TOKENIZER_FILE))
-            bar.update(1)
+            meter.update(1)
             with _quiet_build():
                 model = _export_float(source, tokenizer, work / "float.onnx")
-                bar.update(1)
+                meter.update(1)
                 _quantize(work / "float.onnx", work / ONNX_FILE)
-                bar.update(1)
+                meter.update(1)
             _check_agreement(model, tokenizer, work / ONNX_FILE)
-            bar.update(1)
+            meter.update(1)
         (work / "float.onnx").unlink()
         _move_into_place(work, model_dir)
     finally:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from assocmem.errors import EmbedderMismatch
 from assocmem.optional import require_numpy
-from assocmem.progress import bar as progress_bar
-from assocmem.recall.profiles import GENERAL, Profile
+from assocmem.progress import bar
 from assocmem.store import Store, View
 from assocmem.vectors.embedders import Embedder
-from assocmem.vectors.index import DEFAULT_SETTINGS, IndexSettings, VectorIndex
+from assocmem.vectors.index import DEFAULT_SETTINGS, IndexedVectors, IndexSettings, VectorIndex
+from assocmem.vectors.store import VectorQueries
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +33,38 @@ logger = logging.getLogger(__name__)
 
 # Memories embedded per transaction when filling in vectors a store lacks.
 BACKFILL_BATCH = 256
+
+
+class EmbeddingRules(Protocol):
+    """What a read profile (`assocmem.recall.profiles.Profile`) decides about the text a
+    memory is embedded from: the one rule of a profile that acts at write time. Declared
+    here so that the space depends on that rule only, never on the room that reads."""
+
+    @property
+    def strip_speaker_label(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _AsWritten:
+    strip_speaker_label: bool = False
+
+
+# Memories embedded from their text as written: the general profile's rule.
+AS_WRITTEN: EmbeddingRules = _AsWritten()
+
+
+class SearchedVectors(IndexedVectors, Protocol):
+    """What a vector search reads: the index's rows, or the backend's own search."""
+
+    native_vectors: bool
+
+    def vector_search(
+        self, view: View, vector: Sequence[float], limit: int
+    ) -> list[tuple[int, float]]: ...
+
+    def vector_similarities(
+        self, vector: Sequence[float], seqs: Sequence[int]
+    ) -> dict[int, float]: ...
 
 
 class VectorSpace:
@@ -47,15 +80,16 @@ class VectorSpace:
     matching one is next attached.
 
     ``profile`` decides the text a memory is embedded from (`embedding_text`), so a
-    store's vectors reflect the profile they were written with; ``settings`` says
-    how its index searches (`IndexSettings`: the layer size from which an HNSW
-    graph serves, whether graphs are built on a thread of their own).
+    store's vectors reflect the profile they were written with (a space reads only
+    its `EmbeddingRules`); ``settings`` says how its index searches (`IndexSettings`:
+    the layer size from which an HNSW graph serves, whether graphs are built on a
+    thread of their own).
     """
 
     def __init__(
         self,
         embedder: Embedder,
-        profile: Profile = GENERAL,
+        profile: EmbeddingRules = AS_WRITTEN,
         settings: IndexSettings = DEFAULT_SETTINGS,
     ) -> None:
         self.embedder, self.profile = embedder, profile
@@ -64,9 +98,9 @@ class VectorSpace:
     @classmethod
     def checked(
         cls,
-        store: Store,
+        store: VectorQueries,
         embedder: Embedder,
-        profile: Profile = GENERAL,
+        profile: EmbeddingRules = AS_WRITTEN,
         settings: IndexSettings = DEFAULT_SETTINGS,
     ) -> VectorSpace:
         """A space over ``store``'s database: the embedder checked against the one that
@@ -77,9 +111,9 @@ class VectorSpace:
         space.backfill(store)
         return space
 
-    def with_profile(self, profile: Profile) -> VectorSpace:
+    def with_profile(self, profile: EmbeddingRules) -> VectorSpace:
         """The same space (embedder and index shared) embedding memories as ``profile`` says."""
-        if profile == self.profile:
+        if profile.strip_speaker_label == self.profile.strip_speaker_label:
             return self
         space = VectorSpace.__new__(VectorSpace)
         space.embedder, space.profile, space.index = self.embedder, profile, self.index
@@ -105,7 +139,7 @@ class VectorSpace:
             [embedding_text(text, author, self.profile) for text, author in memories]
         )
 
-    def backfill(self, store: Store) -> int:
+    def backfill(self, store: VectorQueries) -> int:
         """Embed every memory ``store`` holds without a vector; returns how many.
 
         Attaching an embedder to a store of thousands of unembedded memories
@@ -119,12 +153,12 @@ class VectorSpace:
             "embedding %d memories stored without a vector (%s)", missing, self.embedder.model_id
         )
         done = 0
-        with progress_bar(missing, desc="embedding memories", unit="memory") as bar:
+        with bar(missing, desc="embedding memories", unit="memory") as meter:
             while rows := store.missing_vectors(BACKFILL_BATCH):
                 matrix = self.embed([(text, author) for _, _, text, author in rows])
                 store.add_vectors([(seq, layer) for seq, layer, _, _ in rows], matrix)
                 done += len(rows)
-                bar.update(len(rows))
+                meter.update(len(rows))
         return done
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -132,7 +166,7 @@ class VectorSpace:
         return self.embedder.embed_one(text)
 
     def search(
-        self, store: Store, view: View, vector: np.ndarray, limit: int
+        self, store: SearchedVectors, view: View, vector: np.ndarray, limit: int
     ) -> list[tuple[int, float]]:
         """``(seq, cosine)`` of the memories ``view`` sees in ``store`` nearest to
         ``vector``, best first."""
@@ -140,13 +174,17 @@ class VectorSpace:
             return store.vector_search(view, [float(v) for v in vector], limit)
         return self.index.search(store, view, vector, limit)
 
-    def similarities(self, store: Store, vector: np.ndarray, seqs: list[int]) -> dict[int, float]:
+    def similarities(
+        self, store: SearchedVectors, vector: np.ndarray, seqs: list[int]
+    ) -> dict[int, float]:
         """Cosine of ``vector`` to each of these visible memories."""
         if store.native_vectors:
             return store.vector_similarities([float(v) for v in vector], seqs)
         return self.index.similarities(vector, seqs)
 
-    def feedback_probe(self, store: Store, vector: np.ndarray, seqs: list[int]) -> np.ndarray:
+    def feedback_probe(
+        self, store: SearchedVectors, vector: np.ndarray, seqs: list[int]
+    ) -> np.ndarray:
         """Rocchio's probe: the question's vector plus the centroid of its best hits.
 
         The two weigh equally, then the sum is normalised. A question and the
@@ -163,7 +201,7 @@ class VectorSpace:
         return probe / norm if norm > 0 else vector
 
 
-def embedding_text(text: str, author: str | None, profile: Profile = GENERAL) -> str:
+def embedding_text(text: str, author: str | None, profile: EmbeddingRules = AS_WRITTEN) -> str:
     """What a memory's vector is made from: its text as written, or, under a
     profile that strips speaker labels (transcripts), its text without a leading
     label naming its own author ("Ana: I swim on Sundays" gives "I swim on Sundays").
