@@ -63,6 +63,14 @@ def test_the_assocmem_wheel_holds_only_assocmem(source: Path, tmp_path: Path) ->
         assert top_level(archive) == {"assocmem"}
         assert "assocmem_bench" not in metadata(archive, "entry_points.txt")
         assert f"Version: {assocmem.__version__}\n" in metadata(archive, "METADATA")
+        # Every migration ships, the engine's and each capability's beside its part: a
+        # wheel without one would refuse or break the stores it should open.
+        shipped = {n for n in archive.namelist() if n.endswith(".sql")}
+        in_tree = {
+            str(p.relative_to(ROOT / "src"))
+            for p in (ROOT / "src" / "assocmem").glob("*/migrations/*/*.sql")
+        }
+        assert len(in_tree) > 40 and shipped == in_tree
 
 
 @pytest.mark.slow
