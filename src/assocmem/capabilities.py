@@ -28,7 +28,7 @@ from assocmem.store import open_store as open_engine
 from assocmem.store.core import SQLStore
 from assocmem.store.migrations import migrations as engine_migrations
 from assocmem.store.sqlite import SQLiteStore
-from assocmem.trust.store import TrustQueries
+from assocmem.trust.gates import StandingGates
 from assocmem.trust.store_attribution import AttributionQueries
 from assocmem.vault.store import VaultQueries
 from assocmem.vectors.store import VectorQueries
@@ -44,7 +44,7 @@ class Parts(
     GraphQueries,  # graph: declared entities and relations
     LifecycleQueries,  # lifecycle
     VaultQueries,  # vault
-    TrustQueries,  # trust: standing
+    StandingGates,  # trust: standing, and the gates a read passes through
     AttributionQueries,  # trust: attribution
     ConsolidationQueries,  # consolidate: the dream pass's derived layer
     ProcedureQueries,  # procedures: procedures, graduation, earned reinforcement

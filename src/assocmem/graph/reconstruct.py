@@ -13,16 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.graph import traverse
 from assocmem.graph.declare import MEM_PREFIX
-from assocmem.graph.store import GraphQueries
 from assocmem.recall import pipeline
 from assocmem.store import RelationRow, View
 from assocmem.text.concepts import normalize_text
-from assocmem.types import Evidence, Reconstructed, Reconstruction, Role
+from assocmem.types import Evidence, Reconstructed, Reconstruction, Role, Scope
 from assocmem.vectors.space import VectorSpace
+
+
+class Reconstructing(pipeline.ReadStore, traverse.AliasReads, Protocol):
+    """What a reconstruction reads: the read's store, and the declared graph's mentions
+    and relations of what the read found."""
+
+    def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]: ...
+
+    def mentioning(self, view: View, entity_id: int, limit: int) -> list[int]: ...
+
+    def entity_relations(self, scope: Scope, entity_ids: Sequence[int]) -> list[RelationRow]: ...
+
+    def memory_relations(self, scope: Scope, seqs: Sequence[int]) -> list[RelationRow]: ...
+
 
 # Record-to-record predicates read as roles, subject first.
 ROLES = frozenset(
@@ -141,7 +154,7 @@ def _reach(
 
 
 def load_walk(
-    store: GraphQueries, view: View, pool: Sequence[int], max_hops: int, cap: int
+    store: Reconstructing, view: View, pool: Sequence[int], max_hops: int, cap: int
 ) -> WalkInputs:
     """Read what the walk needs, bounded: hops, entities, records per entity."""
     mentions = store.mentions_of(view.scope, pool)
@@ -161,7 +174,7 @@ def load_walk(
 
 
 def reconstruct(
-    store: GraphQueries,
+    store: Reconstructing,
     space: VectorSpace | None,
     request: pipeline.ReadRequest,
     *,
@@ -244,7 +257,7 @@ def _assemble(
 
 
 def _bundles(
-    store: GraphQueries,
+    store: Reconstructing,
     view: View,
     pool: Sequence[int],
     refs: Mapping[int, str],

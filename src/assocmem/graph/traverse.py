@@ -44,6 +44,16 @@ class RelationEnds(Protocol):
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
 
+class AliasReads(Protocol):
+    """What finding the entities a question mentions reads: aliases and entities."""
+
+    def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]: ...
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
+
+
 def resolve(store: GraphQueries, view: View, entity: str, predicates: Sequence[str]) -> list[str]:
     """Names reached from ``entity`` by following each predicate in turn, subject to object."""
     if not predicates or not all(isinstance(p, str) and p.strip() for p in predicates):
@@ -176,7 +186,7 @@ def relation_view(
     )
 
 
-def alias_terms(store: GraphQueries, view: View, query: str) -> tuple[str, ...]:
+def alias_terms(store: AliasReads, view: View, query: str) -> tuple[str, ...]:
     """Stage 1: the names and aliases of every entity the question mentions, as
     lexical terms (normalized match, longest alias first, on word boundaries)."""
     aliases = sorted(

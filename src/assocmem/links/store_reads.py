@@ -55,7 +55,7 @@ class ReadQueries(SQLStore):
         self._reads_written = 0
 
     def record_read(self, scope: Scope, read: AskedRead, returned: Sequence[int]) -> None:
-        if self._clock is not None:  # a reader connection: its writer keeps it
+        if isinstance(self._clock, ReadQueries):  # a reader connection: its writer keeps it
             self._clock.record_read(scope, read, returned)
             return
         if self.read_only:

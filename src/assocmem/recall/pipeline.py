@@ -44,10 +44,9 @@ from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, View
+from assocmem.store.parts import StorePart, hooks
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
-from assocmem.trust import stale, standing
-from assocmem.trust.store import TrustRow
 from assocmem.types import Item, ReadResult, Record, Scope
 from assocmem.vectors.space import SearchedVectors, VectorSpace
 
@@ -96,7 +95,7 @@ class ReadStore(
     Protocol,
 ):
     """What a read asks of its store: the arms' queries (text, concepts, links,
-    lessons, precedents, vectors, threads), the standing its gates read, and the
+    lessons, precedents, vectors, threads), the gates its store's parts declare, and the
     read kept as a handle."""
 
     def snapshot(self) -> AbstractContextManager[None]: ...
@@ -131,15 +130,9 @@ class ReadStore(
 
     def checked_sources(self, scope: Scope) -> list[str]: ...
 
-    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
-
-    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
-
-    def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]: ...
-
-    def stale_cleared(self, seqs: Sequence[int]) -> dict[int, set[str]]: ...
-
     def touch(self, seqs: Sequence[int], when: str) -> None: ...
+
+    def parts(self) -> tuple[StorePart, ...]: ...
 
     def record_read(self, scope: Scope, read: AskedRead, returned: Sequence[int]) -> None: ...
 
@@ -278,8 +271,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         boosts = _boosts(store, request, cues, [f.key for f in candidates])
         scored = _scored(store, candidates, boosts, request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
-            among = standing.counted_among(view.scope)
-            earned = standing.earned(store, among, [e.key for e in scored], request.strict)
+            earned = _influence(store, view.scope, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
         ranked = _items(store, scored[: request.k], request)
         reaches = {seq: r for seq, _, r in associative}
@@ -613,6 +605,26 @@ class _Scored(NamedTuple):
         return self.candidate.key
 
 
+def _influence(store: ReadStore, scope: Scope, seqs: Sequence[int], strict: bool) -> set[int]:
+    """Those of ``seqs`` every part's influence gate lets drive an action."""
+    passed = set(seqs)
+    for gate in hooks(store.parts(), "influence"):
+        passed &= gate(store, scope, seqs, strict)
+    return passed
+
+
+def _derived_folds(
+    store: ReadStore, view: View, derived: Sequence[int]
+) -> dict[int, dict[str, float]]:
+    """The folds the parts put on these derived candidates' scores (seq -> fold -> factor)."""
+    records = store.records_by_seq(derived)
+    folds: dict[int, dict[str, float]] = {}
+    for gate in hooks(store.parts(), "derived_folds"):
+        for seq, found in gate(store, view, records).items():
+            folds.setdefault(seq, {}).update(found)
+    return folds
+
+
 def _scored(
     store: ReadStore,
     pool: list[Fused[int]],
@@ -624,7 +636,7 @@ def _scored(
     as_of = times.to_datetime(request.as_of or times.now())
     fields = store.rank_fields([f.key for f in pool])
     derived = [seq for seq, row in fields.items() if row.derived]
-    demoted = stale.demoted(store, request.view, store.records_by_seq(derived)) if derived else {}
+    demoted = _derived_folds(store, request.view, derived) if derived else {}
     profile = request.profile
     question_fold = profile.question_fold
     scored = []
@@ -642,8 +654,7 @@ def _scored(
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
         folds["prefer"] = boosts.get(candidate.key, 1.0)
-        if candidate.key in demoted:  # a derivation from a retracted parent (trust.stale)
-            folds["stale"] = stale.DEMOTED_FOLD
+        folds.update(demoted.get(candidate.key, {}))  # a part's gate on derivations
         score = candidate.score
         for factor in folds.values():
             score *= factor
@@ -658,7 +669,9 @@ def _items(
     store: ReadStore, best: Sequence[_Scored], request: ReadRequest
 ) -> list[tuple[int, Item]]:
     """The returned items, in order, with their records."""
-    records = standing.marked(store, store.records_by_seq([entry.key for entry in best]))
+    records = store.records_by_seq([entry.key for entry in best])
+    for mark in hooks(store.parts(), "mark"):
+        records = dict(mark(store, records))
     moment = request.as_of or times.now()
     return [
         (

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from assocmem.types import Scope
+from assocmem.store.rows import View
+from assocmem.types import Record, Scope
 
 
 class Written(NamedTuple):
@@ -78,6 +79,15 @@ class StorePart:
     on_erase: Callable[[Any, str, Sequence[str]], None] | None = None
     # A memory (seq) moved from one layer to another (an update of its access).
     on_move: Callable[[Any, int, int, int], None] | None = None
+    # A read's gates: which of these memories may drive an action (a read asking
+    # ``influence_only``, ``strict``: origins counted strictly); folds of the score the
+    # part puts on derived candidates (seq -> {fold: factor}, asked only when the pool
+    # holds derived memories); the returned records with the part's marks set.
+    influence: Callable[[Any, Scope, Sequence[int], bool], set[int]] | None = None
+    derived_folds: (
+        Callable[[Any, View, Mapping[int, Record]], Mapping[int, Mapping[str, float]]] | None
+    ) = None
+    mark: Callable[[Any, Mapping[int, Record]], Mapping[int, Record]] | None = None
     # Concepts merge in a refold (old id -> kept id, also in the temporary table
     # ``refold_map``): called before the engine re-keys the memories' concept rows.
     on_merge: Callable[[Any, Mapping[int, int]], None] | None = None

@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
+from assocmem.store.parts import StorePart
 from assocmem.store.rows import (
     ConceptLessons,
     EntityRow,
@@ -181,6 +182,12 @@ class Store(abc.ABC):
         stored) of one memory, never its text; with ``access``, move it into the layer
         of that access class (refused, `InvalidInput` naming ``access``, where that
         layer holds the same observation or its key's active value)."""
+
+    @classmethod
+    @abc.abstractmethod
+    def parts(cls) -> tuple[StorePart, ...]:
+        """The capabilities' parts mixed into this store, whose hooks its reads and
+        writes call (`parts.py`)."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -19,8 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from assocmem.lifecycle import contradictions
-from assocmem.store import Store, View
-from assocmem.trust.store import TrustQueries
+from assocmem.store import View
 from assocmem.types import STATUSES, Record, Scope, StaleDerived
 
 PAGE = 500
@@ -53,7 +52,14 @@ class Clearing(Demotions, Protocol):
     def clear_stale(self, seq: int, reasons: Sequence[str]) -> None: ...
 
 
-def stale_derived(store: TrustQueries, view: View) -> list[StaleDerived]:
+class Derivations(Demotions, contradictions.ContradictionReads, Protocol):
+    """What listing stale derivations reads: demotions, contradictions, and every
+    memory of a scope page by page."""
+
+    def scan(self, scope: Scope, *, after: int, limit: int) -> list[tuple[int, Record]]: ...
+
+
+def stale_derived(store: Derivations, view: View) -> list[StaleDerived]:
     """Every active derived memory ``view`` sees with a troubled ancestor, oldest first,
     with whether it is demoted now."""
     derived = [record for record in _active(store, view) if record.derived_from]
@@ -136,7 +142,7 @@ def _troubles(
     return found
 
 
-def _active(store: Store, view: View) -> list[Record]:
+def _active(store: Derivations, view: View) -> list[Record]:
     records, after = [], 0
     while page := store.scan(view.scope, after=after, limit=PAGE):
         records += [record for _, record in page]
@@ -144,7 +150,7 @@ def _active(store: Store, view: View) -> list[Record]:
     return records
 
 
-def _seqs(store: Store, view: View, records: Sequence[Record]) -> list[tuple[int, Record]]:
+def _seqs(store: Demotions, view: View, records: Sequence[Record]) -> list[tuple[int, Record]]:
     seqs = store.visible_seqs(view.scope, [r.id for r in records], statuses=STATUSES)
     return [(seqs[r.id], r) for r in records if r.id in seqs]
 
