@@ -22,7 +22,7 @@ from assocmem.links.store_lessons import LessonQueries
 from assocmem.links.store_reads import ReadQueries
 from assocmem.portable.store import PortableQueries
 from assocmem.procedures.store import ProcedureQueries
-from assocmem.recall.store import EvidenceQueries
+from assocmem.recall.store import CheckedSourceQueries
 from assocmem.store import assembled
 from assocmem.store import open_store as open_engine
 from assocmem.store.core import SQLStore
@@ -40,7 +40,7 @@ class Parts(
     FeedbackQueries,  # links: the feedback log and valence
     ReadQueries,  # links: reads kept as handles
     VectorQueries,  # vectors
-    EvidenceQueries,  # recall: the sources evidence mode counts as checked
+    CheckedSourceQueries,  # recall: the sources evidence mode counts as checked
     GraphQueries,  # graph: declared entities and relations
     LifecycleQueries,  # lifecycle
     VaultQueries,  # vault

@@ -11,7 +11,7 @@ from typing import Any
 
 from assocmem.errors import InvalidInput, OperatorRequired
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.recall import evidence
+from assocmem.recall import provenance
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.text import times
@@ -116,7 +116,7 @@ class TrustOperations(MemoryBase):
                 " mode admits",
                 field="sources",
             )
-        named = evidence.checked_names(sources)
+        named = provenance.checked_names(sources)
         self._store.name_checked_sources(self.scope, named)
         return named
 

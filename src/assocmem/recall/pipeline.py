@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.links import hebbian, lessons, precedents, wording
-from assocmem.recall import cues, evidence, filters, fusion, weighing
+from assocmem.recall import cues, filters, fusion, provenance, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
@@ -185,7 +185,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
     if evidence_mode:
         as_of = request.as_of or times.now()
         checked = tuple(store.checked_sources(plain_view.scope))
-        gates = tuple(evidence.gate_conditions(as_of, checked).values())
+        gates = tuple(provenance.gate_conditions(as_of, checked).values())
         gated = replace(plain_view, conditions=(*plain_view.conditions, *gates))
         request = replace(request, as_of=as_of, view=gated)
     depth = max(FUSION_DEPTH_MIN, FUSION_DEPTH_PER_K * request.k)
@@ -326,7 +326,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
     )
     if not evidence_mode:
         return result
-    report = evidence.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
+    report = provenance.gate_report([(refused_ids[seq], gate) for seq, gate in refused.items()])
     return replace(result, mode="evidence", gates=report)
 
 
@@ -373,7 +373,7 @@ def _gates(
     """The first evidence gate each of these visible memories fails (absent: it passes)."""
     failed: dict[int, str] = {}
     left = list(seqs)
-    for gate, condition in evidence.gate_conditions(as_of or times.now(), checked).items():
+    for gate, condition in provenance.gate_conditions(as_of or times.now(), checked).items():
         if not left:
             break
         passing = store.visible(replace(view, conditions=(*view.conditions, condition)), left)
@@ -682,7 +682,7 @@ def _items(
                 source=entry.candidate.source,
                 sources=entry.candidate.ranks,
                 parts={**entry.candidate.parts, **entry.folds},
-                expired=evidence.expired(records[entry.key].recheck_by, moment),
+                expired=provenance.expired(records[entry.key].recheck_by, moment),
             ),
         )
         for entry in best

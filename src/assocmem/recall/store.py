@@ -1,7 +1,8 @@
-"""Evidence in SQL: the sources an operator names as checked, per scope.
+"""Checked sources in SQL: the sources an operator names as checked, per scope, the
+only ones evidence mode counts.
 
-A mixin of `SQLStore`. Invariant: a reader's checked sources are those named for the
-scopes it reads (its own project and channel, and the shared ones), never another
+A part of the store (`store/parts.py`). Invariant: a reader's checked sources are those
+named for the scopes it reads (its own project and channel, and the shared ones), never another
 agent's.
 """
 
@@ -15,7 +16,7 @@ from assocmem.store.parts import StorePart
 from assocmem.types import Scope
 
 
-class EvidenceQueries(SQLStore):
+class CheckedSourceQueries(SQLStore):
     """The checked-source lists of the SQL store (mixed into `SQLStore`)."""
 
     @translated
@@ -44,4 +45,4 @@ class EvidenceQueries(SQLStore):
                     [*where, source],
                 )
 
-    part = StorePart("evidence", migrations="assocmem.recall")
+    part = StorePart("checked sources", migrations="assocmem.recall")

@@ -1,4 +1,5 @@
-"""Provenance and evidence: canonical sources and the gates evidence mode applies.
+"""Provenance: canonical sources and the gates evidence mode applies (not to be
+confused with the evidence a reconstruction gathers through relations, `graph/reconstruct.py`).
 
 Invariants: variants of one origin (a full URL, its domain, the site's name) get
 one canonical form, so counting sources cannot be inflated by spelling; an
