@@ -7,6 +7,7 @@ arrow from a lower tier to a higher one, or from an adapter past the public API.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,69 @@ def test_no_mixin_calls_another_s_private_method(path: Path) -> None:
         and not node.func.attr.startswith("__")
     }
     assert sorted(calls - allowed) == []
+
+
+# -- a capability's SQL lives in its folder ----------------------------------------------
+
+_CREATES = re.compile(
+    r"CREATE\s+(?:VIRTUAL\s+|UNLOGGED\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I
+)
+_NAMES = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE|EXISTS\s*\(\s*SELECT\s+1\s+FROM)\s+(\w+)")
+
+
+def _migration_folders() -> dict[str, list[Path]]:
+    """Each folder's migration files (the engine's under ``store``)."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(PACKAGE.glob("*/migrations/*/*.sql")):
+        found.setdefault(path.relative_to(PACKAGE).parts[0], []).append(path)
+    return found
+
+
+def _owners() -> dict[str, str]:
+    """Table -> the folder that keeps it: the part that declares it among its
+    ``tables``, else the folder whose migrations create it."""
+    from assocmem.capabilities import Parts
+
+    owners: dict[str, str] = {}
+    for folder, paths in _migration_folders().items():
+        for path in paths:
+            for table in _CREATES.findall(path.read_text(encoding="utf-8")):
+                owners.setdefault(table.lower(), folder)
+    for cls in Parts.__mro__:
+        part = cls.__dict__.get("part")
+        for table in part.tables if part is not None else ():
+            owners[table] = cls.__module__.split(".")[1]
+    return owners
+
+
+def _sql_strings(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module (f-strings' literal parts too), with lines."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append((node.lineno, node.value))
+    return found
+
+
+def test_every_table_has_one_keeper() -> None:
+    owners = _owners()
+    # The engine's own rows, and every part's tables, are known by name.
+    assert {"memories", "concepts", "links", "trust_credits", "vault_notes"} <= set(owners)
+    assert owners["memories"] == "store" and owners["links"] == "links"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: _module(p))
+def test_sql_naming_a_capability_s_table_lives_in_its_folder(path: Path) -> None:
+    # What a capability keeps is read and written by its own part; another folder asks
+    # it through the part's methods or the engine's hooks. The engine's own tables
+    # (memories, concepts, scopes…) are every part's to read.
+    owners = _owners()
+    here = _folder(_module(path))
+    foreign = sorted(
+        f"{line}: {table}"
+        for line, text in _sql_strings(path)
+        if re.search(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP)\b", text)
+        for table in _NAMES.findall(text)
+        if owners.get(table.lower(), "store") not in ("store", here)
+    )
+    assert foreign == []

@@ -53,6 +53,9 @@ class StorePart:
     # The package whose ``migrations/sqlite`` and ``migrations/postgres`` folders hold
     # the part's named migrations (applied with the engine's, in name order).
     migrations: str | None = None
+    # The tables the part keeps, whichever migration created them: no SQL outside the
+    # part's folder names them (`tests/test_layout.py`).
+    tables: tuple[str, ...] = ()
     # The part's own state on a new connection (its queues, its caches).
     on_init: Callable[[Any], None] | None = None
     # Once per open, after the migrations, under the lock that serialises them: bring
