@@ -25,9 +25,9 @@ from assocmem.procedures.store import ProcedureQueries
 from assocmem.recall.store import EvidenceQueries
 from assocmem.store import assembled
 from assocmem.store import open_store as open_engine
-from assocmem.store.sqlite import SQLiteStore
 from assocmem.store.core import SQLStore
 from assocmem.store.migrations import migrations as engine_migrations
+from assocmem.store.sqlite import SQLiteStore
 from assocmem.trust.store import TrustQueries
 from assocmem.trust.store_attribution import AttributionQueries
 from assocmem.vault.store import VaultQueries

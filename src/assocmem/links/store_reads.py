@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from assocmem.errors import AssocmemError
 from assocmem.portable.rows import LearnedPrecedent
@@ -45,7 +45,6 @@ class ReadQueries(SQLStore):
 
     _clock: Store | None
     read_only: bool = False
-    _seqs_here: Callable[[Scope, Sequence[str]], dict[str, int]]  # portable.py
 
     def init_reads(self) -> None:
         """A new connection's queue of reads to write."""
@@ -248,7 +247,7 @@ class ReadQueries(SQLStore):
         with self.transaction():
             layer = self._own_layer(scope)
             for row in rows:
-                seqs = self._seqs_here(scope, [memory_id for memory_id, _, _ in row.taught])
+                seqs = self.own_seqs(scope, [memory_id for memory_id, _, _ in row.taught])
                 if not seqs:
                     kept.append(False)
                     continue

@@ -70,10 +70,15 @@ class SQLConnection:
     """
 
     driver_errors: tuple[type[BaseException], ...] = ()
+    # The backend's SQL dialect ("sqlite" or "postgres"), for a part whose statements
+    # differ between them: the part branches on it, the engine overrides none of its
+    # methods.
+    dialect: ClassVar[str]
     snapshot_begin = "BEGIN"
     # Writes append co-occurrence counts to `pending_links` and fold them into
     # `links` in bulk (see pending_links.py), where True; else they upsert `links`.
     buffers_link_counts = False
+    path: str  # the store's file or URL
     _conn: Any
     _parts_found: ClassVar[tuple[StorePart, ...]]
 
@@ -489,6 +494,8 @@ class SQLConnection:
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 [key, value],
             )
+        for on_info in hooks(self.parts(), "on_info"):
+            on_info(self, key, value)
 
     def close(self) -> None:
         with self._lock:

@@ -86,6 +86,14 @@ class StorePart:
     concept_refs: tuple[tuple[str, str], ...] = ()
     # Tables of the part keyed by concept that a refold merges row by row.
     by_concept: Mapping[str, ByConcept] | None = None
+    # A store_info ``key`` was set to ``value`` (after the setting's own transaction).
+    on_info: Callable[[Any, str, str], None] | None = None
+    # The backend made a database extension available (its name), once per open under
+    # the lock that serialises migrations: the part adds what uses it to its tables.
+    on_extension: Callable[[Any, str], None] | None = None
+    # The part's counts in a scope's `stats`, given the condition ``where`` on a table's
+    # ``scope_id`` that selects the scope's layers, and its parameters (the layers).
+    stats: Callable[[Any, str, Sequence[int]], Mapping[str, int]] | None = None
 
 
 def parts_of(cls: type) -> tuple[StorePart, ...]:

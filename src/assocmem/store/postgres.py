@@ -12,7 +12,6 @@ extension can be created, and the portable numpy index otherwise.
 
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -34,14 +33,15 @@ from assocmem.store.connection import CONCEPTS_EPOCH
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
-from assocmem.store.params import KEYED, in_list, translated
+from assocmem.store.params import KEYED, id_array, padded, translated
+from assocmem.store.parts import hooks
 from assocmem.store.protocol import View
 from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.vacuums import Vacuumer
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
-from assocmem.types import Record, Scope, WriteResult
+from assocmem.types import Record, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -134,26 +134,6 @@ class _Connection:
         self.raw.close()
 
 
-def _ids(ids: Sequence[int]) -> str:
-    """An array of `_padded` ids, one placeholder each, for a walk to unnest.
-
-    A kept plan prices a bound array as 10 rows, so PostgreSQL found a walk of two
-    concepts cheaper planned anew each time and never kept it. The length of an
-    array constructor is known to it; padding it to a power of two keeps the
-    statements few (one per power) and the price within 2x.
-    """
-    return "ARRAY[" + ", ".join(["?::bigint"] * _padded_length(len(ids))) + "]"
-
-
-def _padded(ids: Sequence[int]) -> list[int | None]:
-    """``ids`` and NULLs up to the length `_ids` gives: a NULL id matches no row."""
-    return [*ids, *[None] * (_padded_length(len(ids)) - len(ids))]
-
-
-def _padded_length(count: int) -> int:
-    return 1 << max(0, count - 1).bit_length()
-
-
 def _placeholders(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
@@ -165,6 +145,7 @@ class PostgresStore(SQLStore):
         url: a ``postgresql://`` connection URL.
     """
 
+    dialect = "postgres"
     driver_errors = (psycopg.Error,)
     # Reads plan each statement for its own parameters (see `_Connection._run`):
     # concept and term frequencies are Zipf-skewed, and one generic prepared plan
@@ -304,7 +285,8 @@ class PostgresStore(SQLStore):
                     raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
                 except pg_errors.InsufficientPrivilege:
                     return False  # a role that may not install it: the numpy index serves
-            raw.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+            for on_extension in hooks(self.parts(), "on_extension"):
+                on_extension(self, "vector")
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
         return True
@@ -487,32 +469,6 @@ class PostgresStore(SQLStore):
             [new, seq],
         )
 
-    def _neighbor_weights(
-        self,
-        scope: Scope,
-        layers: Sequence[int],
-        concept_ids: Sequence[int],
-        floor: float,
-        limit: int,
-    ) -> dict[tuple[int, int], float]:
-        # The shared walk in one statement: one per concept, side and layer cost a
-        # round trip and a plan each, most of a read's statements. Link counts are
-        # never pending here, so the rows are the weights. Its plan is one for every
-        # concept (an ordered index scan cut by LIMIT, migration 0019), so it is kept:
-        # planning it took longer than running it.
-        rows = self._query(
-            f"{KEYED}SELECT c.concept, s.other, s.weight"
-            f" FROM unnest({_ids(concept_ids)}) AS c(concept), unnest({_ids(layers)}) AS l(layer),"
-            " LATERAL ((SELECT b AS other, weight FROM links"
-            "  WHERE scope_id = l.layer AND a = c.concept AND weight >= ?"
-            "  ORDER BY weight DESC, b LIMIT ?)"
-            " UNION ALL (SELECT a, weight FROM links"
-            "  WHERE scope_id = l.layer AND b = c.concept AND weight >= ?"
-            "  ORDER BY weight DESC, a LIMIT ?)) AS s",
-            [*_padded(concept_ids), *_padded(layers), floor, limit, floor, limit],
-        )
-        return self._over_layers(scope, layers, rows)
-
     def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         # As the shared SQL does, but each record's concepts come in the same
         # statement, as an array of (name, form) pairs in position order: a read asks
@@ -552,14 +508,15 @@ class PostgresStore(SQLStore):
         exclude = " AND mc.memory_seq NOT IN (SELECT unnest(?::bigint[]))" if skip else ""
         rows = self._query(
             ("" if view.conditions else KEYED) + "SELECT c.concept, newest.memory_seq"
-            f" FROM unnest({_ids(concept_ids)}) AS c(concept), unnest({_ids(layers)}) AS l(layer),"
+            f" FROM unnest({id_array(concept_ids)}) AS c(concept),"
+            f" unnest({id_array(layers)}) AS l(layer),"
             " LATERAL (SELECT mc.memory_seq FROM memory_concepts mc"
             f"  JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
             f"  WHERE mc.scope_id = l.layer AND mc.concept_id = c.concept{exclude}"
             "  ORDER BY mc.memory_seq DESC LIMIT ?) AS newest",
             [
-                *_padded(concept_ids),
-                *_padded(layers),
+                *padded(concept_ids),
+                *padded(layers),
                 *params,
                 *([list(skip)] if skip else []),
                 per_concept,
@@ -653,67 +610,10 @@ class PostgresStore(SQLStore):
                 return  # the write is committed; statistics wait for the next one
             self._written_since_analyze = 0
 
-    def _put_vectors(self, rows: Sequence[tuple[int, int, np.ndarray]]) -> None:
-        if not self.native_vectors:
-            super()._put_vectors(rows)
-            return
-        # The portable blob stays beside the pgvector column: the Rocchio probe reads
-        # stored vectors back (`vectors_of`) the same way on both backends.
-        self._conn.executemany(
-            "INSERT INTO vectors (memory_seq, scope_id, vector, embedding) VALUES (?,?,?,?::vector)"
-            " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
-            " scope_id = excluded.scope_id, embedding = excluded.embedding",
-            [(seq, layer, v.tobytes(), _vector_text(v.tolist())) for seq, layer, v in rows],
-        )
-
-    @translated
-    def set_info(self, key: str, value: str) -> None:
-        super().set_info(key, value)
-        if key == "embedder_dims" and self.native_vectors and value.isdigit():
-            dims = int(value)  # an integer from our own store_info, not caller text
-            self._conn.execute(
-                "CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw"
-                f" ((embedding::vector({dims})) vector_cosine_ops)"
-            )
-
-    @translated
-    def vector_search(
-        self, view: View, vector: Sequence[float], limit: int
-    ) -> list[tuple[int, float]]:
-        """``(seq, cosine)`` of the visible memories nearest ``vector`` (pgvector HNSW)."""
-        dims = len(vector)
-        where, params = self._view_sql(view, self._layers(view.scope), "m")
-        probe = _vector_text(vector)
-        rows = self._query(
-            f"SELECT v.memory_seq, 1 - (v.embedding::vector({dims}) <=> ?::vector({dims}))"
-            " FROM vectors v JOIN memories m ON m.seq = v.memory_seq"
-            f" WHERE v.embedding IS NOT NULL AND {where}"
-            f" ORDER BY v.embedding::vector({dims}) <=> ?::vector({dims}), v.memory_seq LIMIT ?",
-            [probe, *params, probe, limit],
-        )
-        return [(seq, float(score)) for seq, score in rows]
-
-    @translated
-    def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
-        """Cosine of ``vector`` to each of these memories."""
-        if not seqs:
-            return {}
-        dims, probe = len(vector), _vector_text(vector)
-        rows = self._query(
-            f"SELECT memory_seq, 1 - (embedding::vector({dims}) <=> ?::vector({dims}))"
-            f" FROM vectors WHERE embedding IS NOT NULL AND {in_list('memory_seq', list(seqs))}",
-            [probe, *seqs],
-        )
-        return {seq: float(score) for seq, score in rows}
-
 
 def _tsquery(terms: int) -> str:
     """One plain query per term, OR-ed (empty for none)."""
     return " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)" for _ in range(terms))
-
-
-def _vector_text(vector: Sequence[float]) -> str:
-    return json.dumps([float(v) for v in vector])
 
 
 def _redact(exc: BaseException) -> str:
