@@ -408,4 +408,8 @@ class GraphQueries(SQLStore):
         )
         return [RelationRow(*row) for row in rows]
 
-    part = StorePart("graph", migrations="assocmem.graph")
+    part = StorePart(
+        "graph",
+        migrations="assocmem.graph",
+        forget_tables=("entity_mentions", "relations"),
+    )

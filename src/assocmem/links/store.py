@@ -16,13 +16,13 @@ from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
+from assocmem.links import pending_links
+from assocmem.links.pending_links import PendingLinks, PendingSide
 from assocmem.portable.rows import LearnedLink
-from assocmem.store import pending_links
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, chunked, id_array, in_list, padded, translated
 from assocmem.store.parts import StorePart, Written
-from assocmem.store.pending_links import PendingLinks, PendingSide
 from assocmem.store.protocol import LinkRow
 from assocmem.store.refold import later
 from assocmem.text import times
@@ -36,6 +36,15 @@ def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> Li
 
 class LinkQueries(SQLStore):
     """The co-occurrence links of the SQL store: a part mixed into `SQLStore`."""
+
+    def init_pending_copy(self) -> None:
+        """A new connection's copy of `pending_links` (empty where counts are not
+        buffered)."""
+        self._pending_links = PendingLinks()
+
+    def drop_pending_copy(self, level: int) -> None:
+        """A rollback's hook: the copy may hold rows the rollback takes back."""
+        self._pending_links.clear()
 
     def count_written(self, written: Sequence[Written], at: int) -> None:
         """A write's hook: one co-occurrence for every pair of each memory's concepts."""
@@ -555,6 +564,8 @@ class LinkQueries(SQLStore):
     part = StorePart(
         "links",
         migrations="assocmem.links",
+        on_init=init_pending_copy,
+        on_rollback=drop_pending_copy,
         settle=fold_links,
         on_write=count_written,
         on_forget=uncount_cooccurrence,
@@ -563,6 +574,8 @@ class LinkQueries(SQLStore):
         on_merge=merge_links,
         concept_refs=(("links", "a"), ("links", "b")),
         stats=count_links,
+        forget_tables=("links",),
+        grown_tables=("links",),
     )
 
 

@@ -245,6 +245,7 @@ class FeedbackQueries(SQLStore):
         on_forget=forget_feedback,
         on_erase=forget_feedback_naming,
         stats=count_feedback,
+        forget_tables=("feedback", "feedback_items"),
     )
 
 

@@ -223,6 +223,8 @@ class LessonQueries(SQLStore):
 
     part = StorePart(
         "lessons",
+        empty_checked=("lesson_concepts",),
+        forget_tables=("lessons", "lesson_concepts"),
         on_forget=forget_lessons,
         after_forget=drop_uncarried_lessons,
         concept_refs=(("lessons", "concept_id"), ("lesson_concepts", "concept_id")),

@@ -21,7 +21,6 @@ from assocmem.portable.rows import LearnedPrecedent
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.parts import StorePart
-from assocmem.store.protocol import Store
 from assocmem.store.rows import AskedRead
 from assocmem.text import times
 from assocmem.types import Scope
@@ -43,7 +42,9 @@ QUEUED_MAX = 10_000
 class ReadQueries(SQLStore):
     """Reads as handles, and their lessons (mixed into `SQLStore`)."""
 
-    _clock: Store | None
+    # The writer that keeps a reader connection's access clock (`keep_access_clock_in`):
+    # the same parts over another connection, so it keeps the reader's reads too.
+    _clock: ReadQueries | None
     read_only: bool = False
 
     def init_reads(self) -> None:
@@ -285,6 +286,8 @@ class ReadQueries(SQLStore):
         on_commit=drop_written_reads,
         on_close=keep_queued_reads,
         on_forget=forget_reads,
+        empty_checked=("read_lessons",),
+        forget_tables=("reads", "read_items", "read_lessons"),
     )
 
 

@@ -64,7 +64,8 @@ def open_store(
             PostgresStore,  # an optional extra: imported only when asked
         )
 
-        return assembled(PostgresStore, parts)(target)
+        postgres: type[PostgresStore] = assembled(PostgresStore, parts)
+        return postgres(target)
     scheme, found, _ = target.partition("://")
     if found and len(scheme) > 1 and scheme.replace("+", "").isalnum():  # not C://
         raise InvalidInput(
@@ -73,7 +74,8 @@ def open_store(
         )
     if target.startswith("~"):
         target = os.path.expanduser(target)
-    return assembled(SQLiteStore, parts)(target, synchronous=synchronous, read_only=read_only)
+    sqlite: type[SQLiteStore] = assembled(SQLiteStore, parts)
+    return sqlite(target, synchronous=synchronous, read_only=read_only)
 
 
 @functools.cache

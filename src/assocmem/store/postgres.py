@@ -34,7 +34,7 @@ from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import KEYED, id_array, padded, translated
-from assocmem.store.parts import hooks
+from assocmem.store.parts import hooks, tables
 from assocmem.store.protocol import View
 from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
@@ -68,11 +68,15 @@ TEXT_SEARCH_CONFIG = "english"
 # its size, and autovacuum still refines in between.
 ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
-# Tables every read would ask, checked for a first row as each read snapshot begins
-# (`snapshot_checks`): a read skips those found empty.
-SKIPPED_WHEN_EMPTY = (
-    "lesson_concepts", "read_lessons", "trust_slashes", "trust_attestations", "authors"
-)  # fmt: skip
+# The engine's tables that many stores never fill and every read would ask, checked
+# for a first row as each read snapshot begins, after the parts' (`empty_checked`):
+# a read skips those found empty.
+SKIPPED_WHEN_EMPTY = ("authors",)
+# The engine's tables a forget deletes rows from, and those every write grows (the
+# parts add theirs: `forget_tables`, `grown_tables`).
+FORGET_TABLES = ("memories", "memory_concepts", "concepts", "authors", "lexical_layers",
+                 "lexical_terms")  # fmt: skip
+GROWN_TABLES = ("memories", "memory_concepts")
 
 
 class _Connection:
@@ -157,17 +161,6 @@ class PostgresStore(SQLStore):
     # JIT is off for reads: their statements run in milliseconds, and compiling one
     # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off"
-    # What every read checks first, sent with its BEGIN: a round trip each would cost
-    # as much as running them. Scopes are only ever inserted, by one writer at a time
-    # (the advisory lock), so the newest id names the scope rows a snapshot sees.
-    # Tables that many stores never fill (no feedback taught, no trust marks, no
-    # authors named) are checked for a first row, so a read of such a store skips
-    # asking them.
-    snapshot_checks = (
-        "SELECT (SELECT max(id) FROM scopes),"
-        f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"
-        + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in SKIPPED_WHEN_EMPTY)
-    )
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -184,6 +177,21 @@ class PostgresStore(SQLStore):
     def __init__(self, url: str) -> None:
         self.path = url
         self._init_state()
+        parts = self.parts()
+        self._skipped_when_empty = (*tables(parts, "empty_checked"), *SKIPPED_WHEN_EMPTY)
+        self._forget_tables = (*FORGET_TABLES, *tables(parts, "forget_tables"))
+        self._grown_tables = (*GROWN_TABLES, *tables(parts, "grown_tables"))
+        # What every read checks first, sent with its BEGIN: a round trip each would
+        # cost as much as running them. Scopes are only ever inserted, by one writer at
+        # a time (the advisory lock), so the newest id names the scope rows a snapshot
+        # sees. Tables that many stores never fill (no feedback taught, no trust marks,
+        # no authors named) are checked for a first row, so a read of such a store
+        # skips asking them.
+        self._snapshot_checks = (
+            "SELECT (SELECT max(id) FROM scopes),"
+            f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"
+            + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in self._skipped_when_empty)
+        )
         self.native_vectors = False
         self._written_since_analyze = 0
         self._analyzed_rows = 0  # until the planner is asked, once migrated
@@ -307,14 +315,14 @@ class PostgresStore(SQLStore):
     def _open_snapshot(self) -> None:
         # Statements without parameters go as one simple query, one round trip; the
         # cursor is left on the first statement's result.
-        cursor = self._conn.execute(f"{self.snapshot_begin}; {self.snapshot_checks}")
+        cursor = self._conn.execute(f"{self.snapshot_begin}; {self._snapshot_checks}")
         while cursor.description is None and cursor.nextset():
             pass
         newest_scope, epoch, *empty = cursor.fetchone()
         self._version_in = (self._transactions, ("scopes", newest_scope))
         self._note_concepts_epoch(epoch, self._transactions)
         self._empty_in_snapshot = frozenset(
-            t for t, none in zip(SKIPPED_WHEN_EMPTY, empty, strict=True) if none
+            t for t, none in zip(self._skipped_when_empty, empty, strict=True) if none
         )
 
     def _data_version(self) -> Any:
@@ -566,13 +574,6 @@ class PostgresStore(SQLStore):
 
     # -- erasure -------------------------------------------------------------
 
-    # Every table a forget deletes rows from: their dead tuples keep the bytes.
-    _FORGET_TABLES = (
-        "memories", "memory_concepts", "concepts", "authors", "links", "lessons",
-        "lesson_concepts", "feedback", "feedback_items", "vectors", "entity_mentions",
-        "relations", "lexical_layers", "lexical_terms", "reads", "read_items", "read_lessons",
-    )  # fmt: skip
-
     def _scrub_files(self) -> None:
         # A delete only marks tuples dead, and a plain VACUUM prunes them but leaves
         # their bytes in the pages' free space (measured: text and author found in
@@ -581,7 +582,8 @@ class PostgresStore(SQLStore):
         # on each table while it copies it (readers wait; cost grows with the store)
         # and cannot run in a transaction: this connection is autocommit between them.
         with self._lock:
-            self._conn.execute("VACUUM FULL " + ", ".join(self._FORGET_TABLES))
+            # Every table a forget deletes rows from: their dead tuples keep the bytes.
+            self._conn.execute("VACUUM FULL " + ", ".join(self._forget_tables))
 
     # -- inspection: sizes on disk (store/inspection.py); the WAL is the server's --
     @translated
@@ -604,7 +606,7 @@ class PostgresStore(SQLStore):
             if self._depth or grown < max(ANALYZE_MIN_ROWS, ANALYZE_GROWTH * self._analyzed_rows):
                 return
             try:
-                self._conn.execute("ANALYZE memories, memory_concepts, links, vectors")
+                self._conn.execute("ANALYZE " + ", ".join(self._grown_tables))
                 self._analyzed_rows = self._planned_rows()
             except psycopg.Error:
                 return  # the write is committed; statistics wait for the next one

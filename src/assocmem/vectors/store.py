@@ -220,6 +220,8 @@ class VectorQueries(SQLStore):
         on_move=move_vector,
         on_info=index_embeddings,
         on_extension=add_embedding_column,
+        forget_tables=("vectors",),
+        grown_tables=("vectors",),
     )
 
 
