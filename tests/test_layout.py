@@ -98,3 +98,132 @@ def test_imports_point_down(path: Path) -> None:
         or (m != "assocmem" and not _within(m, allowed))
     )  # fmt: skip
     assert upward == [], f"{module} imports what its tier may not: {upward}"
+
+
+# -- one capability, one folder ------------------------------------------------------
+
+
+def _folder(module: str) -> str:
+    """The folder a module belongs to: ``assocmem.trust.slash`` -> ``trust``; the
+    package's own top-level modules are each a folder of their own."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _folder_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        here = _folder(_module(path))
+        for imported in _imports(path):
+            there = _folder(imported)
+            if there != here and imported != "assocmem":
+                graph.setdefault(here, set()).add(there)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` (its folders in order, the first repeated last), or []."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_folder_imports_itself_back() -> None:
+    # A folder that another folder's import leads back to cannot be read, tested or
+    # changed on its own: the arrows between folders form no cycle.
+    assert _cycle(_folder_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": {"c"}}) == []
+
+
+def test_no_import_is_renamed() -> None:
+    # An import renamed on the way in lets an old name live on beside the module's
+    # own; numpy's `np` is the one alias the field reads as the name itself.
+    renamed = []
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for alias in node.names:
+                    conventional = (alias.name, alias.asname) == ("numpy", "np")
+                    if alias.asname and alias.asname != alias.name.split(".")[-1]:
+                        if not conventional:
+                            renamed.append(f"{_module(path)}: {alias.name} as {alias.asname}")
+    assert renamed == []
+
+
+def _store_interface() -> list[str]:
+    tree = ast.parse((PACKAGE / "store" / "protocol.py").read_text(encoding="utf-8"))
+    store = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Store")
+    return [f.name for f in store.body if isinstance(f, ast.FunctionDef)]
+
+
+def test_the_core_store_interface_stays_small() -> None:
+    # Everything a capability asks of the store beyond the memory rows is its part's
+    # own method, in its folder; the interface every room shares stays a page long.
+    assert len(_store_interface()) <= 30, _store_interface()
+
+
+# The engine's base class: its private helpers (``_query``, ``_layers``, the dialect's
+# ``_condition_sql``…) are what every mixin is built on.
+BASE = PACKAGE / "store" / "connection.py"
+
+
+def _defined_methods(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        f.name
+        for c in tree.body
+        if isinstance(c, ast.ClassDef)
+        for f in c.body
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def _mixins() -> list[Path]:
+    """The modules that define a mixin of the store: the engine's and every part's."""
+    found = []
+    for path in MODULES:
+        text = path.read_text(encoding="utf-8")
+        if "(SQLStore):" in text or "(SQLConnection):" in text:
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("path", _mixins(), ids=lambda p: _module(p))
+def test_no_mixin_calls_another_s_private_method(path: Path) -> None:
+    # A part reaches another part, or the engine's other mixins, through their public
+    # methods and the hooks of `StorePart`, never through their private ones.
+    allowed = _defined_methods(path) | _defined_methods(BASE)
+    if path.parent.name == "store" and path.stem in ("sqlite", "postgres"):
+        # A backend is the engine in one dialect: it fills in the engine's own steps.
+        allowed |= {m for p in (PACKAGE / "store").glob("*.py") for m in _defined_methods(p)}
+    calls = {
+        node.func.attr
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in ("self", "store")
+        and node.func.attr.startswith("_")
+        and not node.func.attr.startswith("__")
+    }
+    assert sorted(calls - allowed) == []

@@ -14,20 +14,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from itertools import zip_longest
 from types import TracebackType
 from typing import Any
 
+import assocmem.trust.receipts
 from assocmem.capabilities import Parts, open_store
 from assocmem.errors import AssocmemError, InvalidInput, OperatorRequired, UnknownMemory
-from assocmem.graph import declare as declarations
-from assocmem.graph import operator as operator_gate
-from assocmem.graph import reconstruct as reconstruction
-from assocmem.graph import traverse as traversal
-from assocmem.lifecycle import contradictions as conflicts
-from assocmem.lifecycle import retention, status
-from assocmem.links import hebbian as links
-from assocmem.links import reinforce as reinforcement
+from assocmem.graph import declare, reconstruct, traverse
+from assocmem.graph.operator import check_declarer, check_removal
+from assocmem.lifecycle import contradictions, retention, status
+from assocmem.links import hebbian, reinforce
 from assocmem.operations.base import checked_arguments
 from assocmem.operations.comforts import ComfortOperations
 from assocmem.operations.consolidation import ConsolidationOperations
@@ -35,18 +33,14 @@ from assocmem.operations.inspection import InspectionOperations  # inspection (d
 from assocmem.operations.procedures import ProcedureOperations
 from assocmem.operations.trust import TrustOperations
 from assocmem.operations.vault import VaultOperations, resolved_roots
-from assocmem.recall import filters, profiles, soft
-from assocmem.recall import pipeline as recall
-from assocmem.recall import request as requests
+from assocmem.procedures.gate import workflow_candidate
+from assocmem.recall import filters, pipeline, profiles, request, soft
 from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.store.connection import SYNCHRONOUS
 from assocmem.text.clean import check_clean
-from assocmem.trust import convergence
-from assocmem.trust import receipts as receipt_chain
-from assocmem.trust import slash as slashing
-from assocmem.trust import standing as standings
+from assocmem.trust import convergence, slash, standing
 from assocmem.types import (
     KINDS,
     STATUSES,
@@ -66,7 +60,7 @@ from assocmem.types import (
 )
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
-from assocmem.write import validate as records
+from assocmem.write import validate
 
 MAX_BATCH = 10_000
 EXPORT_PAGE = 500
@@ -135,9 +129,9 @@ class Memory(
     ) -> None:
         check_clean(str(target), "target")
         self._vault_roots = resolved_roots(vault_roots)
-        self._strict = records.check_bool(strict_corroboration, "strict_corroboration")
-        self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
-        self._reinforce = records.check_bool(reinforce, "reinforce")
+        self._strict = validate.check_bool(strict_corroboration, "strict_corroboration")
+        self._receipts, self._receipt_key = assocmem.trust.receipts.settings(receipts, receipt_key)
+        self._reinforce = validate.check_bool(reinforce, "reinforce")
         self._operator = True  # the operator gate: a library caller owns its store
         if synchronous not in SYNCHRONOUS:
             raise InvalidInput(
@@ -183,10 +177,12 @@ class Memory(
         memory.scope, memory._store = scope, store
         memory._space = space.with_profile(memory._profile) if space is not None else None
         memory._owns_store = False
-        memory._strict = records.check_bool(strict_corroboration, "strict_corroboration")
-        memory._receipts, memory._receipt_key = receipt_chain.settings(receipts, receipt_key)
+        memory._strict = validate.check_bool(strict_corroboration, "strict_corroboration")
+        memory._receipts, memory._receipt_key = assocmem.trust.receipts.settings(
+            receipts, receipt_key
+        )
         memory._reinforce = False  # a shared store's reads never drift
-        memory._operator = records.check_bool(operator, "operator")  # the operator gate
+        memory._operator = validate.check_bool(operator, "operator")  # the operator gate
         return memory
 
     # -- lifecycle ------------------------------------------------------------
@@ -210,7 +206,7 @@ class Memory(
     # -- writing --------------------------------------------------------------
 
     # Its fields are checked once, by `new_memory` (as each item of a batch is).
-    @checked_arguments(*records.WRITE_FIELDS)
+    @checked_arguments(*validate.WRITE_FIELDS)
     def write(
         self,
         text: str,
@@ -272,7 +268,7 @@ class Memory(
             "derived_from": derived_from, "protected": protected, "author": author,
             "thread": thread, "task": task,
         }  # fmt: skip
-        memory = records.new_memory({k: v for k, v in fields.items() if v is not None})
+        memory = validate.new_memory({k: v for k, v in fields.items() if v is not None})
         self._check_parents([memory])
         signed = self._attested([memory], [attestation])
         (result,) = self._store_memories([memory], [associations], signed)
@@ -303,7 +299,7 @@ class Memory(
                     declared[position] = fields.pop("associations")
                     check_clean(declared[position], "associations")
                 attested = fields.pop("attestation", None)
-                checked.append((position, records.new_memory(fields), attested))
+                checked.append((position, validate.new_memory(fields), attested))
                 results.append(None)
             except AssocmemError as exc:
                 results.append(_refused(exc))
@@ -351,7 +347,9 @@ class Memory(
             results = self._store.write(self.scope, memories, vectors)
             taints = self._standing_on_write(memories, results, signed)  # trust: taint, attests
             if self._receipts:  # trust: attribution
-                receipt_chain.append(self._store, memories, results, taints, self._receipt_key)
+                assocmem.trust.receipts.append(
+                    self._store, memories, results, taints, self._receipt_key
+                )
             return [
                 self._with_associations(result, memory, declared)
                 for result, memory, declared in zip(results, memories, associations, strict=True)
@@ -367,7 +365,7 @@ class Memory(
         # Found in a role its access names: a writer may write for roles it lacks.
         reader = replace(self.scope, role=memory.access[0]) if memory.access else self.scope
         anchor = self._store.visible_seqs(reader, [result.id])[result.id]
-        declared = declarations.declare(
+        declared = declare.declare(
             self._store, View(self.scope), associations, anchor=anchor, declared_by="agent"
         )
         return replace(result, associations=declared)
@@ -398,7 +396,7 @@ class Memory(
         concepts: Sequence[str] | None = None,
         k: int = 10,
         hops: int = 1,
-        threshold: float = links.DEFAULT_THRESHOLD,
+        threshold: float = hebbian.DEFAULT_THRESHOLD,
         where: Mapping[str, Any] | None = None,
         prefer: Mapping[str, Any] | Sequence[Any] | None = None,
         prefer_trust: float | None = None,
@@ -448,9 +446,9 @@ class Memory(
         ``with_status`` attaches each item's `convergence_report` as its ``status``
         (convergence-backed means independent origins agree, not that the claim is true).
         """
-        records.check_bool(influence_only, "influence_only")
-        records.check_bool(with_status, "with_status")
-        request = requests.read_request(
+        validate.check_bool(influence_only, "influence_only")
+        validate.check_bool(with_status, "with_status")
+        asked = request.read_request(
             self.scope, query, concepts=concepts, k=k, hops=hops, threshold=threshold,
             where=where, prefer=prefer, prefer_trust=prefer_trust,
             prefer_max_boost=prefer_max_boost, kinds=kinds, explain=explain, as_of=as_of,
@@ -458,11 +456,11 @@ class Memory(
             profile=self._profile.name if profile is None else profile,
         )  # fmt: skip
         if influence_only:
-            request = replace(request, influence_only=True, strict=self._strict)
-        result = recall.read(self._store, request, self._space)
+            asked = replace(asked, influence_only=True, strict=self._strict)
+        result = pipeline.read(self._store, asked, self._space)
         if self._reinforce:  # earned reinforcement, off by default
             ids = [item.id for item in result.items]
-            reinforcement.reinforce(
+            reinforce.reinforce(
                 self._store, self._store.visible_seqs(self.scope, ids, statuses=STATUSES), result
             )
         if with_status:  # trust: attribution
@@ -490,12 +488,12 @@ class Memory(
     @checked_arguments()
     def get(self, ids: Sequence[str]) -> list[Record]:
         """The records with these ids, in order. Ids not readable here raise `UnknownMemory`."""
-        wanted = records.check_ids(ids)
+        wanted = validate.check_ids(ids)
         found = self._store.records(self.scope, wanted)
         missing = [i for i in wanted if i not in {r.id for r in found}]
         if missing:
             raise UnknownMemory(f"no memory {missing[0]!r} is readable here", record_id=missing[0])
-        return list(standings.marked(self._store, dict(enumerate(found))).values())
+        return list(standing.marked(self._store, dict(enumerate(found))).values())
 
     def export(self) -> Iterator[Record]:
         """Every readable record in this scope, oldest first (read page by page)."""
@@ -525,16 +523,16 @@ class Memory(
         if anchor_ref is not None and not isinstance(anchor_ref, str):
             raise InvalidInput("anchor_ref must be a mem:<id> string", field="anchor_ref")
         view = View(self.scope)
-        declarer = declarations.check_declarer(declared_by)
-        operator_gate.check_declarer(declarer, self._operator)  # the operator gate
+        declarer = declare.check_declarer(declared_by)
+        check_declarer(declarer, self._operator)  # the operator gate
         # The anchor found and declared on in one write transaction, as for `update`.
         with self._store.transaction():
             anchor = (
-                declarations.memory_seq(self._store, view, anchor_ref, "anchor_ref")
+                declare.memory_seq(self._store, view, anchor_ref, "anchor_ref")
                 if anchor_ref
                 else None
             )
-            return declarations.declare(
+            return declare.declare(
                 self._store, view, associations, anchor=anchor, declared_by=declarer
             )
 
@@ -566,10 +564,10 @@ class Memory(
                 or not all(isinstance(part, str) for part in pair)
             ):
                 raise InvalidInput("mentions must be (entity, mem:<id>) pairs", field="mentions")
-            seq = declarations.memory_seq(self._store, view, pair[1])
-            pairs += [(e.id, seq) for e in traversal.entities_named(self._store, view, pair[0])]
+            seq = declare.memory_seq(self._store, view, pair[1])
+            pairs += [(e.id, seq) for e in traverse.entities_named(self._store, view, pair[0])]
         with self._store.transaction():  # the operator gate and the removal, as one
-            operator_gate.check_removal(
+            check_removal(
                 self._store, self.scope, self._operator, relation_ids=list(relation_ids),
                 mentions=pairs,
             )  # fmt: skip
@@ -581,8 +579,8 @@ class Memory(
         """Delete every readable entity answering to ``entity`` with its aliases,
         mentions and relations; returns how many entities went."""
         with self._store.transaction():  # the operator gate and the removal, as one
-            found = [e.id for e in traversal.entities_named(self._store, View(self.scope), entity)]
-            operator_gate.check_removal(self._store, self.scope, self._operator, entity_ids=found)
+            found = [e.id for e in traverse.entities_named(self._store, View(self.scope), entity)]
+            check_removal(self._store, self.scope, self._operator, entity_ids=found)
             return self._store.delete_entities(self.scope, found)
 
     @checked_arguments()
@@ -628,7 +626,7 @@ class Memory(
         standing each had before it was first slashed. Lifting a slash is the
         operator's: a served key without that role may not undo the penalty on what its
         own agent wrote (`OperatorRequired`)."""
-        chosen = None if scope is None else slashing.check_scope(scope)
+        chosen = None if scope is None else slash.check_scope(scope)
         if chosen is not None and not self._operator:
             raise OperatorRequired(
                 "lifting a slash needs the operator role: it undoes the penalty on this"
@@ -638,7 +636,7 @@ class Memory(
         with self._store.transaction():  # chosen and changed as one, as for `update`
             if chosen is not None:
                 seqs = self._select(ids, None, statuses=STATUSES)
-                return slashing.lift(self._store, self._standing_view(), seqs, chosen)
+                return slash.lift(self._store, self._standing_view(), seqs, chosen)
             return status.restore(
                 self._store, self._select(ids, None, statuses=("archived", "superseded"))
             )
@@ -646,7 +644,7 @@ class Memory(
     @checked_arguments()
     def protect(self, ids: Sequence[str], protected: bool = True) -> Lifecycle:
         """Shield memories from archiving (or lift the shield). It does not renew validity."""
-        records.check_bool(protected, "protected")
+        validate.check_bool(protected, "protected")
         with self._store.transaction():  # chosen and changed as one, as for `update`
             seqs = self._select(ids, None, statuses=STATUSES)
             return status.protect(self._store, seqs, protected)
@@ -654,14 +652,14 @@ class Memory(
     @checked_arguments()
     def history(self, key: Sequence[str]) -> list[Record]:
         """Every value a ``(subject, relation)`` key held, oldest observation first."""
-        return status.history(self._store, View(self.scope), records.check_key(key))
+        return status.history(self._store, View(self.scope), validate.check_key(key))
 
     def contradictions(self) -> list[Contradiction]:
         """Pairs flagged for review (one key, different values; near-identical claims of
         opposite polarity; one claim with a different value in one slot, "Paris is the
         capital of France" / "Lyon is the capital of France"). Nothing is edited or
         deleted."""
-        return conflicts.contradictions(self._store, View(self.scope))
+        return contradictions.contradictions(self._store, View(self.scope))
 
     @checked_arguments()
     def retain(self, policy: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -670,13 +668,15 @@ class Memory(
         must carry), ``recheck_after_days``, ``protect``, ``archive_expired`` and
         ``propose_procedure``. There is no default policy: rules protect and archive, so
         only the caller's own apply. Returns a report per rule."""
-        return retention.retain(self._store, View(self.scope), policy)
+        view = View(self.scope)
+        propose = partial(workflow_candidate, self._store, view)
+        return retention.retain(self._store, view, policy, propose)
 
     @checked_arguments()
     def resolve(self, entity: str, *predicates: str) -> list[str]:
         """Follow declared relations from ``entity`` through ``predicates`` in order
         (subject to object), exactly: ``resolve("demo-project", "uses", "major version")``."""
-        return traversal.resolve(self._store, View(self.scope), entity, predicates)
+        return traverse.resolve(self._store, View(self.scope), entity, predicates)
 
     def _select(
         self,
@@ -688,7 +688,7 @@ class Memory(
         if (ids is None) == (where is None):
             raise InvalidInput("give ids or where (one of them)", field="ids")
         if ids is not None:
-            wanted = records.check_ids(ids)
+            wanted = validate.check_ids(ids)
             seqs = self._store.visible_seqs(self.scope, wanted, statuses=statuses)
             missing = [i for i in wanted if i not in seqs]
             if missing:
@@ -706,8 +706,8 @@ class Memory(
         """An entity's neighbourhood: the entities related to it (either direction) out to
         ``max_hops`` (≤ 5), the relations between them and the readable records mentioning
         each, bounded by ``limit`` (≤ 100); what the bounds cut is counted."""
-        traversal.check_bounds(max_hops, limit)
-        return traversal.traverse(self._store, View(self.scope), entity, max_hops, limit)
+        traverse.check_bounds(max_hops, limit)
+        return traverse.traverse(self._store, View(self.scope), entity, max_hops, limit)
 
     @checked_arguments()
     def reconstruct(
@@ -716,7 +716,7 @@ class Memory(
         *,
         count: int = 10,
         max_hops: int = 1,
-        max_evidence: int = reconstruction.DEFAULT_MAX_EVIDENCE,
+        max_evidence: int = reconstruct.DEFAULT_MAX_EVIDENCE,
         as_of: str | datetime | None = None,
     ) -> Reconstruction:
         """Reconstructive recall: the items of a read, each with evidence reached through
@@ -725,12 +725,12 @@ class Memory(
         nothing declared it returns exactly the read's items. ``as_of`` is the moment the
         read measures decay at (default now): with it fixed, the same store answers the
         same call byte for byte."""
-        traversal.check_bounds(max_hops, max_evidence, "max_evidence", reconstruction.MAX_EVIDENCE)
-        request = requests.read_request(
+        traverse.check_bounds(max_hops, max_evidence, "max_evidence", reconstruct.MAX_EVIDENCE)
+        asked = request.read_request(
             self.scope, query, k=count, profile=self._profile.name, as_of=as_of
         )
-        return reconstruction.reconstruct(
-            self._store, self._space, request, max_hops=max_hops, max_evidence=max_evidence
+        return reconstruct.reconstruct(
+            self._store, self._space, asked, max_hops=max_hops, max_evidence=max_evidence
         )
 
     # -- learning -------------------------------------------------------------
@@ -757,29 +757,29 @@ class Memory(
         readable here raise `UnknownMemory`, a handle not kept here `UnknownRead`;
         nothing changes.
         """
-        wanted = records.check_ids(used, field="used")
-        score = records.check_outcome(outcome)
+        wanted = validate.check_ids(used, field="used")
+        score = validate.check_outcome(outcome)
         if read is None and query_concepts is None:
             raise InvalidInput(
                 "feedback needs read (the read's id) or query_concepts ([] to rate with"
                 " no question)",
                 field="read",
             )
-        handle = records.check_read_id(read) if read is not None else None
+        handle = validate.check_read_id(read) if read is not None else None
         concepts = [
-            n for n, _ in records.check_concepts(query_concepts or [], field="query_concepts")
+            n for n, _ in validate.check_concepts(query_concepts or [], field="query_concepts")
         ]
-        return links.apply_feedback(self._store, self.scope, wanted, score, concepts, handle)
+        return hebbian.apply_feedback(self._store, self.scope, wanted, score, concepts, handle)
 
     @checked_arguments()
     def graph(self, concepts: Sequence[str], depth: int = 1) -> Graph:
         """The learned links around ``concepts``, ``depth`` (1–3) hops out, each concept
         shown as this scope wrote it most (a word that stems back to it)."""
-        names = [n for n, _ in records.check_concepts(concepts)]
+        names = [n for n, _ in validate.check_concepts(concepts)]
         if not names:
             raise InvalidInput("graph needs at least one concept", field="concepts")
-        requests.check_int(depth, "depth", 1, links.MAX_HOPS)
-        return links.graph(self._store, self.scope, names, depth)
+        request.check_int(depth, "depth", 1, hebbian.MAX_HOPS)
+        return hebbian.graph(self._store, self.scope, names, depth)
 
     def stats(self) -> Stats:
         """Counts of memories, concepts, links and feedback in this scope's view."""
@@ -798,7 +798,7 @@ def checked_scope(
     if not agent_id.strip():
         raise InvalidInput("agent_id must not be empty", field="agent_id")
     return Scope(
-        agent_id, project_id, channel, requests.check_role(role) if role is not None else None
+        agent_id, project_id, channel, request.check_role(role) if role is not None else None
     )
 
 

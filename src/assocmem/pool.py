@@ -13,9 +13,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import assocmem.trust.receipts
 from assocmem.capabilities import Parts, open_store
 from assocmem.memory import Memory, checked_scope
-from assocmem.trust import receipts as receipt_chain
 from assocmem.types import Scope
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
@@ -49,7 +49,7 @@ class MemoryPool:
         self._vault_roots = None if vault_roots is None else tuple(vault_roots)
         # Checked here, as receipts are, so a bad setting fails the start, not a request.
         self._strict = check_bool(strict_corroboration, "strict_corroboration")
-        self._receipts, self._receipt_key = receipt_chain.settings(receipts, receipt_key)
+        self._receipts, self._receipt_key = assocmem.trust.receipts.settings(receipts, receipt_key)
         self._writer = open_store(target)
         self._readers: queue.Queue[Parts] = queue.Queue()
         try:

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from assocmem import AliasClash, InvalidInput, Memory, Reconstruction, UnknownEntity, UnknownMemory
-from assocmem.graph import reconstruct as reconstruct_module
-from assocmem.graph import traverse as traverse_module
-from assocmem.recall import pipeline as recall_module
+from assocmem.graph import reconstruct, traverse
+from assocmem.graph.store import GraphQueries
+from assocmem.recall import pipeline
 from assocmem.store import RelationRow, View
 from assocmem.store.sqlite import SQLiteStore
 from assocmem.text.concepts import tokenize
@@ -217,7 +217,7 @@ def test_reconstruct_adds_evidence_bundles_and_roles(mem: Memory) -> None:
 def test_stage_one_votes_aliases_to_the_lexical_arm_only(mem: Memory) -> None:
     ids = world(mem)
     view = View(mem.scope)
-    assert traverse_module.alias_terms(mem._store, view, "is ミズアイ ok?") == (
+    assert traverse.alias_terms(mem._store, view, "is ミズアイ ok?") == (
         "mizeye", "camera", "rig",
     )  # fmt: skip
     top = mem.reconstruct("Is ミズアイ ok?", count=3).items
@@ -229,19 +229,19 @@ def test_stage_one_votes_aliases_to_the_lexical_arm_only(mem: Memory) -> None:
 
 def test_walk_is_a_pure_bounded_function() -> None:
     rel = lambda i, s, o, p="r": RelationRow(i, "entity", s, p, "entity", o, 0, "agent", "t")  # noqa: E731
-    inputs = reconstruct_module.WalkInputs(
+    inputs = reconstruct.WalkInputs(
         mentions={1: [10], 2: [20]},
         relations=[rel(1, 10, 11), rel(2, 11, 12), rel(3, 20, 11, "newer")],
         mentioned_by={10: [1, 5], 11: [6, 7, 8], 12: [9], 20: [2]},
     )
-    walked = reconstruct_module.walk([1, 2], inputs, max_hops=2, max_evidence=2)
+    walked = reconstruct.walk([1, 2], inputs, max_hops=2, max_evidence=2)
     assert [(r.seq, r.hops, r.relation.id) for r in walked.evidence[1]] == [(6, 1, 1), (7, 1, 1)]
     # item 1 left 9 (its third); item 2 reaches 11 too, whose 6 and 7 belong to the
     # earlier item, then 12 (newer relation first) and 10 at two hops; 8 was past the bound
     assert [(r.seq, r.hops) for r in walked.evidence[2]] == [(9, 2), (5, 2)]
     assert walked.omitted == 1 and walked.reached == ("max_evidence",)
-    assert reconstruct_module.walk([1, 2], inputs, max_hops=2, max_evidence=2) == walked
-    assert reconstruct_module.walk([1], inputs, max_hops=1, max_evidence=5).reached == ("max_hops",)
+    assert reconstruct.walk([1, 2], inputs, max_hops=2, max_evidence=2) == walked
+    assert reconstruct.walk([1], inputs, max_hops=1, max_evidence=5).reached == ("max_hops",)
 
 
 def test_reconstruct_bounds_are_validated(mem: Memory) -> None:
@@ -427,21 +427,21 @@ INVARIANTS: dict[str, Callable[[Path], None]] = {
 
 
 def _read_consults_graph(mp: pytest.MonkeyPatch) -> None:
-    original = recall_module.read
+    original = pipeline.read
 
     def mutated(store: Any, request: Any, space: Any) -> Any:
-        terms = traverse_module.alias_terms(store, request.view, request.query or "")
+        terms = traverse.alias_terms(store, request.view, request.query or "")
         return original(store, replace(request, extra_terms=terms), space)
 
-    mp.setattr(recall_module, "read", mutated)
+    mp.setattr(pipeline, "read", mutated)
 
 
 def _stage_one_votes_unconditionally(mp: pytest.MonkeyPatch) -> None:
-    mp.setattr(traverse_module, "alias_terms", lambda store, view, query: tuple(tokenize(query)))
+    mp.setattr(traverse, "alias_terms", lambda store, view, query: tuple(tokenize(query)))
 
 
 def _walk_creates_items(mp: pytest.MonkeyPatch) -> None:
-    original = reconstruct_module._assemble
+    original = reconstruct._assemble
 
     def mutated(items: Any, seqs: Any, stage2: Any, walked: Any, reached: Any) -> Any:
         assembled = original(items, seqs, stage2, walked, reached)
@@ -450,27 +450,27 @@ def _walk_creates_items(mp: pytest.MonkeyPatch) -> None:
         ]
         return assembled + promoted
 
-    mp.setattr(reconstruct_module, "_assemble", mutated)
+    mp.setattr(reconstruct, "_assemble", mutated)
 
 
 def _walk_unbounded(mp: pytest.MonkeyPatch) -> None:
-    original = reconstruct_module.walk
-    mp.setattr(reconstruct_module, "walk", lambda pool, inputs, max_hops, max_evidence, **kw:
-               original(pool, inputs, max_hops=traverse_module.MAX_HOPS, max_evidence=1000,
+    original = reconstruct.walk
+    mp.setattr(reconstruct, "walk", lambda pool, inputs, max_hops, max_evidence, **kw:
+               original(pool, inputs, max_hops=traverse.MAX_HOPS, max_evidence=1000,
                         **kw))  # fmt: skip
-    load = reconstruct_module.load_walk
-    mp.setattr(reconstruct_module, "load_walk", lambda store, view, pool, hops, cap: load(
-        store, view, pool, traverse_module.MAX_HOPS, 1000))  # fmt: skip
+    load = reconstruct.load_walk
+    mp.setattr(reconstruct, "load_walk", lambda store, view, pool, hops, cap: load(
+        store, view, pool, traverse.MAX_HOPS, 1000))  # fmt: skip
 
 
 def _evidence_without_why(mp: pytest.MonkeyPatch) -> None:
-    original = reconstruct_module._assemble
+    original = reconstruct._assemble
 
     def mutated(*args: Any) -> Any:
         return [replace(item, evidence=tuple(replace(e, why="") for e in item.evidence))
                 for item in original(*args)]  # fmt: skip
 
-    mp.setattr(reconstruct_module, "_assemble", mutated)
+    mp.setattr(reconstruct, "_assemble", mutated)
 
 
 def _graph_ignores_scope(mp: pytest.MonkeyPatch) -> None:
@@ -481,7 +481,7 @@ def _graph_ignores_scope(mp: pytest.MonkeyPatch) -> None:
         return own + [r[0] for r in self._query("SELECT id FROM scopes") if r[0] not in own]
 
     for method in ("find_entities", "entity_relations", "mentions_of", "mentioning"):
-        real = getattr(SQLiteStore, method)
+        real = getattr(GraphQueries, method)
 
         def scoped(self: SQLiteStore, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
             mp.setattr(self, "_layers", lambda scope: every_layer(self, scope))
@@ -490,7 +490,7 @@ def _graph_ignores_scope(mp: pytest.MonkeyPatch) -> None:
             finally:
                 mp.delattr(self, "_layers")
 
-        mp.setattr(SQLiteStore, method, scoped)
+        mp.setattr(GraphQueries, method, scoped)
 
 
 def _no_cascade(mp: pytest.MonkeyPatch) -> None:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from assocmem import InvalidInput, Memory, Reconstruction
-from assocmem.graph import reconstruct as reconstruct_module
+from assocmem.graph import reconstruct
+from assocmem.graph.store import GraphQueries
 from assocmem.store import RelationRow
-from assocmem.store.sqlite import SQLiteStore
 from tests.conftest import Target
 
 OLD = "2001-01-01T00:00:00Z"
@@ -76,12 +76,12 @@ def check_hops_start_at_one(store_target: Target) -> None:
 def check_one_row_one_place() -> None:
     """One row, one place: a pooled record stays where retrieval put it, and a record
     two items reach belongs to the earlier item."""
-    inputs = reconstruct_module.WalkInputs(
+    inputs = reconstruct.WalkInputs(
         mentions={1: [10], 2: [20]},
         relations=[rel(1, 10, 30), rel(2, 20, 30)],
         mentioned_by={30: [2, 7, 8]},
     )
-    walked = reconstruct_module.walk([1, 2], inputs, max_hops=1, max_evidence=5)
+    walked = reconstruct.walk([1, 2], inputs, max_hops=1, max_evidence=5)
     assert [r.seq for r in walked.evidence[1]] == [7, 8]  # 2 is an item of its own
     assert 2 not in walked.evidence  # 7 and 8 went to the earlier item
 
@@ -152,8 +152,8 @@ def _subject_to_object_only(mp: pytest.MonkeyPatch) -> None:
         forward = {e: [r for r in rows if r.subject_id == e] for e, rows in adjacency.items()}
         return original(start, forward, max_hops)
 
-    original = reconstruct_module._reach
-    mp.setattr(reconstruct_module, "_reach", reach)
+    original = reconstruct._reach
+    mp.setattr(reconstruct, "_reach", reach)
 
 
 def _shared_entity_counts(mp: pytest.MonkeyPatch) -> None:
@@ -164,8 +164,8 @@ def _shared_entity_counts(mp: pytest.MonkeyPatch) -> None:
                 best.setdefault(entity, (1, row))
         return best, beyond
 
-    original = reconstruct_module._reach
-    mp.setattr(reconstruct_module, "_reach", reach)
+    original = reconstruct._reach
+    mp.setattr(reconstruct, "_reach", reach)
 
 
 def _each_item_walks_alone(mp: pytest.MonkeyPatch) -> None:
@@ -174,21 +174,21 @@ def _each_item_walks_alone(mp: pytest.MonkeyPatch) -> None:
         parts = [original([seq], inputs, **bounds) for seq in pool]
         return replace(parts[0], evidence={k: v for p in parts for k, v in p.evidence.items()})
 
-    original = reconstruct_module.walk
-    mp.setattr(reconstruct_module, "walk", walk)
+    original = reconstruct.walk
+    mp.setattr(reconstruct, "walk", walk)
 
 
 def _highest_ids_read_first(mp: pytest.MonkeyPatch) -> None:
-    original = SQLiteStore.mentioning
+    original = GraphQueries.mentioning
 
-    def mentioning(self: SQLiteStore, view: Any, entity_id: int, limit: int) -> list[int]:
+    def mentioning(self: GraphQueries, view: Any, entity_id: int, limit: int) -> list[int]:
         return list(reversed(original(self, view, entity_id, 10_000)))[:limit]
 
-    mp.setattr(SQLiteStore, "mentioning", mentioning)
+    mp.setattr(GraphQueries, "mentioning", mentioning)
 
 
 def _bundles_lose_their_reason(mp: pytest.MonkeyPatch) -> None:
-    original = reconstruct_module._bundles
+    original = reconstruct._bundles
 
     def bundles(*args: Any) -> Any:
         stage = original(*args)
@@ -196,11 +196,11 @@ def _bundles_lose_their_reason(mp: pytest.MonkeyPatch) -> None:
                  for k, v in stage.bundles.items()}  # fmt: skip
         return replace(stage, bundles=plain)
 
-    mp.setattr(reconstruct_module, "_bundles", bundles)
+    mp.setattr(reconstruct, "_bundles", bundles)
 
 
 def _alias_matches_admitted_first(mp: pytest.MonkeyPatch) -> None:
-    original = reconstruct_module.recall.read
+    original = reconstruct.pipeline.read
 
     def read(store: Any, request: Any, space: Any) -> Any:
         result = original(store, request, space)
@@ -211,7 +211,7 @@ def _alias_matches_admitted_first(mp: pytest.MonkeyPatch) -> None:
         rest = [i for i in result.items if i not in first]
         return replace(result, items=tuple(first + rest))
 
-    mp.setattr(reconstruct_module.recall, "read", read)
+    mp.setattr(reconstruct.pipeline, "read", read)
 
 
 MUTANTS: dict[str, tuple[str, Callable[[pytest.MonkeyPatch], None]]] = {

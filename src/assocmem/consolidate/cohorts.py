@@ -6,10 +6,12 @@ Invariant: nothing here writes, and no result names a memory.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.types import Cohort, CohortValue, Record
 
@@ -20,13 +22,24 @@ MAX_SCAN = 1_000_000
 UNTAGGED = "(untagged)"
 
 
+class CohortReads(Protocol):
+    """What a cohort report reads: the lifecycle part's selection, memory rows and the
+    feedback outcomes each memory was rated with."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def outcomes_of(self, seqs: Sequence[int]) -> dict[int, list[float]]: ...
+
+
 def check_by(by: object) -> str:
     if not isinstance(by, str) or by not in COHORTS:
         raise InvalidInput(f"by must be one of {', '.join(COHORTS)}", field="by")
     return by
 
 
-def value_by_cohort(store: Store, view: View, by: str) -> CohortValue:
+def value_by_cohort(store: CohortReads, view: View, by: str) -> CohortValue:
     """Counts, mean value and feedback outcomes of each cohort of the active memories
     ``view`` sees, cohorts in name order."""
     seqs = store.select(view, MAX_SCAN)

@@ -12,13 +12,14 @@ second pass over an unchanged store adds nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Protocol
 
 from assocmem.consolidate import similar
 from assocmem.recall.fusion import decay
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.types import KINDS, Cluster, ClusterConsolidation, Consolidation, Record
 
@@ -37,6 +38,30 @@ COMMON_SHARE = 0.1
 HUB_SHARE = 0.5
 
 
+class DreamStore(Protocol):
+    """What the pass reads and writes: the lifecycle part's selection and status,
+    memory rows, and the consolidation part's derived rows."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None: ...
+
+    def flag_hubs(self, shares: Sequence[tuple[int, float]]) -> list[int]: ...
+
+    def link_near_duplicates(self, pairs: Sequence[tuple[int, int, float]]) -> int: ...
+
+    def supersede_toggles(self, pairs: Sequence[tuple[int, int]]) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class Steps:
     """What one run of the duplicate, toggle and budget steps changed (store seqs)."""
@@ -47,7 +72,7 @@ class Steps:
 
 
 def consolidate(
-    store: Store, view: View, keep: int | None, now: datetime | None = None
+    store: DreamStore, view: View, keep: int | None, now: datetime | None = None
 ) -> Consolidation:
     """The dream pass over the memories ``view`` sees (every kind), see the module."""
     start = time.perf_counter()
@@ -68,7 +93,7 @@ def consolidate(
 
 
 def consolidate_clusters(
-    store: Store, view: View, threshold: int, now: datetime | None = None
+    store: DreamStore, view: View, threshold: int, now: datetime | None = None
 ) -> ClusterConsolidation:
     """Group the active episodic memories into topics and run the duplicate, toggle
     and budget steps inside each topic of at least ``threshold`` memories, keeping its
@@ -90,14 +115,16 @@ def consolidate_clusters(
     return ClusterConsolidation(threshold, tuple(clusters), round(time.perf_counter() - start, 4))
 
 
-def _active(store: Store, view: View) -> dict[int, Record]:
+def _active(store: DreamStore, view: View) -> dict[int, Record]:
     wide = replace(view, statuses=("active",), kinds=view.kinds or KINDS)
     seqs = store.select(wide, MAX_SCAN)
     found = store.records_by_seq(seqs)
     return {s: found[s] for s in seqs if s in found}
 
 
-def _steps(store: Store, records: Mapping[int, Record], keep: int | None, now: datetime) -> Steps:
+def _steps(
+    store: DreamStore, records: Mapping[int, Record], keep: int | None, now: datetime
+) -> Steps:
     seqs = list(records)
     texts = [records[s].text for s in seqs]
     linked = store.link_near_duplicates(

@@ -13,14 +13,15 @@ order they came; no declaration outlives its endpoints (the store's triggers).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
-from assocmem.store import Store, View
+from assocmem.store import EntityRow, View
 from assocmem.text.concepts import normalize_text
-from assocmem.types import Declared, Dropped
+from assocmem.types import Declared, Dropped, Record, Scope
 
 DECLARERS = ("agent", "operator")
 MAX_NAME_CHARS = 256
@@ -30,6 +31,69 @@ MEM_PREFIX = "mem:"
 # episodic memory, so the ref maps onto that memory (``mem:<id>``), and one naming
 # any other kind is refused.
 EP_PREFIX = "ep:"
+
+
+class MemoryRefs(Protocol):
+    """What resolving a ``mem:``/``ep:`` ref reads: the memory rows (core)."""
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+
+class DeclarationStore(MemoryRefs, Protocol):
+    """What declaring writes and reads: the graph part, the anchor's access class (the
+    links part's feedback queries) and the memory rows."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]: ...
+
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]: ...
+
+    def entity_in_layer(self, scope: Scope, normalized: str, access: str = "") -> int | None: ...
+
+    def create_entity(
+        self,
+        scope: Scope,
+        name: str,
+        normalized: str,
+        declared_by: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
+    ) -> int: ...
+
+    def add_alias(
+        self,
+        scope: Scope,
+        entity_id: int,
+        alias: str,
+        normalized: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
+    ) -> None: ...
+
+    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool: ...
+
+    def add_relation(
+        self,
+        scope: Scope,
+        subject: tuple[str, int],
+        predicate: str,
+        predicate_normalized: str,
+        object_: tuple[str, int],
+        anchor_seq: int,
+        declared_by: str,
+        access: str = "",
+    ) -> int: ...
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
 
 
 @dataclass(frozen=True)
@@ -132,7 +196,7 @@ def _relation(raw: Any, item: str) -> RelationDecl:
 
 
 def declare(
-    store: Store,
+    store: DeclarationStore,
     view: View,
     associations: Any,
     *,
@@ -167,7 +231,7 @@ def declare(
 class _Context:
     """Where declarations go: the store, the declarer's view, the anchor's access class."""
 
-    store: Store
+    store: DeclarationStore
     view: View
     access: str
     anchor: int | None
@@ -227,7 +291,7 @@ def _endpoint(context: _Context, name: str) -> tuple[str, int]:
     return ("entity", _resolve_or_create(context, name))
 
 
-def memory_seq(store: Store, view: View, ref: str, field: str = "ref") -> int:
+def memory_seq(store: MemoryRefs, view: View, ref: str, field: str = "ref") -> int:
     """The internal sequence of a readable ``mem:<id>`` ref (or bare id), or of an
     ``ep:<id>`` ref naming an episodic memory."""
     episode = ref.startswith(EP_PREFIX)

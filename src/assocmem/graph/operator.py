@@ -11,10 +11,23 @@ in one write transaction, so no operator declaration can slip in between them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from assocmem.errors import OperatorRequired
-from assocmem.store import Store
 from assocmem.types import Scope
+
+
+class OperatorDeclarations(Protocol):
+    """What the gate reads: whether a removal would take an operator declaration."""
+
+    def operator_declared(
+        self,
+        scope: Scope,
+        *,
+        relation_ids: Sequence[int] = (),
+        mentions: Sequence[tuple[int, int]] = (),
+        entity_ids: Sequence[int] = (),
+    ) -> bool: ...
 
 
 def check_declarer(declared_by: str, operator: bool) -> None:
@@ -26,7 +39,7 @@ def check_declarer(declared_by: str, operator: bool) -> None:
 
 
 def check_removal(
-    store: Store,
+    store: OperatorDeclarations,
     scope: Scope,
     operator: bool,
     *,

@@ -17,8 +17,9 @@ from typing import Any
 
 from assocmem.graph import traverse
 from assocmem.graph.declare import MEM_PREFIX
-from assocmem.recall import pipeline as recall
-from assocmem.store import RelationRow, Store, View
+from assocmem.graph.store import GraphQueries
+from assocmem.recall import pipeline
+from assocmem.store import RelationRow, View
 from assocmem.text.concepts import normalize_text
 from assocmem.types import Evidence, Reconstructed, Reconstruction, Role
 from assocmem.vectors.space import VectorSpace
@@ -139,7 +140,9 @@ def _reach(
     return best, beyond
 
 
-def load_walk(store: Store, view: View, pool: Sequence[int], max_hops: int, cap: int) -> WalkInputs:
+def load_walk(
+    store: GraphQueries, view: View, pool: Sequence[int], max_hops: int, cap: int
+) -> WalkInputs:
     """Read what the walk needs, bounded: hops, entities, records per entity."""
     mentions = store.mentions_of(view.scope, pool)
     seen = {e for es in mentions.values() for e in es}
@@ -158,9 +161,9 @@ def load_walk(store: Store, view: View, pool: Sequence[int], max_hops: int, cap:
 
 
 def reconstruct(
-    store: Store,
+    store: GraphQueries,
     space: VectorSpace | None,
-    request: recall.ReadRequest,
+    request: pipeline.ReadRequest,
     *,
     max_hops: int,
     max_evidence: int,
@@ -169,7 +172,7 @@ def reconstruct(
     items (never added to, never reordered), stage 2 bundles and roles from declared
     record relations, stage 3 the bounded walk, evidence inside the items."""
     terms = traverse.alias_terms(store, request.view, request.query or "")
-    result = recall.read(store, replace(request, extra_terms=terms), space)
+    result = pipeline.read(store, replace(request, extra_terms=terms), space)
     ids = [item.id for item in result.items]
     seqs = store.visible_seqs(request.view.scope, ids)
     pool = [seqs[i] for i in ids if i in seqs]
@@ -241,7 +244,7 @@ def _assemble(
 
 
 def _bundles(
-    store: Store,
+    store: GraphQueries,
     view: View,
     pool: Sequence[int],
     refs: Mapping[int, str],

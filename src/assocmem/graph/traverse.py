@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput, UnknownEntity
 from assocmem.graph.declare import MEM_PREFIX
-from assocmem.recall import request as requests
+from assocmem.graph.store import GraphQueries
+from assocmem.recall import request
 from assocmem.store import EntityRow, RelationRow, Store, View
 from assocmem.text.concepts import normalize_text, tokenize
-from assocmem.types import Entity, Relation, Scope, Traversal
+from assocmem.types import Entity, Record, Relation, Scope, Traversal
 
 MAX_HOPS = 5
 MAX_LIMIT = 100
@@ -27,7 +28,23 @@ MAX_LIMIT = 100
 MIN_ALIAS_CHARS = 2
 
 
-def resolve(store: Store, view: View, entity: str, predicates: Sequence[str]) -> list[str]:
+class NamedEntities(Protocol):
+    """What finding entities by name reads."""
+
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]: ...
+
+
+class RelationEnds(Protocol):
+    """What naming a relation's ends reads: entities and memory rows."""
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+
+def resolve(store: GraphQueries, view: View, entity: str, predicates: Sequence[str]) -> list[str]:
     """Names reached from ``entity`` by following each predicate in turn, subject to object."""
     if not predicates or not all(isinstance(p, str) and p.strip() for p in predicates):
         raise InvalidInput("resolve needs one or more predicates", field="predicates")
@@ -43,7 +60,7 @@ def resolve(store: Store, view: View, entity: str, predicates: Sequence[str]) ->
     return sorted(found[e].name for e in found)
 
 
-def entities_named(store: Store, view: View, name: str) -> list[EntityRow]:
+def entities_named(store: NamedEntities, view: View, name: str) -> list[EntityRow]:
     """Every readable entity answering to ``name``; `UnknownEntity` when none does."""
     if not isinstance(name, str) or not normalize_text(name):
         raise InvalidInput("an entity name must be a non-empty string", field="entity")
@@ -53,7 +70,7 @@ def entities_named(store: Store, view: View, name: str) -> list[EntityRow]:
     return found
 
 
-def traverse(store: Store, view: View, name: str, max_hops: int, limit: int) -> Traversal:
+def traverse(store: GraphQueries, view: View, name: str, max_hops: int, limit: int) -> Traversal:
     """An entity's neighbourhood: every readable entity answering to ``name`` is a start;
     entities come by hops, then the most recently declared relation that reached them,
     then id; ``limit`` bounds entities and refs per entity, and the cut is counted."""
@@ -115,7 +132,7 @@ def _step(
     return new
 
 
-def _count_beyond(store: Store, view: View, entity_id: int, limit: int) -> int:
+def _count_beyond(store: GraphQueries, view: View, entity_id: int, limit: int) -> int:
     return len(store.mentioning(view, entity_id, 1_000_000)) - limit
 
 
@@ -125,7 +142,7 @@ def _refs(store: Store, seqs: Sequence[int]) -> tuple[str, ...]:
 
 
 def relation_view(
-    store: Store,
+    store: RelationEnds,
     row: RelationRow,
     names: Mapping[int, str] | None = None,
     scope: Scope | None = None,
@@ -159,7 +176,7 @@ def relation_view(
     )
 
 
-def alias_terms(store: Store, view: View, query: str) -> tuple[str, ...]:
+def alias_terms(store: GraphQueries, view: View, query: str) -> tuple[str, ...]:
     """Stage 1: the names and aliases of every entity the question mentions, as
     lexical terms (normalized match, longest alias first, on word boundaries)."""
     aliases = sorted(
@@ -186,5 +203,5 @@ def alias_terms(store: Store, view: View, query: str) -> tuple[str, ...]:
 
 def check_bounds(max_hops: Any, limit: Any, name: str = "limit", cap: int = MAX_LIMIT) -> None:
     """Validate hop and size bounds of a graph call."""
-    requests.check_int(max_hops, "max_hops", 1, MAX_HOPS)
-    requests.check_int(limit, name, 1, cap)
+    request.check_int(max_hops, "max_hops", 1, MAX_HOPS)
+    request.check_int(limit, name, 1, cap)

@@ -6,10 +6,11 @@ Invariant: contradictions are flagged, never resolved; nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import Protocol
 
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text.concepts import STOP_WORDS, fold_word, tokenize
 from assocmem.types import Contradiction, Record
 
@@ -31,7 +32,22 @@ MIN_SLOT_WORDS = 3
 MAX_SLOT_WORDS = 12
 
 
-def contradictions(store: Store, view: View) -> list[Contradiction]:
+class LexicalReads(Protocol):
+    """What finding a claim's near-identical negation reads: the text index (core)."""
+
+    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]: ...
+
+
+class ContradictionReads(LexicalReads, Protocol):
+    """What flagging contradictions reads: the lifecycle part's selection, memory rows
+    and the text index (a Protocol, so a store typed for any room's wider need fits)."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+
+def contradictions(store: ContradictionReads, view: View) -> list[Contradiction]:
     """Incompatible pairs for review: one key with different values, and near-identical
     claims of opposite polarity. Nothing is edited."""
     wide = replace(view, statuses=("active", "superseded"))
@@ -63,7 +79,7 @@ def _key_conflicts(records: Mapping[int, Record]) -> list[Contradiction]:
 
 
 def _polarity_clashes(
-    store: Store, view: View, records: Mapping[int, Record]
+    store: LexicalReads, view: View, records: Mapping[int, Record]
 ) -> list[Contradiction]:
     flags, seen = [], set()
     active = {s: r for s, r in records.items() if r.status == "active"}

@@ -2,21 +2,21 @@
 fields, recheck dates, protection, archiving expired memories, procedure proposals).
 
 Invariants: a policy is data, so a new policy needs no new code path; a repeated
-workflow is only proposed as a procedure (a candidate, through the procedures
-room's own proposal path, once per workflow and set of episodes), never promoted;
-protected memories are never archived.
+workflow is only proposed as a procedure (a candidate, through the proposal path the
+caller passes, the procedures room's own, once per workflow and set of episodes),
+never promoted; protected memories are never archived.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.procedures import gate as procedures
+from assocmem.lifecycle.store import LifecycleQueries
 from assocmem.recall import filters
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.types import Procedure, Record
 
@@ -55,6 +55,15 @@ RULE_KEYS = frozenset(
 MAX_SCAN = 100_000
 
 
+class ProposeWorkflow(Protocol):
+    """How a rule proposes a workflow's candidate procedure: the candidate already
+    resting on these episodes, else a new one (never promoted)."""
+
+    def __call__(
+        self, name: str, episodes: Sequence[str], steps: Any, preconditions: Any, checks: Any
+    ) -> Procedure: ...
+
+
 @dataclass
 class RuleReport:
     """What one retention rule found and did."""
@@ -68,8 +77,11 @@ class RuleReport:
     proposals: list[dict[str, Any]] = field(default_factory=list)
 
 
-def retain(store: Store, view: View, policy: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Apply a retention policy (rules as data) to the memories ``view`` sees."""
+def retain(
+    store: LifecycleQueries, view: View, policy: Mapping[str, Any], propose: ProposeWorkflow
+) -> list[dict[str, Any]]:
+    """Apply a retention policy (rules as data) to the memories ``view`` sees; a rule's
+    repeated workflows are proposed through ``propose``."""
     rules = _check_policy(policy)
     reports = []
     for rule in rules:
@@ -92,7 +104,7 @@ def retain(store: Store, view: View, policy: Mapping[str, Any]) -> list[dict[str
             store.set_lifecycle(expired, status="archived")
             report.archived = [records[s].id for s in expired]
         if rule.get("propose_procedure"):
-            report.proposals = _proposals(store, view, rule["propose_procedure"], records)
+            report.proposals = _proposals(rule["propose_procedure"], records, propose)
         reports.append(report.__dict__)
     return reports
 
@@ -122,7 +134,10 @@ def _require(rule: Mapping[str, Any], records: Mapping[int, Record], report: Rul
 
 
 def _recheck(
-    store: Store, rule: Mapping[str, Any], records: Mapping[int, Record], report: RuleReport
+    store: LifecycleQueries,
+    rule: Mapping[str, Any],
+    records: Mapping[int, Record],
+    report: RuleReport,
 ) -> None:
     days = rule.get("recheck_after_days")
     if days is None:
@@ -140,7 +155,7 @@ def _recheck(
 
 
 def _proposals(
-    store: Store, view: View, spec: Mapping[str, Any], records: Mapping[int, Record]
+    spec: Mapping[str, Any], records: Mapping[int, Record], propose: ProposeWorkflow
 ) -> list[dict[str, Any]]:
     """Workflows with enough successful episodes, each proposed as a candidate
     procedure (never promoted) scoped to its workflow."""
@@ -156,7 +171,7 @@ def _proposals(
         wins = [m for m in members if outcome is None or m.meta.get("outcome") == outcome]
         counter = [m for m in members if m not in wins]
         if len(wins) >= support:
-            candidate = _candidate(store, view, spec, str(group_by), name, wins)
+            candidate = _candidate(spec, str(group_by), name, wins, propose)
             proposals.append({
                 "workflow": name,
                 "supporting": [m.id for m in wins],
@@ -168,23 +183,16 @@ def _proposals(
 
 
 def _candidate(
-    store: Store,
-    view: View,
     spec: Mapping[str, Any],
     group_by: str,
     name: str,
     wins: list[Record],
+    propose: ProposeWorkflow,
 ) -> Procedure:
-    """The workflow's candidate: the existing version resting on these episodes, or a
-    new one. Its steps are the spec's, else the first supporting episode's
-    ``meta.steps``; it covers the workflow's cases unless the spec says otherwise."""
-    episodes = [m.id for m in wins]
-    for known in reversed(store.procedures_named(view.scope, name)):
-        if known.status != "superseded" and set(episodes) <= set(known.episodes):
-            return procedures.to_procedure(known, store)
+    """The workflow's candidate. Its steps are the spec's, else the first supporting
+    episode's ``meta.steps``; it covers the workflow's cases unless the spec says
+    otherwise."""
     said = next((m.meta["steps"] for m in wins if isinstance(m.meta.get("steps"), list)), None)
     steps = spec.get("steps") or said or [f"repeat the {name} workflow as its episodes did"]
     preconditions = spec.get("preconditions") or {group_by: name}
-    return procedures.propose(
-        store, view, episodes, steps, preconditions, spec.get("checks"), name=name
-    )
+    return propose(name, [m.id for m in wins], steps, preconditions, spec.get("checks"))

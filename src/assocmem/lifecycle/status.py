@@ -7,13 +7,42 @@ protected memory; protection shields from archiving and never renews validity.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.store import Store, View
-from assocmem.types import Lifecycle, Record
+from assocmem.lifecycle.store import LifecycleQueries
+from assocmem.store import View
+from assocmem.types import Lifecycle, Record, Scope
 
 
-def archive(store: Store, seqs: Sequence[int]) -> Lifecycle:
+class Restorable(Protocol):
+    """What restoring reads and writes: memory rows, the lifecycle part's status, and
+    the dream pass's record of the toggles it superseded (the consolidation part)."""
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None: ...
+
+    def revert_toggles(self, seqs: Sequence[int]) -> list[int]: ...
+
+
+class KeyHistory(Protocol):
+    """What a key's history reads (a Protocol: the record view of inspection reads it
+    through a store typed for its own needs)."""
+
+    def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+
+def archive(store: LifecycleQueries, seqs: Sequence[int]) -> Lifecycle:
     """Archive active memories; protected ones are skipped and named."""
     records = store.records_by_seq(list(seqs))
     skipped = {r.id: "protected" for r in records.values() if r.protected}
@@ -22,7 +51,7 @@ def archive(store: Store, seqs: Sequence[int]) -> Lifecycle:
     return Lifecycle(changed=tuple(records[s].id for s in chosen), skipped=skipped)
 
 
-def restore(store: Store, seqs: Sequence[int]) -> Lifecycle:
+def restore(store: Restorable, seqs: Sequence[int]) -> Lifecycle:
     """Bring archived memories back, unchanged, and statements the dream pass's toggle
     guard superseded (a value a newer one of its key retired stays retired)."""
     records = store.records_by_seq(list(seqs))
@@ -34,14 +63,14 @@ def restore(store: Store, seqs: Sequence[int]) -> Lifecycle:
     return Lifecycle(changed=tuple(records[s].id for s in records if s in back), skipped=skipped)
 
 
-def protect(store: Store, seqs: Sequence[int], protected: bool) -> Lifecycle:
+def protect(store: LifecycleQueries, seqs: Sequence[int], protected: bool) -> Lifecycle:
     """Set or clear protection (it shields from archiving; it never renews validity)."""
     records = store.records_by_seq(list(seqs))
     store.set_lifecycle(list(records), protected=protected)
     return Lifecycle(changed=tuple(r.id for r in records.values()))
 
 
-def history(store: Store, view: View, key: Sequence[str]) -> list[Record]:
+def history(store: KeyHistory, view: View, key: Sequence[str]) -> list[Record]:
     """Every value a supersession key held, oldest observation first, with status."""
     if isinstance(key, str) or len(key) != 2 or not all(isinstance(k, str) for k in key):
         raise InvalidInput("key must be a (subject, relation) pair", field="key")

@@ -14,7 +14,7 @@ from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.operations.base import MemoryBase, checked_arguments
 from assocmem.portable import transfer
 from assocmem.types import STATUSES, ImportReport, Record
-from assocmem.write import validate as records
+from assocmem.write import validate
 
 
 class ComfortOperations(MemoryBase):
@@ -42,7 +42,7 @@ class ComfortOperations(MemoryBase):
         if not isinstance(id, str) or not id:
             raise InvalidInput("id must be a memory id string", field="id")
         memory_id = id
-        columns, new_access = records.update_columns(
+        columns, new_access = validate.update_columns(
             {"tags": tags, "value": value, "meta": meta, "access": access,
              "protected": protected}
         )  # fmt: skip
@@ -90,7 +90,7 @@ class ComfortOperations(MemoryBase):
         imported.
         """
         _check_first_line(first_line)
-        records.check_bool(rehome, "rehome")
+        validate.check_bool(rehome, "rehome")
         report = transfer.import_lines(
             self._store, self.scope, lines, first_line=first_line, rehome=rehome,
             operator=self._operator,

@@ -6,10 +6,9 @@ Invariant: these operations only add a derived layer; raw text is never rewritte
 
 from __future__ import annotations
 
-from assocmem.consolidate import cohorts as cohort_value
-from assocmem.consolidate import dream
+from assocmem.consolidate import cohorts, dream
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.recall import request as requests
+from assocmem.recall import request
 from assocmem.store import View
 from assocmem.types import (
     ClusterConsolidation,
@@ -32,7 +31,7 @@ class ConsolidationOperations(MemoryBase):
         `restore`). A second pass over an unchanged store adds nothing.
         """
         if keep is not None:
-            requests.check_int(keep, "keep", 0, 2**62)
+            request.check_int(keep, "keep", 0, 2**62)
         return dream.consolidate(self._store, View(self.scope), keep)
 
     @checked_arguments()
@@ -44,7 +43,7 @@ class ConsolidationOperations(MemoryBase):
         budget steps (its ``threshold`` most valuable stay active, the rest are
         archived, reversibly); sparser topics keep their raw episodes.
         """
-        requests.check_int(threshold, "threshold", 2, 1_000_000)
+        request.check_int(threshold, "threshold", 2, 1_000_000)
         return dream.consolidate_clusters(self._store, View(self.scope), threshold)
 
     @checked_arguments()
@@ -54,6 +53,4 @@ class ConsolidationOperations(MemoryBase):
         ``by`` is ``"tag"`` (default), ``"month"`` or ``"week"``; each cohort has its
         count of active memories, their mean value and the feedback outcomes they got.
         """
-        return cohort_value.value_by_cohort(
-            self._store, View(self.scope), cohort_value.check_by(by)
-        )
+        return cohorts.value_by_cohort(self._store, View(self.scope), cohorts.check_by(by))

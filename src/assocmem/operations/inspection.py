@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assocmem.inspect import browse, record
-from assocmem.inspect import health as store_health
+from assocmem.inspect import browse, health, record
 from assocmem.operations.base import MemoryBase, checked_arguments
 from assocmem.types import FeedbackLog, Health, Inspection, MemoryPage
 
@@ -70,4 +69,4 @@ class InspectionOperations(MemoryBase):
         The sizes are the whole store's: a served key without the operator role gets
         None for them, since other tenants' writes move them.
         """
-        return store_health.health(self._store, self.scope, self._space, self._operator)
+        return health.health(self._store, self.scope, self._space, self._operator)

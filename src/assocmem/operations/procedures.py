@@ -11,8 +11,7 @@ from typing import Any
 
 from assocmem.errors import InvalidInput
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.procedures import gate as procedures
-from assocmem.procedures import graduation
+from assocmem.procedures import gate, graduation
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.types import (
@@ -22,7 +21,7 @@ from assocmem.types import (
     Procedure,
     WriteResult,
 )
-from assocmem.write import validate as records
+from assocmem.write import validate
 
 
 class ProcedureOperations(MemoryBase):
@@ -43,7 +42,7 @@ class ProcedureOperations(MemoryBase):
         ``meta``; ``checks`` are cases ``{"case": {facts}, "expect": response}``, a
         response being ``"apply"``, ``"decline"`` or a guard's action.
         """
-        return procedures.propose(
+        return gate.propose(
             self._store, View(self.scope), episodes, steps, preconditions, checks, name
         )
 
@@ -54,9 +53,7 @@ class ProcedureOperations(MemoryBase):
         ``procedural`` record referencing its episodes, preconditions and checks; a
         failure leaves it ``rejected`` with the reason."""
         view = View(self.scope)
-        return procedures.promote(
-            self._store, view, procedures.row(self._store, view, id), self._write_one
-        )
+        return gate.promote(self._store, view, gate.row(self._store, view, id), self._write_one)
 
     @checked_arguments()
     def revise_procedure(
@@ -71,16 +68,14 @@ class ProcedureOperations(MemoryBase):
         are added to its references) and run the gate on it: a pass supersedes the old
         version and its record; a failure leaves the old one in force."""
         view = View(self.scope)
-        old = procedures.row(self._store, view, id)
-        new = procedures.propose(
+        old = gate.row(self._store, view, id)
+        new = gate.propose(
             self._store, view, [*old.episodes, *(episodes or [])],
             old.steps if steps is None else steps,
             old.preconditions if preconditions is None else preconditions,
             old.checks if checks is None else checks, old.name, supersedes=old,
         )  # fmt: skip
-        return procedures.promote(
-            self._store, view, procedures.row(self._store, view, new.id), self._write_one
-        )
+        return gate.promote(self._store, view, gate.row(self._store, view, new.id), self._write_one)
 
     @checked_arguments()
     def retire_procedure(self, id: str, retired: bool = True) -> Procedure:
@@ -88,7 +83,7 @@ class ProcedureOperations(MemoryBase):
         if not isinstance(retired, bool):
             raise InvalidInput("retired must be true or false", field="retired")
         view = View(self.scope)
-        return procedures.retire(self._store, view, procedures.row(self._store, view, id), retired)
+        return gate.retire(self._store, view, gate.row(self._store, view, id), retired)
 
     def graduate(self) -> GraduationReport:
         """Graduate corroborated episodic memories to semantic: a helpful outcome
@@ -102,7 +97,7 @@ class ProcedureOperations(MemoryBase):
         """Take back the graduation of these memories (semantic back to episodic)."""
         with self._store.transaction():  # chosen and reverted as one, as for `update`
             seqs = self._select(ids, None, statuses=STATUSES)
-            wanted = dict(zip(records.check_ids(ids), seqs, strict=True))
+            wanted = dict(zip(validate.check_ids(ids), seqs, strict=True))
             return graduation.revert(self._store, wanted)
 
     def _write_one(self, memory: NewMemory) -> WriteResult:

@@ -15,15 +15,20 @@ from assocmem.recall import evidence
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.text import times
-from assocmem.trust import attest as attestations
-from assocmem.trust import attributed, convergence, stale, taint
-from assocmem.trust import budget as irreversible
-from assocmem.trust import credit as credits
-from assocmem.trust import grades as evidence_grades
-from assocmem.trust import monitor as cusum
-from assocmem.trust import receipts as receipt_chain
-from assocmem.trust import slash as slashing
-from assocmem.trust import standing as standings
+from assocmem.trust import (
+    attest,
+    attributed,
+    convergence,
+    credit,
+    grades,
+    monitor,
+    receipts,
+    slash,
+    stale,
+    standing,
+    taint,
+)
+from assocmem.trust.budget import spend
 from assocmem.types import (
     STATUSES,
     AttributionReport,
@@ -39,7 +44,7 @@ from assocmem.types import (
     Standing,
     WriteResult,
 )
-from assocmem.write import validate as records
+from assocmem.write import validate
 
 
 class TrustOperations(MemoryBase):
@@ -55,12 +60,12 @@ class TrustOperations(MemoryBase):
         repeated, are logged and not banked; so is one given while a memory is
         slashed. Returns how many outcomes were logged.
         """
-        good = credits.check_outcome(outcome)
+        good = credit.check_outcome(outcome)
         # Chosen and logged in one write transaction: a forget cannot fall between
         # and leave an outcome naming a memory that is gone.
         with self._store.transaction():
             seqs = self._select(ids, None, statuses=STATUSES)
-            return credits.record(self._store, self.scope, seqs, good, self._operator)
+            return credit.record(self._store, self.scope, seqs, good, self._operator)
 
     @checked_arguments()
     def standing(self, ids: Sequence[str]) -> list[Standing]:
@@ -70,13 +75,13 @@ class TrustOperations(MemoryBase):
         with self._store.snapshot():
             seqs = self._select(ids, None, statuses=STATUSES)
             view = self._standing_view()
-            found = standings.standing_by_seq(self._store, view, seqs, self._strict)
+            found = standing.standing_by_seq(self._store, view, seqs, self._strict)
         return [found[seq] for seq in seqs]
 
     def influence_gate_report(self) -> GateReport:
         """What ``read(..., influence_only=True)`` would cost here: the fraction of
         active memories it would block, the breakdown of why, and advice."""
-        return standings.gate_report(self._store, View(self.scope), self._strict)
+        return standing.gate_report(self._store, View(self.scope), self._strict)
 
     @checked_arguments()
     def slash(self, ids: Sequence[str], scope: str = "source") -> Lifecycle:
@@ -84,10 +89,10 @@ class TrustOperations(MemoryBase):
         sharing their canonical source or carrying it as taint (``"source"``). They
         fail the influence gate and are marked ``slashed``, stay readable, and
         ``restore(ids, scope=...)`` brings back their exact pre-slash standing."""
-        chosen = slashing.check_scope(scope)
+        chosen = slash.check_scope(scope)
         with self._store.transaction():  # chosen and slashed as one, as for `credit`
             seqs = self._select(ids, None, statuses=STATUSES)
-            return slashing.slash(self._store, self._standing_view(), seqs, chosen)
+            return slash.slash(self._store, self._standing_view(), seqs, chosen)
 
     def stale_derived(self) -> list[StaleDerived]:
         """Memories whose derived_from ancestry holds one since contradicted,
@@ -122,13 +127,13 @@ class TrustOperations(MemoryBase):
         return self._store.checked_sources(self.scope)
 
     def _standing_view(self) -> View:
-        return standings.counted_among(self.scope)
+        return standing.counted_among(self.scope)
 
     def _attested(
         self, memories: Sequence[NewMemory], attestations_: Sequence[Any]
     ) -> list[tuple[str, str] | None]:
         return [
-            None if a is None else attestations.verify(m.text, m.source, a)
+            None if a is None else attest.verify(m.text, m.source, a)
             for m, a in zip(memories, attestations_, strict=True)
         ]
 
@@ -180,10 +185,10 @@ class TrustOperations(MemoryBase):
         """
         expected = public_key
         if expected is None and self._receipt_key is not None:
-            expected = receipt_chain.public_hex(self._receipt_key)
+            expected = receipts.public_hex(self._receipt_key)
         if expected is not None and not isinstance(expected, str):
             raise InvalidInput("public_key must be a hex string", field="public_key")
-        return receipt_chain.verify(self._store, self.scope, expected)
+        return receipts.verify(self._store, self.scope, expected)
 
     @checked_arguments()
     def ratify(self, id: str, kind: str, by_key: str, lens: str | None = None) -> Ratified:
@@ -193,12 +198,12 @@ class TrustOperations(MemoryBase):
         The claim's author cannot ratify it (`SelfRatification`); a repeated
         (by_key, kind, lens) is not stored again (``stored`` False) and adds nothing.
         """
-        kind, by_key, lens_name = evidence_grades.check_ratification(kind, by_key, lens)
+        kind, by_key, lens_name = grades.check_ratification(kind, by_key, lens)
         view = View(self.scope, statuses=STATUSES)
         with self._store.transaction():  # found and ratified as one, as for `credit`
             (record,) = self.get([id])
             authors = convergence.claim_authors(self._store, view, record)
-            evidence_grades.refuse_author(by_key, authors)
+            grades.refuse_author(by_key, authors)
             stored = self._store.add_ratification(record.id, kind, by_key, lens_name, times.now())
         return Ratified(id=record.id, kind=kind, by_key=by_key, lens=lens, stored=stored)
 
@@ -217,14 +222,14 @@ class TrustOperations(MemoryBase):
         """Charge an irreversible action that used these memories to the lifetime
         budget of every source they carry (own and inherited); denied, charging
         nothing, if any source would pass ``budget``. Never refunded by `restore`."""
-        wanted = records.check_ids(ids)
-        cost = records.check_number(amount, "amount", positive=True)
-        cap = records.check_number(budget, "budget", positive=False)
+        wanted = validate.check_ids(ids)
+        cost = validate.check_number(amount, "amount", positive=True)
+        cap = validate.check_number(budget, "budget", positive=False)
         with self._store.transaction():  # chosen and charged as one, as for `credit`
             seqs = self._select(wanted, None, statuses=STATUSES)
             charged = attributed.charged(self._store, seqs)
             sources = [s for found in charged.values() for s in found]
-            return irreversible.spend(self._store, self.scope, sources, cost, cap)
+            return spend(self._store, self.scope, sources, cost, cap)
 
     @checked_arguments()
     def monitor(
@@ -244,22 +249,22 @@ class TrustOperations(MemoryBase):
         caught (bound it with `spend_irreversible`). ``auto_slash`` (off by default)
         slashes a source on its case; keep it for an oracle nobody can feed.
         """
-        wanted = records.check_ids(ids)
-        good = credits.check_outcome(outcome)
-        reference = records.check_number(k, "k", positive=False)
-        threshold = records.check_number(h, "h", positive=True)
+        wanted = validate.check_ids(ids)
+        good = credit.check_outcome(outcome)
+        reference = validate.check_number(k, "k", positive=False)
+        threshold = validate.check_number(h, "h", positive=True)
         if not isinstance(auto_slash, bool):
             raise InvalidInput("auto_slash must be true or false", field="auto_slash")
         view = View(self.scope, statuses=STATUSES)
         with self._store.transaction():  # chosen and credited as one, as for `credit`
             seqs = dict(zip(wanted, self._select(wanted, None, statuses=STATUSES), strict=True))
-            return cusum.monitor(
+            return monitor.monitor(
                 self._store, view, seqs, good, reference, threshold, auto_slash, self._operator
             )
 
     def cases(self) -> list[Case]:
         """The open cases `monitor` raised against sources, oldest first."""
-        return cusum.cases(self._store, View(self.scope))
+        return monitor.cases(self._store, View(self.scope))
 
     @checked_arguments()
     def convergence_report(self, id: str) -> ConvergenceReport:

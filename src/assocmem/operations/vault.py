@@ -25,9 +25,7 @@ from assocmem.types import (
     NoteHit,
     Scope,
 )
-from assocmem.vault import index as vault_indexing
-from assocmem.vault import maintain as vault_upkeep
-from assocmem.vault import tools as vault_tools
+from assocmem.vault import index, maintain, tools
 
 
 class VaultOperations(MemoryBase):
@@ -41,48 +39,46 @@ class VaultOperations(MemoryBase):
         scope (channel ``vault``), so ordinary reads never see them.
         """
         root = self._vault_root(path)
-        return vault_indexing.index(self._store, self._vault, root, self._space)
+        return index.index(self._store, self._vault, root, self._space)
 
     def index_status(self) -> IndexStatus:
         """The indexed vault: its folder, notes, chunks, links, dead links and folder spread."""
-        return vault_tools.index_status(self._store, self._vault)
+        return tools.index_status(self._store, self._vault)
 
     @checked_arguments()
     def relevant_notes(self, query: str, k: int = 5) -> list[NoteHit]:
         """The notes most relevant to a question (relevance × accrued value), with excerpts."""
-        return vault_tools.relevant_notes(self._store, self._vault, self._space, query, k)
+        return tools.relevant_notes(self._store, self._vault, self._space, query, k)
 
     @checked_arguments()
     def coverage_gap(self, query: str, k: int = 5) -> CoverageGap:
         """What the vault covers of a question: top notes, a completeness score and the
         question's terms no note supports."""
-        return vault_tools.coverage_gap(self._store, self._vault, self._space, query, k)
+        return tools.coverage_gap(self._store, self._vault, self._space, query, k)
 
     def find_gaps(self) -> Gaps:
         """Where the note network is blind: isolated and under-linked notes, thin folders."""
-        return vault_tools.find_gaps(self._store, self._vault)
+        return tools.find_gaps(self._store, self._vault)
 
     @checked_arguments()
     def bridge_candidates(self, note: str, k: int = 5) -> list[Bridge]:
         """Notes in other folders, not linked to ``note``, close in meaning, with the reason."""
-        return vault_tools.bridge_candidates(self._store, self._vault, self._space, note, k)
+        return tools.bridge_candidates(self._store, self._vault, self._space, note, k)
 
     @checked_arguments()
     def extract_claims(self, note: str) -> list[Claim]:
         """Claim-like sentences of a note, with line numbers, to ground or challenge."""
-        return vault_tools.extract_claims(self._store, self._vault, note)
+        return tools.extract_claims(self._store, self._vault, note)
 
     def idea_methods(self) -> list[IdeaMethod]:
         """A small toolkit of named idea-generation recipes, as data."""
-        return vault_tools.idea_methods()
+        return tools.idea_methods()
 
     @checked_arguments()
     def maintenance_report(self, stale_days: int = 365) -> MaintenanceReport:
         """The vault's chores: dead links, orphans with a note to link each to, stale
         notes (by frontmatter date), near-duplicates, a health score and archive candidates."""
-        return vault_upkeep.report(
-            self._store, self._vault, self._space, stale_days, vault_upkeep.today()
-        )
+        return maintain.report(self._store, self._vault, self._space, stale_days, maintain.today())
 
     @checked_arguments()
     def apply_links(self, notes: Sequence[str] | None = None, dry_run: bool = True) -> AppliedLinks:
@@ -93,11 +89,11 @@ class VaultOperations(MemoryBase):
         if remembered is None:
             raise InvalidInput("no vault is indexed here: call vault_index first", field="notes")
         root = self._vault_root(remembered)
-        return vault_upkeep.apply_links(self._store, self._vault, self._space, root, notes, dry_run)
+        return maintain.apply_links(self._store, self._vault, self._space, root, notes, dry_run)
 
     @property
     def _vault(self) -> Scope:
-        return vault_indexing.vault_scope(self.scope)
+        return index.vault_scope(self.scope)
 
     def _vault_root(self, path: str | None) -> Path:
         """The folder to index: ``path`` or the remembered one, resolved, allowed here."""

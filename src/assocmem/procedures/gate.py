@@ -16,16 +16,17 @@ when ``meta.outcome`` says so (`FAILURE`) or its feedback sums below zero.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.procedures import matcher
 from assocmem.procedures.store import ProcedureRow
 from assocmem.schema import NewMemory
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
-from assocmem.types import Procedure, Record, WriteResult
+from assocmem.types import Procedure, Record, Scope, WriteResult
 from assocmem.write import validate
 
 SUCCESS = ("success", "succeeded", "ok", "fixed")
@@ -37,8 +38,54 @@ MAX_SCAN = 100_000
 Write = Callable[[NewMemory], WriteResult]
 
 
+class Ratings(Protocol):
+    """What an episode's rated outcome reads: the feedback outcomes of each memory."""
+
+    def outcomes_of(self, seqs: Sequence[int]) -> dict[int, list[float]]: ...
+
+
+class ProcedureStore(Ratings, Protocol):
+    """What the gate reads and writes: the procedures part, the lifecycle part's
+    selection and status, memory rows and rated outcomes."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+    def set_lifecycle(
+        self,
+        seqs: Sequence[int],
+        *,
+        status: str | None = None,
+        protected: bool | None = None,
+        recheck_by: str | None = None,
+    ) -> None: ...
+
+    def add_procedure(self, scope: Scope, fields: dict[str, Any], when: str) -> str: ...
+
+    def procedures(self, scope: Scope, ids: Sequence[str]) -> dict[str, ProcedureRow]: ...
+
+    def procedures_named(self, scope: Scope, name: str) -> list[ProcedureRow]: ...
+
+    def set_procedure(
+        self,
+        seq: int,
+        *,
+        status: str,
+        gate: dict[str, Any] | None = None,
+        reason: str | None = None,
+        memory_seq: int | None = None,
+    ) -> None: ...
+
+
 def propose(
-    store: Store,
+    store: ProcedureStore,
     view: View,
     episodes: Sequence[str],
     steps: Any,
@@ -62,7 +109,25 @@ def propose(
     return to_procedure(row(store, view, public_id), store)
 
 
-def promote(store: Store, view: View, row_: ProcedureRow, write: Write) -> Procedure:
+def workflow_candidate(
+    store: ProcedureStore,
+    view: View,
+    name: str,
+    episodes: Sequence[str],
+    steps: Any,
+    preconditions: Any,
+    checks: Any,
+) -> Procedure:
+    """The candidate of workflow ``name`` on ``episodes``: a version not superseded
+    that already rests on them, else a new candidate (so a retention rule proposes
+    once per workflow and set of episodes)."""
+    for known in reversed(store.procedures_named(view.scope, name)):
+        if known.status != "superseded" and set(episodes) <= set(known.episodes):
+            return to_procedure(known, store)
+    return propose(store, view, episodes, steps, preconditions, checks, name=name)
+
+
+def promote(store: ProcedureStore, view: View, row_: ProcedureRow, write: Write) -> Procedure:
     """Run the gate on a candidate (or a rejected one since given new evidence)."""
     if row_.status not in ("candidate", "rejected"):
         raise InvalidInput(f"procedure {row_.id} is {row_.status}, not a candidate", field="id")
@@ -81,7 +146,7 @@ def promote(store: Store, view: View, row_: ProcedureRow, write: Write) -> Proce
     return to_procedure(row(store, view, row_.id), store)
 
 
-def retire(store: Store, view: View, row_: ProcedureRow, retired: bool) -> Procedure:
+def retire(store: ProcedureStore, view: View, row_: ProcedureRow, retired: bool) -> Procedure:
     """Retire a promoted procedure (its record archived) or bring a retired one back."""
     wanted = ("promoted", "retired") if retired else ("retired", "promoted")
     if row_.status != wanted[0]:
@@ -93,7 +158,7 @@ def retire(store: Store, view: View, row_: ProcedureRow, retired: bool) -> Proce
     return to_procedure(row(store, view, row_.id), store)
 
 
-def evaluate(store: Store, view: View, row_: ProcedureRow) -> dict[str, Any]:
+def evaluate(store: ProcedureStore, view: View, row_: ProcedureRow) -> dict[str, Any]:
     """The gate's findings: supporting episodes, counterexamples, check results, and
     the first reason it refuses (None: it passes)."""
     given = _episodes(store, view, row_.episodes)
@@ -166,7 +231,7 @@ def _facts(facts: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in facts.items() if k != "outcome")
 
 
-def _outcomes(store: Store, records: Mapping[int, Record]) -> dict[int, str | None]:
+def _outcomes(store: Ratings, records: Mapping[int, Record]) -> dict[int, str | None]:
     sums = feedback_sums(store, list(records))
     result: dict[int, str | None] = {}
     for seq, record in records.items():
@@ -182,23 +247,23 @@ def _outcomes(store: Store, records: Mapping[int, Record]) -> dict[int, str | No
     return result
 
 
-def feedback_sums(store: Store, seqs: Sequence[int]) -> dict[int, float]:
+def feedback_sums(store: Ratings, seqs: Sequence[int]) -> dict[int, float]:
     """The summed feedback outcome of each rated memory among ``seqs``."""
     return {seq: sum(rated) for seq, rated in store.outcomes_of(seqs).items()}
 
 
-def _episodes(store: Store, view: View, ids: Sequence[str]) -> dict[int, Record]:
+def _episodes(store: ProcedureStore, view: View, ids: Sequence[str]) -> dict[int, Record]:
     seqs = store.visible_seqs(view.scope, list(ids), statuses=("active",))
     found = store.records_by_seq([seqs[i] for i in ids if i in seqs])
     return {s: r for s, r in found.items() if r.kind == "episodic"}
 
 
-def _episodes_in_view(store: Store, view: View) -> dict[int, Record]:
+def _episodes_in_view(store: ProcedureStore, view: View) -> dict[int, Record]:
     episodic = replace(view, kinds=("episodic",), statuses=("active",))
     return store.records_by_seq(store.select(episodic, MAX_SCAN))
 
 
-def _episode_ids(store: Store, view: View, episodes: Any) -> list[str]:
+def _episode_ids(store: ProcedureStore, view: View, episodes: Any) -> list[str]:
     if (
         isinstance(episodes, str)
         or not isinstance(episodes, Sequence)
@@ -246,7 +311,7 @@ def _record(row_: ProcedureRow) -> NewMemory:
     )
 
 
-def _supersede(store: Store, view: View, old_id: str) -> None:
+def _supersede(store: ProcedureStore, view: View, old_id: str) -> None:
     old = store.procedures(view.scope, [old_id]).get(old_id)
     if old is None or old.status not in ("promoted", "retired"):
         return
@@ -255,7 +320,7 @@ def _supersede(store: Store, view: View, old_id: str) -> None:
     store.set_procedure(old.seq, status="superseded", reason=old.reason)
 
 
-def row(store: Store, view: View, public_id: Any) -> ProcedureRow:
+def row(store: ProcedureStore, view: View, public_id: Any) -> ProcedureRow:
     """The procedure version ``public_id`` names, or `UnknownMemory`."""
     if not isinstance(public_id, str):
         raise InvalidInput("id is a procedure id", field="id")
@@ -265,7 +330,7 @@ def row(store: Store, view: View, public_id: Any) -> ProcedureRow:
     return found
 
 
-def to_procedure(row_: ProcedureRow, store: Store) -> Procedure:
+def to_procedure(row_: ProcedureRow, store: ProcedureStore) -> Procedure:
     """The public shape of a stored version."""
     record = store.records_by_seq([row_.memory_seq]) if row_.memory_seq is not None else {}
     return Procedure(

@@ -12,25 +12,52 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.procedures import gate
-from assocmem.store import Store, View
+from assocmem.procedures.store import ProcedureQueries
+from assocmem.store import View
 from assocmem.text import times
-from assocmem.trust import corroboration
-from assocmem.trust import standing as standings
-from assocmem.types import Graduated, GraduationReport, Lifecycle
+from assocmem.trust import corroboration, standing
+from assocmem.trust.store import TrustRow
+from assocmem.types import Graduated, GraduationReport, Lifecycle, Record, Scope
 
 FROM_KIND, TO_KIND = "episodic", "semantic"
 # Episodes one pass reads at most.
 MAX_SCAN = 100_000
 
 
-def graduate(store: Store, view: View, strict: bool = False) -> GraduationReport:
+class GraduationStore(gate.Ratings, Protocol):
+    """What a graduation pass reads and writes: the lifecycle part's selection, the
+    procedures part's graduations, rated outcomes, and what standing reads (the trust
+    part's rows, restatements, slash marks and cleared troubles; memory rows)."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+    def graduate_memories(
+        self, rows: Sequence[tuple[int, str, str, dict[str, Any]]], when: str
+    ) -> None: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
+
+    def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]: ...
+
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
+
+    def stale_cleared(self, seqs: Sequence[int]) -> dict[int, set[str]]: ...
+
+
+def graduate(store: GraduationStore, view: View, strict: bool = False) -> GraduationReport:
     """Graduate every corroborated active episode ``view`` sees; report what moved."""
     episodes = replace(view, kinds=(FROM_KIND,), statuses=("active",))
     seqs = store.select(episodes, MAX_SCAN)
-    found = standings.standing_by_seq(store, replace(view, statuses=("active",)), seqs, strict)
+    found = standing.standing_by_seq(store, replace(view, statuses=("active",)), seqs, strict)
     rated = gate.feedback_sums(store, seqs)
     moved: list[tuple[int, Graduated]] = []
     for seq in seqs:
@@ -63,7 +90,7 @@ def _basis(feedback: float, good: int, bad: int, origins: Sequence[str]) -> tupl
     return tuple(basis)
 
 
-def revert(store: Store, seqs: dict[str, int]) -> Lifecycle:
+def revert(store: ProcedureQueries, seqs: dict[str, int]) -> Lifecycle:
     """Take back the graduation in force of each memory (by id → seq)."""
     found = store.graduations(list(seqs.values()))
     rows = [(seq, *found[seq][:3]) for seq in seqs.values() if seq in found]

@@ -7,13 +7,20 @@ through here, so they all charge, watch and commit the same set.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
-from assocmem.store import Store
 from assocmem.text.sources import canonical_source
+from assocmem.trust.store import TrustRow
 
 # The source a memory with none is attributed to: unsourced records share one
 # budget and one detector rather than escape them.
 UNATTRIBUTED = "(unattributed)"
+
+
+class Attributing(Protocol):
+    """What finding the sources a memory answers for reads: its standing row."""
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
 
 
 def sources(own: Iterable[str | None], taint: Iterable[str] = ()) -> tuple[str, ...]:
@@ -29,7 +36,7 @@ def own_sources(source: str | None, stored_canonical: str | None) -> tuple[str |
     return (canonical_source(source), stored_canonical)
 
 
-def charged(store: Store, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
+def charged(store: Attributing, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
     """The sources each memory (by seq) answers for in the monitor and the budget: its
     own canonical source and its taint, or ``UNATTRIBUTED``."""
     rows = store.trust_rows(list(seqs))

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assocmem.store import Store
 from assocmem.trust.attributed import UNATTRIBUTED
+from assocmem.trust.store_attribution import AttributionQueries
 from assocmem.types import Scope, SourceBudget, SpendResult
 
 
 def spend(
-    store: Store, scope: Scope, sources: Sequence[str], amount: float, budget: float
+    store: AttributionQueries, scope: Scope, sources: Sequence[str], amount: float, budget: float
 ) -> SpendResult:
     """Charge ``amount`` to every source in ``sources`` unless any would exceed ``budget``."""
     charged = sorted(set(sources)) or [UNATTRIBUTED]

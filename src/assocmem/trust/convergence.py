@@ -13,15 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
-from assocmem.store import Store, View
-from assocmem.trust import corroboration
-from assocmem.trust import grades as evidence
-from assocmem.types import ConvergenceReport, Grade, ReadResult, Record
+from assocmem.store import View
+from assocmem.trust import corroboration, grades
+from assocmem.trust.store import TrustQueries
+from assocmem.types import ConvergenceReport, Grade, ReadResult, Record, Scope
 
 CHECKS = ("reproduction", "audit")
 # How far up a derivation chain a lineage grade looks.
 MAX_LINEAGE = 1000
+
+
+class Grading(corroboration.Corroborating, Protocol):
+    """What grading a claim reads: the readable records and their ancestors, their
+    corroboration (`corroboration.Corroborating`) and attribution's ratifications."""
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]: ...
+
+    def ratifications(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]: ...
 
 
 def authors(record: Record, attested_key: str | None = None) -> set[str]:
@@ -30,7 +44,7 @@ def authors(record: Record, attested_key: str | None = None) -> set[str]:
 
 
 def _facts(
-    store: Store, view: View, records: Sequence[Record]
+    store: Grading, view: View, records: Sequence[Record]
 ) -> dict[str, tuple[Grade, tuple[str, ...], int, tuple[str, ...]]]:
     """Per record id: its grade, corroborating origins, how many records state it,
     and the identities that adjudicated it."""
@@ -47,18 +61,18 @@ def _facts(
         agreeing = origins.get(row.seq, ()) if row is not None else ()
         count = len(set(stating.get(row.fingerprint, [])) | {row.seq}) if row is not None else 1
         marks = ratified.get(record.id, [])
-        graded = evidence.grade(record.id, marks, who, len(agreeing) >= corroboration.MIN_ORIGINS)
+        graded = grades.grade(record.id, marks, who, len(agreeing) >= corroboration.MIN_ORIGINS)
         judges = tuple(sorted({b for k, b, _ in marks if k in CHECKS and b not in who}))
         found[record.id] = (graded, agreeing, count, judges)
     return found
 
 
-def grade(store: Store, view: View, record: Record) -> Grade:
+def grade(store: Grading, view: View, record: Record) -> Grade:
     """The evidence grade of one readable record."""
     return _facts(store, view, [record])[record.id][0]
 
 
-def _lineage(store: Store, view: View, record: Record) -> list[Record]:
+def _lineage(store: Grading, view: View, record: Record) -> list[Record]:
     """Every readable ancestor of ``record`` through ``derived_from``."""
     seen: dict[str, Record] = {}
     frontier = list(record.derived_from)
@@ -71,12 +85,12 @@ def _lineage(store: Store, view: View, record: Record) -> list[Record]:
     return list(seen.values())
 
 
-def report(store: Store, view: View, record: Record) -> ConvergenceReport:
+def report(store: Grading, view: View, record: Record) -> ConvergenceReport:
     """The convergence report of one readable record."""
     return reports(store, view, [record])[record.id]
 
 
-def reports(store: Store, view: View, records: Sequence[Record]) -> dict[str, ConvergenceReport]:
+def reports(store: Grading, view: View, records: Sequence[Record]) -> dict[str, ConvergenceReport]:
     """The convergence report of each readable record, by id: the facts of all of them
     and their ancestors are read together (a record's facts do not depend on which
     others are read with it)."""
@@ -93,7 +107,7 @@ def _report(
     facts: dict[str, tuple[Grade, tuple[str, ...], int, tuple[str, ...]]],
 ) -> ConvergenceReport:
     graded, agreeing, count, judges = facts[record.id]
-    lineage = evidence.weakest([facts[r.id][0].grade for r in (record, *ancestors)])
+    lineage = grades.weakest([facts[r.id][0].grade for r in (record, *ancestors)])
     if judges:
         status = "adjudicated"
     elif len(agreeing) >= corroboration.MIN_ORIGINS:
@@ -112,14 +126,14 @@ def _report(
     )
 
 
-def with_status(store: Store, view: View, result: ReadResult) -> ReadResult:
+def with_status(store: Grading, view: View, result: ReadResult) -> ReadResult:
     """``result`` with each item's convergence report attached as its ``status``."""
     found = reports(store, view, [item.record for item in result.items])
     items = tuple(replace(item, status=found[item.record.id]) for item in result.items)
     return replace(result, items=items)
 
 
-def claim_authors(store: Store, view: View, record: Record) -> set[str]:
+def claim_authors(store: TrustQueries, view: View, record: Record) -> set[str]:
     """The identities that may not ratify ``record``: its author and attested key."""
     seqs = store.visible_seqs(view.scope, [record.id], statuses=view.statuses)
     rows = store.trust_rows(list(seqs.values()))

@@ -14,12 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Protocol
 
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text.sources import distinct_origins
 from assocmem.trust.store import TrustRow
 
 MIN_ORIGINS = 2
+
+
+class Corroborating(Protocol):
+    """What counting corroboration reads: the memories restating a text, and their
+    standing rows."""
+
+    def restating(self, view: View, fingerprints: Sequence[str]) -> dict[str, list[int]]: ...
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
 
 
 def witnesses(rows: Iterable[TrustRow], strict: bool) -> tuple[str, ...]:
@@ -31,19 +41,19 @@ def witnesses(rows: Iterable[TrustRow], strict: bool) -> tuple[str, ...]:
 
 
 def origins(
-    store: Store, view: View, rows: Sequence[TrustRow], strict: bool
+    store: Corroborating, view: View, rows: Sequence[TrustRow], strict: bool
 ) -> dict[int, tuple[str, ...]]:
     """The corroborating origins of each row's memory, among what ``view`` sees."""
     return among(store, rows, restating(store, view, rows), strict)
 
 
-def restating(store: Store, view: View, rows: Sequence[TrustRow]) -> dict[str, list[int]]:
+def restating(store: Corroborating, view: View, rows: Sequence[TrustRow]) -> dict[str, list[int]]:
     """The active memories ``view`` sees stating each row's text, by fingerprint."""
     return store.restating(replace(view, statuses=("active",)), [r.fingerprint for r in rows])
 
 
 def among(
-    store: Store, rows: Sequence[TrustRow], restating: dict[str, list[int]], strict: bool
+    store: Corroborating, rows: Sequence[TrustRow], restating: dict[str, list[int]], strict: bool
 ) -> dict[int, tuple[str, ...]]:
     """`origins`, given the restating memories already read (`restating`)."""
     others = sorted({s for seqs in restating.values() for s in seqs} - {r.seq for r in rows})

@@ -19,16 +19,28 @@ grading itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.trust import stale
+from assocmem.trust.store import TrustRow
 from assocmem.types import Scope
 
 GOOD = ("good", "+1", "1")
 BAD = ("bad", "-1")
+
+
+class Crediting(stale.Clearing, Protocol):
+    """What recording an outcome asks of the store: the credit log to append to, the
+    standing rows, and re-crediting demoted memories (`stale.Clearing`)."""
+
+    def add_credits(
+        self, agent_id: str, seqs: Sequence[int], good: bool, when: str, independent: bool
+    ) -> int: ...
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
 
 
 def check_outcome(outcome: Any) -> bool:
@@ -40,7 +52,7 @@ def check_outcome(outcome: Any) -> bool:
     raise InvalidInput('outcome must be "good" or "bad" (or +1 / -1)', field="outcome")
 
 
-def record(store: Store, scope: Scope, seqs: Sequence[int], good: bool, operator: bool) -> int:
+def record(store: Crediting, scope: Scope, seqs: Sequence[int], good: bool, operator: bool) -> int:
     """Append one outcome per memory (by seq) as ``scope``'s agent, banked only when
     given with the ``operator``'s authority; how many were logged. A banked good
     outcome re-credits a memory demoted for a retracted ancestor (`stale`)."""

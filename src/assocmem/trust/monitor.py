@@ -19,17 +19,34 @@ can feed bad outcomes against a rival into a framing weapon, hence off by defaul
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.trust import credit, slash
-from assocmem.trust.attributed import charged
-from assocmem.trust.attribution_rows import MonitorRow
+from assocmem.trust.attributed import Attributing, charged
+from assocmem.trust.attribution_rows import CaseRow, MonitorRow
+from assocmem.trust.store_attribution import AttributionQueries
 from assocmem.types import Case, MonitorResult, SourceStatistic
 
 # The latest bad outcomes kept as a source's evidence.
 MAX_EVIDENCE = 50
+
+
+class Monitoring(credit.Crediting, Attributing, slash.Slashing, Protocol):
+    """What one monitored outcome asks of the store: crediting (`credit.Crediting`),
+    the sources it is charged to (`Attributing`), a breach's slash
+    (`slash.Slashing`), and attribution's CUSUM state and cases."""
+
+    def monitor_state(self, agent_id: str, sources: Sequence[str]) -> dict[str, MonitorRow]: ...
+
+    def set_monitor_state(self, agent_id: str, states: Sequence[MonitorRow], now: str) -> None: ...
+
+    def raise_case(
+        self, agent_id: str, source: str, statistic: float, evidence: Sequence[str], now: str
+    ) -> None: ...
+
+    def open_cases(self, agent_id: str) -> list[CaseRow]: ...
 
 
 def step(state: MonitorRow, bad: bool, k: float, evidence: Sequence[str]) -> MonitorRow:
@@ -45,7 +62,7 @@ def step(state: MonitorRow, bad: bool, k: float, evidence: Sequence[str]) -> Mon
 
 
 def monitor(
-    store: Store,
+    store: Monitoring,
     view: View,
     seqs: dict[str, int],
     good: bool,
@@ -89,10 +106,10 @@ def monitor(
     )
 
 
-def cases(store: Store, view: View) -> list[Case]:
+def cases(store: AttributionQueries, view: View) -> list[Case]:
     """The open cases of this agent, oldest first."""
     return [_case(c) for c in store.open_cases(view.scope.agent_id)]
 
 
-def _case(row: Any) -> Case:
+def _case(row: CaseRow) -> Case:
     return Case(row.id, row.source, row.raised_at, row.statistic, row.evidence, row.status)

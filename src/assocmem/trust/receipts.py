@@ -20,14 +20,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from assocmem.errors import DependencyMissing, InvalidInput
 from assocmem.schema import NewMemory
-from assocmem.store import Store
 from assocmem.text import times
 from assocmem.trust import attributed
 from assocmem.trust.attribution_rows import ReceiptRow
+from assocmem.trust.store import TrustRow
+from assocmem.trust.store_attribution import AttributionQueries
 from assocmem.types import (
     AttributionMismatch,
     AttributionReport,
@@ -37,6 +39,21 @@ from assocmem.types import (
 
 GENESIS = "0" * 64
 PAGE = 1000
+
+
+class Verifying(Protocol):
+    """What verifying the chain reads in one snapshot: the receipts, the memories a
+    scope reads, and their taint (their standing rows)."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def receipts_page(self, after: int, limit: int) -> list[ReceiptRow]: ...
+
+    def attributed_rows(
+        self, scope: Scope
+    ) -> list[tuple[int, str, str, str | None, str | None]]: ...
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
 
 
 def _ed25519() -> Any:
@@ -103,7 +120,7 @@ def link_hash(
 
 
 def append(
-    store: Store,
+    store: AttributionQueries,
     memories: Sequence[NewMemory],
     results: Sequence[WriteResult],
     taints: Sequence[Iterable[str]],
@@ -147,7 +164,7 @@ def _signature_fails(row: ReceiptRow, expected: str | None) -> str | None:
     return None
 
 
-def verify(store: Store, scope: Scope, expected_key: str | None) -> AttributionReport:
+def verify(store: Verifying, scope: Scope, expected_key: str | None) -> AttributionReport:
     """Walk the chain, then compare each active memory's current sources (own and
     taint) to its latest receipt. ``expected_key`` (hex) makes every receipt need a
     valid signature by it."""

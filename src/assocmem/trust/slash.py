@@ -11,15 +11,36 @@ whose own canonical source, or taint, is the origin of a named memory's source
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.text import times
 from assocmem.text.sources import origins
+from assocmem.trust.store import TrustQueries, TrustRow
 from assocmem.types import Lifecycle
 
 SCOPES = ("memory", "source")
+
+
+class Reaching(Protocol):
+    """What finding a slash's reach reads: the named memories' sources, and the
+    memories the view sees that share them."""
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
+
+    def view_sources(self, view: View) -> list[str]: ...
+
+    def sharing_sources(self, view: View, sources: Sequence[str]) -> list[int]: ...
+
+
+class Slashing(Reaching, Protocol):
+    """`Reaching`, and marking what it reaches slashed in one transaction."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def slash_memories(self, seqs: Sequence[int], when: str) -> None: ...
 
 
 def check_scope(scope: Any) -> str:
@@ -29,7 +50,7 @@ def check_scope(scope: Any) -> str:
     return str(scope)
 
 
-def reach(store: Store, view: View, seqs: Sequence[int], scope: str) -> list[int]:
+def reach(store: Reaching, view: View, seqs: Sequence[int], scope: str) -> list[int]:
     """The memories a slash (or restore) of ``seqs`` at ``scope`` applies to."""
     if scope == "memory":
         return sorted(set(seqs))
@@ -40,7 +61,7 @@ def reach(store: Store, view: View, seqs: Sequence[int], scope: str) -> list[int
     return sorted(set(seqs) | set(store.sharing_sources(view, matched)))
 
 
-def slash(store: Store, view: View, seqs: Sequence[int], scope: str) -> Lifecycle:
+def slash(store: Slashing, view: View, seqs: Sequence[int], scope: str) -> Lifecycle:
     """Forfeit the standing of what ``seqs`` reach at ``scope``."""
     with store.transaction():
         reached = reach(store, view, seqs, scope)
@@ -48,7 +69,7 @@ def slash(store: Store, view: View, seqs: Sequence[int], scope: str) -> Lifecycl
         return Lifecycle(changed=_ids(store, reached))
 
 
-def lift(store: Store, view: View, seqs: Sequence[int], scope: str) -> Lifecycle:
+def lift(store: TrustQueries, view: View, seqs: Sequence[int], scope: str) -> Lifecycle:
     """Lift the slash of what ``seqs`` reach at ``scope``; unslashed ones are skipped."""
     with store.transaction():
         reached = reach(store, view, seqs, scope)
@@ -61,6 +82,6 @@ def lift(store: Store, view: View, seqs: Sequence[int], scope: str) -> Lifecycle
         )
 
 
-def _ids(store: Store, seqs: Sequence[int]) -> tuple[str, ...]:
+def _ids(store: Reaching, seqs: Sequence[int]) -> tuple[str, ...]:
     rows = store.trust_rows(list(seqs))
     return tuple(rows[s].id for s in seqs)

@@ -16,10 +16,12 @@ status), each once, so a cycle or a shared parent cannot loop.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
-from assocmem.lifecycle import contradictions as conflicts
+from assocmem.lifecycle import contradictions
 from assocmem.store import Store, View
-from assocmem.types import STATUSES, Record, StaleDerived
+from assocmem.trust.store import TrustQueries
+from assocmem.types import STATUSES, Record, Scope, StaleDerived
 
 PAGE = 500
 # The fold of a demoted memory's read score: a derivation from a retracted parent
@@ -30,13 +32,36 @@ DEMOTED_FOLD = 0.5
 DEMOTING = ("superseded", "slashed")
 
 
-def stale_derived(store: Store, view: View) -> list[StaleDerived]:
+class Demotions(Protocol):
+    """What finding demotions reads: readable records by id and by seq, whether each is
+    slashed, and the troubles re-credits have cleared."""
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
+
+    def stale_cleared(self, seqs: Sequence[int]) -> dict[int, set[str]]: ...
+
+
+class Clearing(Demotions, Protocol):
+    """`Demotions`, and recording a re-credit's clearance."""
+
+    def clear_stale(self, seq: int, reasons: Sequence[str]) -> None: ...
+
+
+def stale_derived(store: TrustQueries, view: View) -> list[StaleDerived]:
     """Every active derived memory ``view`` sees with a troubled ancestor, oldest first,
     with whether it is demoted now."""
     derived = [record for record in _active(store, view) if record.derived_from]
     if not derived:
         return []
-    contradicted = {i for c in conflicts.contradictions(store, view) for i in (c.first, c.second)}
+    contradicted = {
+        i for c in contradictions.contradictions(store, view) for i in (c.first, c.second)
+    }
     found = []
     troubled = _troubles(store, view, derived, contradicted)
     pairs = _seqs(store, view, derived)
@@ -49,7 +74,9 @@ def stale_derived(store: Store, view: View) -> list[StaleDerived]:
     return found
 
 
-def demoted(store: Store, view: View, records: Mapping[int, Record]) -> dict[int, tuple[str, ...]]:
+def demoted(
+    store: Demotions, view: View, records: Mapping[int, Record]
+) -> dict[int, tuple[str, ...]]:
     """Those of ``records`` (by seq) demoted now, with the troubles that demote them:
     a superseded or slashed ancestor that no re-credit has cleared."""
     derived = {seq: r for seq, r in records.items() if r.derived_from}
@@ -66,7 +93,7 @@ def demoted(store: Store, view: View, records: Mapping[int, Record]) -> dict[int
     }
 
 
-def clear(store: Store, view: View, seqs: Sequence[int]) -> None:
+def clear(store: Clearing, view: View, seqs: Sequence[int]) -> None:
     """Record a re-credit of these memories: the troubles demoting each now no longer do."""
     demotions = demoted(store, view, store.records_by_seq(list(seqs)))
     cleared = store.stale_cleared(list(demotions)) if demotions else {}
@@ -75,7 +102,7 @@ def clear(store: Store, view: View, seqs: Sequence[int]) -> None:
 
 
 def _troubles(
-    store: Store, view: View, derived: Sequence[Record], contradicted: Iterable[str]
+    store: Demotions, view: View, derived: Sequence[Record], contradicted: Iterable[str]
 ) -> dict[str, tuple[str, ...]]:
     """``"<ancestor id>: <what>"`` for each of ``derived`` with a troubled ancestor."""
     contradicted = set(contradicted)
@@ -123,7 +150,7 @@ def _seqs(store: Store, view: View, records: Sequence[Record]) -> list[tuple[int
 
 
 def _load(
-    store: Store, view: View, ids: Sequence[str], known: dict[str, tuple[Record, bool]]
+    store: Demotions, view: View, ids: Sequence[str], known: dict[str, tuple[Record, bool]]
 ) -> None:
     if not ids:
         return

@@ -11,16 +11,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
-from assocmem.store import Store, View
+from assocmem.store import View
 from assocmem.trust import corroboration, stale
-from assocmem.trust.store import TrustRow
+from assocmem.trust.store import TrustQueries, TrustRow
 from assocmem.types import KINDS, STATUSES, GateReport, Record, Scope, Standing
 
 K = TypeVar("K")
 
 BASES = ("credited", "corroborated", "slashed", "stale", "neither")
+
+
+class Standings(corroboration.Corroborating, stale.Demotions, Protocol):
+    """What weighing standing reads: the standing rows, corroboration
+    (`corroboration.Corroborating`) and demotions (`stale.Demotions`)."""
+
+
+class ActiveStandings(Standings, Protocol):
+    """`Standings`, and the active memories a view sees (the gate's cost on them)."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+
+class Marking(Protocol):
+    """What marking records reads: whether each is slashed, and its attested key."""
+
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
 
 
 def counted_among(scope: Scope) -> View:
@@ -44,7 +61,7 @@ def basis(row: TrustRow, origins: Sequence[str], demoted: bool = False) -> str:
 
 
 def standing_by_seq(
-    store: Store, view: View, seqs: Sequence[int], strict: bool = False
+    store: Standings, view: View, seqs: Sequence[int], strict: bool = False
 ) -> dict[int, Standing]:
     """The standing of each memory (by seq), corroboration counted among what
     ``view`` sees."""
@@ -74,7 +91,7 @@ def standing_by_seq(
 
 
 def standing(
-    store: Store, view: View, ids: Sequence[str], strict: bool = False
+    store: TrustQueries, view: View, ids: Sequence[str], strict: bool = False
 ) -> dict[str, Standing]:
     """The standing of each memory readable in ``view``, by id."""
     seqs = store.visible_seqs(view.scope, list(ids), statuses=view.statuses)
@@ -82,12 +99,12 @@ def standing(
     return {s.id: s for s in by_seq.values()}
 
 
-def earned(store: Store, view: View, seqs: Sequence[int], strict: bool = False) -> set[int]:
+def earned(store: Standings, view: View, seqs: Sequence[int], strict: bool = False) -> set[int]:
     """The memories among ``seqs`` that pass the influence gate."""
     return {seq for seq, s in standing_by_seq(store, view, seqs, strict).items() if s.earned}
 
 
-def gate_report(store: Store, view: View, strict: bool = False) -> GateReport:
+def gate_report(store: ActiveStandings, view: View, strict: bool = False) -> GateReport:
     """The gate's cost on every active memory ``view`` sees, with advice."""
     seqs = store.select(view, 10_000_000)
     found = standing_by_seq(store, view, seqs, strict)
@@ -124,7 +141,7 @@ def _advice(frac: float, active: int) -> str:
     return f"The gate would block {frac:.0%} of active memories: it is affordable on this store."
 
 
-def marked(store: Store, records: Mapping[K, Record]) -> dict[K, Record]:
+def marked(store: Marking, records: Mapping[K, Record]) -> dict[K, Record]:
     """The records (under their keys) with their standing marks (slashed, attested
     key) set."""
     rows = store.trust_marks([record.id for record in records.values()])

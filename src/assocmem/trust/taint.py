@@ -9,11 +9,23 @@ has none.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
-from assocmem.store import Store
+from assocmem.trust.store import TrustRow
 
 
-def inherit(store: Store, derived: Sequence[tuple[int, Sequence[int]]]) -> list[frozenset[str]]:
+class Inheriting(Protocol):
+    """What recording taint asks of the store: the parents' standing rows, and the
+    taint rows to add."""
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
+
+    def add_taint(self, rows: Sequence[tuple[int, str]]) -> None: ...
+
+
+def inherit(
+    store: Inheriting, derived: Sequence[tuple[int, Sequence[int]]]
+) -> list[frozenset[str]]:
     """Record the taint of each ``(seq, parent seqs)`` (inside the write's transaction);
     each one's taint, in order (what its receipt commits)."""
     parents = sorted({p for _, ps in derived for p in ps})

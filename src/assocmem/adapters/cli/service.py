@@ -41,7 +41,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         from assocmem.adapters.server import connections, create_app
         from assocmem.adapters.server.gate import Hosts
         from assocmem.adapters.server.keys import KeyRing
-        from assocmem.adapters.server.logs import configure as configure_logging
+        from assocmem.adapters.server.logs import configure
     except ImportError as exc:
         raise DependencyMissing("the HTTP server needs `pip install assocmem[server]`") from exc
     ring = KeyRing(config.keys) if config.keys else None
@@ -63,7 +63,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
                      strict_corroboration=config.strict_corroboration,
                      receipts=config.receipts, receipt_key=config.read_receipt_key(),
                      hosts=hosts, body_timeout=args.body_timeout)  # fmt: skip
-    configure_logging(config.log_level)  # assocmem's records: requests, errors, the store
+    configure(config.log_level)  # assocmem's records: requests, errors, the store
     connections.serve(app, host=args.host, port=args.port, log_level=config.log_level,
                       keep_alive_timeout=args.keep_alive_timeout,
                       header_timeout=args.header_timeout,

@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from assocmem.adapters.dashboard import STATIC_DIR as DASHBOARD_DIR
+from assocmem.adapters.dashboard import STATIC_DIR
 
 SWAGGER_DIR = Path(__file__).parent / "static" / "swagger"
 SWAGGER_PREFIX = "/static/swagger"
@@ -55,7 +55,7 @@ class Files(StaticFiles):
         return response
 
 
-def mount(app: FastAPI, *, dashboard_dir: Path = DASHBOARD_DIR) -> None:
+def mount(app: FastAPI, *, dashboard_dir: Path = STATIC_DIR) -> None:
     """Serve the dashboard (when its folder ships), ``/`` → ``/dashboard/``, the Swagger
     UI assets and ``/docs``. Call on an app made with ``docs_url=None, redoc_url=None``."""
     for suffix, content_type in CONTENT_TYPES.items():
