@@ -1,5 +1,5 @@
 """SQL of the declared graph, shared by both backends: entities, aliases, mentions,
-relations.
+relations; what inspection and export read of them, and the operator gate's check.
 
 A mixin of `SQLStore`, split off along the seam between the memory store and the
 graph declared on it. Invariants: every row is read only in the reader's

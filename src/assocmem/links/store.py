@@ -1,5 +1,7 @@
 """Co-occurrence links in SQL: counting, the pending list and its fold, feedback's
-moves, and the neighbour queries that read counted and pending changes as one.
+moves, the neighbour queries that read counted and pending changes as one (in one
+statement on PostgreSQL, which buffers no counts), the count `stats` reports, and a
+whole store's links out and back in.
 
 A mixin of `SQLStore`. Invariants: no increment is lost, because each is a single
 upsert or an appended pending row inside a write transaction; a read sums
@@ -18,7 +20,7 @@ from typing import Any
 
 from assocmem.links import pending_links
 from assocmem.links.pending_links import PendingLinks, PendingSide
-from assocmem.portable.rows import LearnedLink
+from assocmem.links.rows import LearnedLink
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, chunked, id_array, in_list, padded, translated

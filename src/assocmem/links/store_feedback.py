@@ -1,4 +1,6 @@
-"""Feedback in SQL: the append-only log of rated answers and each memory's valence.
+"""Feedback in SQL: the append-only log of rated answers and each memory's valence;
+the log read back (pages, a memory's calls, outcomes by memory), counted for `stats`,
+and out and back in with a whole store.
 
 A mixin of `SQLStore`. Invariants: the log is appended to, never edited (a
 trigger refuses updates), and a call is known to its caller only by a random
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from assocmem.portable.rows import LoggedFeedback
+from assocmem.links.rows import LoggedFeedback
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated

@@ -1,4 +1,5 @@
-"""SQL of the lessons outcomes taught, shared by both backends.
+"""SQL of the lessons outcomes taught, shared by both backends (and a whole store's
+lessons out and back in).
 
 A mixin of `SQLStore`, split off along the seam between counted co-occurrence
 (`links`) and what feedback taught about which memory answers which concepts
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assocmem.portable.rows import LearnedLesson, TaughtConcept
+from assocmem.links.rows import LearnedLesson, TaughtConcept
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, chunked, in_list, translated

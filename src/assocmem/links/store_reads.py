@@ -17,7 +17,7 @@ import threading
 from collections.abc import Collection, Sequence
 
 from assocmem.errors import AssocmemError
-from assocmem.portable.rows import LearnedPrecedent
+from assocmem.links.rows import LearnedPrecedent
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.parts import StorePart

@@ -25,15 +25,15 @@ from typing import Any, Protocol
 
 from assocmem.errors import AssocmemError, InvalidInput
 from assocmem.graph import declare, operator
-from assocmem.portable import lines
-from assocmem.portable.rows import (
-    ImportedMemory,
+from assocmem.links.rows import (
     LearnedLesson,
     LearnedLink,
     LearnedPrecedent,
     LoggedFeedback,
     TaughtConcept,
 )
+from assocmem.portable import lines
+from assocmem.portable.rows import ImportedMemory
 from assocmem.store import View
 from assocmem.store.protocol import EntityRow, RelationRow, new_id
 from assocmem.trust import taint

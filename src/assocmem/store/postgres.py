@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 try:
     import psycopg
-    from psycopg import errors as pg_errors
+    from psycopg import errors
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise DependencyMissing("the PostgreSQL store needs `pip install assocmem[postgres]`") from exc
 
@@ -291,7 +291,7 @@ class PostgresStore(SQLStore):
             if not installed.fetchone():
                 try:
                     raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
-                except pg_errors.InsufficientPrivilege:
+                except errors.InsufficientPrivilege:
                     return False  # a role that may not install it: the numpy index serves
             for on_extension in hooks(self.parts(), "on_extension"):
                 on_extension(self, "vector")
@@ -300,9 +300,9 @@ class PostgresStore(SQLStore):
         return True
 
     def translate(self, exc: BaseException) -> AssocmemError:
-        if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.DeadlockDetected):
+        if isinstance(exc, errors.LockNotAvailable | errors.DeadlockDetected):
             return StoreBusy(f"the store stayed locked by another writer: {_redact(exc)}")
-        if isinstance(exc, pg_errors.SerializationFailure | pg_errors.QueryCanceled):
+        if isinstance(exc, errors.SerializationFailure | errors.QueryCanceled):
             return StoreBusy(f"the database asked to retry: {_redact(exc)}")
         if isinstance(exc, psycopg.OperationalError):
             return StoreUnavailable(f"the database is unreachable: {_redact(exc)}")

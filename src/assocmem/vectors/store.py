@@ -1,4 +1,5 @@
-"""Stored vectors in SQL: the portable float32 blob of each memory's embedding.
+"""Stored vectors in SQL: the portable float32 blob of each memory's embedding, and
+on PostgreSQL with pgvector its ``embedding`` column, HNSW index and searches.
 
 A mixin of `SQLStore`. Invariants: a memory has at most one vector row, replaced
 in place, in the layer of its memory; a backend with a native index (pgvector)
