@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from assocmem import Memory
-from assocmem.store import pending_links
+from assocmem.links import pending_links
 from tests.conftest import Target, raw_query
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from assocmem import Memory
-from assocmem.store import pending_links
+from assocmem.links import pending_links
 
 VOCABULARY = [f"c{i}" for i in range(60)]
 NEVER = 10**9

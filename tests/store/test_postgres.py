@@ -30,9 +30,9 @@ from assocmem import (
     unregister_embedder,
 )
 from assocmem.adapters.client import Client  # noqa: E402
+from assocmem.capabilities import migrations  # noqa: E402
 from assocmem.links.wording import USES_COUNTED  # noqa: E402
 from assocmem.store import postgres as pg_store  # noqa: E402
-from assocmem.capabilities import migrations  # noqa: E402
 from assocmem.store.params import KEYED  # noqa: E402
 from assocmem.testing import ToyEmbedder  # noqa: E402
 from tests.conftest import fresh_database, raw_query  # noqa: E402

@@ -19,8 +19,8 @@ from assocmem import (
     StoreError,
     StoreUnavailable,
 )
-from assocmem.store import sqlite as sqlite_store
 from assocmem.capabilities import migrations
+from assocmem.store import sqlite as sqlite_store
 from assocmem.store.params import KEYED
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory
+from assocmem.capabilities import SQLiteParts
 from assocmem.errors import InvalidInput, StoreBusy
 from assocmem.store.checkpoints import BACKSTOP_PAGES, PACE_S
-from assocmem.capabilities import SQLiteParts
 from assocmem.store.sqlite import SQLiteStore
 from assocmem.types import Scope
 

@@ -129,18 +129,4 @@ class ConsolidationQueries(SQLStore):
             counts[name] = int(self._query(sql, layers)[0][0])
         return counts
 
-    @translated
-    def outcomes_of(self, seqs: Sequence[int]) -> dict[int, list[float]]:
-        """The feedback outcomes each memory was rated with, in log order."""
-        found: dict[int, list[float]] = {}
-        rows = self._query_in(
-            "SELECT fi.memory_seq, f.outcome FROM feedback_items fi"
-            " JOIN feedback f ON f.id = fi.feedback_id WHERE fi.memory_seq IN (?*)"
-            " ORDER BY f.id",
-            seqs,
-        )
-        for seq, outcome in rows:
-            found.setdefault(seq, []).append(float(outcome))
-        return found
-
     part = StorePart("consolidation", migrations="assocmem.consolidate")

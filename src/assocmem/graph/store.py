@@ -1,5 +1,5 @@
 """SQL of the declared graph, shared by both backends: entities, aliases, mentions,
-relations.
+relations; what inspection and export read of them, and the operator gate's check.
 
 A mixin of `SQLStore`, split off along the seam between the memory store and the
 graph declared on it. Invariants: every row is read only in the reader's
@@ -345,4 +345,71 @@ class GraphQueries(SQLStore):
                 after=layers,
             )
 
-    part = StorePart("graph", migrations="assocmem.graph")
+    # -- inspect and portable: relations read back, and who declared what
+
+    @translated
+    def relations_of(self, scope: Scope, seq: int) -> list[RelationRow]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT {RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
+            " AND (anchor_seq = ? OR (subject_kind = 'mem' AND subject_id = ?)"
+            " OR (object_kind = 'mem' AND object_id = ?)) ORDER BY id",
+            [*layers, seq, seq, seq],
+        )
+        return [RelationRow(*row) for row in rows]
+
+    @translated
+    def operator_declared(
+        self,
+        scope: Scope,
+        *,
+        relation_ids: Sequence[int] = (),
+        mentions: Sequence[tuple[int, int]] = (),
+        entity_ids: Sequence[int] = (),
+    ) -> bool:
+        layers = self._layers(scope)
+        if not layers:
+            return False
+        mine = in_list("scope_id", layers)
+        checks: list[tuple[str, list[Any]]] = []
+        if relation_ids:
+            ids = list(relation_ids)
+            checks.append((f"SELECT 1 FROM relations WHERE {mine} AND {in_list('public_id', ids)}"
+                           " AND declared_by = 'operator'", [*layers, *ids]))  # fmt: skip
+        for entity, seq in mentions:
+            checks.append(("SELECT 1 FROM entity_mentions WHERE entity_id = ? AND memory_seq = ?"
+                           " AND declared_by = 'operator'", [entity, seq]))  # fmt: skip
+        if entity_ids:
+            # An entity takes its mentions and relations with it when it goes.
+            ids = list(entity_ids)
+            on = in_list("id", ids)
+            checks += [
+                (f"SELECT 1 FROM entities WHERE {mine} AND {on} AND declared_by = 'operator'",
+                 [*layers, *ids]),
+                (f"SELECT 1 FROM entity_mentions WHERE {in_list('entity_id', ids)}"
+                 " AND declared_by = 'operator'", ids),
+                (f"SELECT 1 FROM relations WHERE declared_by = 'operator' AND"
+                 f" ((subject_kind = 'entity' AND {in_list('subject_id', ids)}) OR"
+                 f" (object_kind = 'entity' AND {in_list('object_id', ids)}))", [*ids, *ids]),
+            ]  # fmt: skip
+        return any(self._query(sql + " LIMIT 1", params) for sql, params in checks)
+
+    @translated
+    def relations_in_scope(self, scope: Scope) -> list[RelationRow]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        rows = self._query(
+            f"SELECT {RELATION_COLUMNS} FROM relations WHERE {in_list('scope_id', layers)}"
+            " ORDER BY id",
+            layers,
+        )
+        return [RelationRow(*row) for row in rows]
+
+    part = StorePart(
+        "graph",
+        migrations="assocmem.graph",
+        forget_tables=("entity_mentions", "relations"),
+    )

@@ -8,25 +8,61 @@ counts the same rows the pages are cut from.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.links import wording
-from assocmem.recall import filters
-from assocmem.recall import request as requests
-from assocmem.store import Store, View
-from assocmem.trust import standing as standings
-from assocmem.types import KINDS, STATUSES, FeedbackLog, MemoryPage, Scope
+from assocmem.recall import filters, request
+from assocmem.store import View
+from assocmem.trust import standing
+from assocmem.types import KINDS, STATUSES, FeedbackCall, FeedbackLog, MemoryPage, Record, Scope
 from assocmem.write import validate
 
 MAX_PAGE = 500
 MAX_OFFSET = 2**62
 
 
+class Paged(Protocol):
+    """What a page of memories reads: the page's seqs (the inspection part), whether a
+    field names anything (lifecycle's select), the records and their trust marks."""
+
+    def select(self, view: View, limit: int) -> list[int]: ...
+
+    def memory_page(
+        self, view: View, source: str | None, limit: int, offset: int
+    ) -> tuple[list[int], int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
+
+
+class FeedbackPaged(Protocol):
+    """What a page of the feedback log reads: the rated memory, the page (the feedback
+    part) and how the reader's layers spell its concepts."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def feedback_page(
+        self, scope: Scope, limit: int, offset: int, seq: int | None = None
+    ) -> tuple[list[FeedbackCall], int]: ...
+
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def concept_forms(
+        self, scope: Scope, concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]: ...
+
+
 def page(
-    store: Store,
+    store: Paged,
     scope: Scope,
     *,
     limit: int,
@@ -38,8 +74,8 @@ def page(
     where: Mapping[str, Any] | None,
 ) -> MemoryPage:
     """One page of the memories ``scope`` reads, newest created first, with the total."""
-    requests.check_int(limit, "limit", 1, MAX_PAGE)
-    requests.check_int(offset, "offset", 0, MAX_OFFSET)
+    request.check_int(limit, "limit", 1, MAX_PAGE)
+    request.check_int(offset, "offset", 0, MAX_OFFSET)
     conditions = filters.parse_where(where)
     if tag is not None:
         conditions += filters.parse_where({"tags": {"$contains": _text(tag, "tag")}})
@@ -53,18 +89,18 @@ def page(
     filters.check_fields(store, view)
     wanted_source = _text(source, "source") if source is not None else None
     seqs, total = store.memory_page(view, wanted_source, limit, offset)
-    found = standings.marked(store, store.records_by_seq(seqs))
+    found = standing.marked(store, store.records_by_seq(seqs))
     return MemoryPage(
         items=tuple(found[s] for s in seqs if s in found), total=total, limit=limit, offset=offset
     )
 
 
 def feedback_page(
-    store: Store, scope: Scope, *, limit: int, offset: int, memory_id: str | None
+    store: FeedbackPaged, scope: Scope, *, limit: int, offset: int, memory_id: str | None
 ) -> FeedbackLog:
     """One page of the feedback calls ``scope`` reads, newest first, with the total."""
-    requests.check_int(limit, "limit", 1, MAX_PAGE)
-    requests.check_int(offset, "offset", 0, MAX_OFFSET)
+    request.check_int(limit, "limit", 1, MAX_PAGE)
+    request.check_int(offset, "offset", 0, MAX_OFFSET)
     with store.snapshot():
         seq = None
         if memory_id is not None:

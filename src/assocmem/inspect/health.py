@@ -8,15 +8,42 @@ whole store's, which every tenant's writes move, so only the operator reads them
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
 from assocmem.inspect.record import feedback_entries
-from assocmem.store import Store
-from assocmem.types import Health, Scope
+from assocmem.links.store_feedback import FeedbackRow
+from assocmem.types import Health, Scope, Stats
 from assocmem.vectors.space import VectorSpace
 
 RECENT_FEEDBACK = 10
 
 
-def health(store: Store, scope: Scope, space: VectorSpace | None, operator: bool) -> Health:
+class Checked(Protocol):
+    """What health reads: the engine's counts and sizes, vector counts (the vectors
+    part), the latest feedback (the feedback part) and how its concepts are spelled."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def stats(self, scope: Scope) -> Stats: ...
+
+    def storage(self) -> tuple[str, int, int | None]: ...
+
+    def vector_counts(self, scope: Scope) -> tuple[int, int]: ...
+
+    def feedback_calls(
+        self, scope: Scope, *, seq: int | None = None, limit: int | None = None
+    ) -> list[FeedbackRow]: ...
+
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def concept_forms(
+        self, scope: Scope, concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]: ...
+
+
+def health(store: Checked, scope: Scope, space: VectorSpace | None, operator: bool) -> Health:
     """Counts, the embedder and recent feedback in ``scope``'s view; the store's sizes
     when the caller is the ``operator``."""
     with store.snapshot():

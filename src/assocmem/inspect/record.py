@@ -10,17 +10,62 @@ superseded and archived records too); an id the caller cannot read raises the sa
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.graph.traverse import relation_view
 from assocmem.lifecycle import status
 from assocmem.links import wording
-from assocmem.store import Store, View
-from assocmem.trust import standing as standings
-from assocmem.types import STATUSES, FeedbackEntry, Inspection, Scope
+from assocmem.links.store_feedback import FeedbackRow
+from assocmem.store import View
+from assocmem.store.protocol import EntityRow, RelationRow
+from assocmem.trust import standing
+from assocmem.types import STATUSES, FeedbackEntry, Inspection, Record, Scope
 
 
-def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
+class Worded(Protocol):
+    """What showing logged concepts reads: how the reader's layers spell them."""
+
+    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def concept_forms(
+        self, scope: Scope, concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]: ...
+
+
+class Opened(Worded, Protocol):
+    """What opening a record reads: the record and its key's history (lifecycle), its
+    trust marks, the feedback that rated it (the feedback part), its mentions and
+    relations (the graph part)."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
+
+    def key_history(self, scope: Scope, subject: str, relation: str) -> list[int]: ...
+
+    def feedback_calls(
+        self, scope: Scope, *, seq: int | None = None, limit: int | None = None
+    ) -> list[FeedbackRow]: ...
+
+    def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]: ...
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
+
+    def relations_of(self, scope: Scope, seq: int) -> list[RelationRow]: ...
+
+
+def inspection(store: Opened, scope: Scope, record_id: str) -> Inspection:
     """The record ``record_id`` with its history, feedback, mentions and relations."""
     if not isinstance(record_id, str) or not record_id:
         raise InvalidInput("id must be a memory id string", field="id")
@@ -28,7 +73,7 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
         seq = store.visible_seqs(scope, [record_id], statuses=STATUSES).get(record_id)
         if seq is None:
             raise UnknownMemory(f"no memory {record_id!r} is readable here", record_id=record_id)
-        record = standings.marked(store, store.records_by_seq([seq]))[seq]
+        record = standing.marked(store, store.records_by_seq([seq]))[seq]
         history = status.history(store, View(scope), record.key) if record.key else []
         mentioned = store.mentions_of(scope, [seq]).get(seq, [])
         entities = store.entities_by_id(mentioned, scope)
@@ -44,7 +89,7 @@ def inspection(store: Store, scope: Scope, record_id: str) -> Inspection:
 
 
 def feedback_entries(
-    store: Store, scope: Scope, rows: list[tuple[int, str, float, str]]
+    store: Worded, scope: Scope, rows: list[FeedbackRow]
 ) -> tuple[FeedbackEntry, ...]:
     """Feedback log rows as the caller sees them, their concepts in its words (`wording`)."""
     logged = [(public, at, outcome, json.loads(concepts)) for public, at, outcome, concepts in rows]

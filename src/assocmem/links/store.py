@@ -1,5 +1,7 @@
 """Co-occurrence links in SQL: counting, the pending list and its fold, feedback's
-moves, and the neighbour queries that read counted and pending changes as one.
+moves, the neighbour queries that read counted and pending changes as one (in one
+statement on PostgreSQL, which buffers no counts), the count `stats` reports, and a
+whole store's links out and back in.
 
 A mixin of `SQLStore`. Invariants: no increment is lost, because each is a single
 upsert or an appended pending row inside a write transaction; a read sums
@@ -16,12 +18,13 @@ from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
-from assocmem.store import pending_links
+from assocmem.links import pending_links
+from assocmem.links.pending_links import PendingLinks, PendingSide
+from assocmem.links.rows import LearnedLink
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
-from assocmem.store.params import chunked, in_list, translated
+from assocmem.store.params import KEYED, chunked, id_array, in_list, padded, translated
 from assocmem.store.parts import StorePart, Written
-from assocmem.store.pending_links import PendingLinks, PendingSide
 from assocmem.store.protocol import LinkRow
 from assocmem.store.refold import later
 from assocmem.text import times
@@ -35,6 +38,15 @@ def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> Li
 
 class LinkQueries(SQLStore):
     """The co-occurrence links of the SQL store: a part mixed into `SQLStore`."""
+
+    def init_pending_copy(self) -> None:
+        """A new connection's copy of `pending_links` (empty where counts are not
+        buffered)."""
+        self._pending_links = PendingLinks()
+
+    def drop_pending_copy(self, level: int) -> None:
+        """A rollback's hook: the copy may hold rows the rollback takes back."""
+        self._pending_links.clear()
 
     def count_written(self, written: Sequence[Written], at: int) -> None:
         """A write's hook: one co-occurrence for every pair of each memory's concepts."""
@@ -246,6 +258,8 @@ class LinkQueries(SQLStore):
         """``{(concept, other end): weight summed over the reader's layers}`` of each
         concept's ``limit`` strongest links on each side in each layer, at or above
         ``floor``."""
+        if self.dialect == "postgres":
+            return self._walk_in_one_statement(scope, layers, concept_ids, floor, limit)
         pending = self._pending()
         wanted = [
             (layer, concept, concept_is_a)
@@ -269,6 +283,34 @@ class LinkQueries(SQLStore):
                 for other, weight in _strongest(sides[key], fetched[key], floor, limit).items()
             ),
         )
+
+    def _walk_in_one_statement(
+        self,
+        scope: Scope,
+        layers: Sequence[int],
+        concept_ids: Sequence[int],
+        floor: float,
+        limit: int,
+    ) -> dict[tuple[int, int], float]:
+        """`_neighbor_weights` on PostgreSQL, which does not buffer link counts."""
+        # The shared walk in one statement: one per concept, side and layer cost a
+        # round trip and a plan each, most of a read's statements. Link counts are
+        # never pending here, so the rows are the weights. Its plan is one for every
+        # concept (an ordered index scan cut by LIMIT, migration 0019), so it is kept:
+        # planning it took longer than running it.
+        rows = self._query(
+            f"{KEYED}SELECT c.concept, s.other, s.weight"
+            f" FROM unnest({id_array(concept_ids)}) AS c(concept),"
+            f" unnest({id_array(layers)}) AS l(layer),"
+            " LATERAL ((SELECT b AS other, weight FROM links"
+            "  WHERE scope_id = l.layer AND a = c.concept AND weight >= ?"
+            "  ORDER BY weight DESC, b LIMIT ?)"
+            " UNION ALL (SELECT a, weight FROM links"
+            "  WHERE scope_id = l.layer AND b = c.concept AND weight >= ?"
+            "  ORDER BY weight DESC, a LIMIT ?)) AS s",
+            [*padded(concept_ids), *padded(layers), floor, limit, floor, limit],
+        )
+        return self._over_layers(scope, layers, rows)
 
     def _strongest_rows(
         self, sides: Sequence[tuple[tuple[int, int, bool], int]], floor: float
@@ -434,6 +476,84 @@ class LinkQueries(SQLStore):
                     found[(a, b)] = _link_row(a, b, w, c, o, f, u)
         return found
 
+    def count_links(self, where: str, layers: Sequence[int]) -> dict[str, int]:
+        """The stats hook: the concept pairs linked in ``layers``, pending ones included."""
+        if self.buffers_link_counts:
+            sql = (
+                f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
+                f" UNION SELECT a, b FROM pending_pairs WHERE {where}) AS pairs"
+            )
+            return {"links": int(self._query(sql, [*layers, *layers])[0][0])}
+        sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
+        return {"links": int(self._query(sql, layers)[0][0])}
+
+    # -- portable: a whole store's links out and back in
+
+    @translated
+    def learned_links(self, scope: Scope) -> list[LearnedLink]:
+        layers = self._layers(scope)
+        if not layers:
+            return []
+        where = in_list("l.scope_id", layers)
+        joined = (
+            " JOIN scopes s ON s.id = l.scope_id JOIN concepts ca ON ca.id = l.a"
+            f" JOIN concepts cb ON cb.id = l.b WHERE {where}"
+            " GROUP BY s.access, ca.name, cb.name"
+        )
+        sums: dict[tuple[str, str, str], list[Any]] = {}
+        with self.snapshot():
+            parts = [
+                "SELECT s.access, ca.name, cb.name, SUM(l.weight), SUM(l.count),"
+                " SUM(l.outcome_sum), SUM(l.feedback_count), MAX(l.updated_at) FROM links l"
+                + joined
+            ]
+            if self.buffers_link_counts:  # the pending rows, summed as the fold sums them
+                parts.append(
+                    "SELECT s.access, ca.name, cb.name, SUM(l.count) + TOTAL(l.moved),"
+                    " SUM(l.count), TOTAL(l.outcome), COUNT(l.outcome), MAX(l.at)"
+                    " FROM pending_pairs l" + joined
+                )
+            for sql in parts:
+                for access, a, b, w, c, o, f, at in self._query(sql, layers):
+                    row = sums.setdefault((access, a, b), [0.0, 0, 0.0, 0, 0])
+                    row[0] += float(w)
+                    row[1] += int(c)
+                    row[2] += float(o)
+                    row[3] += int(f)
+                    row[4] = max(row[4], int(at))
+        return [
+            LearnedLink(tuple(roles_of(access)), a, b, w, c, o, f, times.from_micros(at))
+            for (access, a, b), (w, c, o, f, at) in sorted(sums.items())
+        ]
+
+    @translated
+    def restore_links(self, scope: Scope, links: Sequence[LearnedLink]) -> None:
+        if not links:
+            return
+        with self.transaction():
+            self.fold_links()  # the exported state replaces the pair's whole count
+            ids = self.intern_concepts([n for link in links for n in (link.a, link.b)])
+            self._conn.executemany(
+                "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+                " updated_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
+                " weight = excluded.weight, count = excluded.count,"
+                " outcome_sum = excluded.outcome_sum, feedback_count = excluded.feedback_count,"
+                " updated_at = excluded.updated_at",
+                sorted(
+                    (
+                        self._own_layer(scope, link.access),
+                        *sorted((ids[link.a], ids[link.b])),
+                        link.weight,
+                        link.count,
+                        link.outcome_sum,
+                        link.feedback_count,
+                        times.to_micros(link.updated_at),
+                    )  # fmt: skip
+                    for link in links
+                    if ids[link.a] != ids[link.b]
+                ),
+            )
+
     def _pending_written(self, row_ids: Sequence[int]) -> dict[int, str]:
         """When each of the pending rows ``row_ids`` was written."""
         return {
@@ -446,6 +566,8 @@ class LinkQueries(SQLStore):
     part = StorePart(
         "links",
         migrations="assocmem.links",
+        on_init=init_pending_copy,
+        on_rollback=drop_pending_copy,
         settle=fold_links,
         on_write=count_written,
         on_forget=uncount_cooccurrence,
@@ -453,6 +575,9 @@ class LinkQueries(SQLStore):
         on_move=move_links,
         on_merge=merge_links,
         concept_refs=(("links", "a"), ("links", "b")),
+        stats=count_links,
+        forget_tables=("links",),
+        grown_tables=("links",),
     )
 
 

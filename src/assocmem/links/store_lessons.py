@@ -1,4 +1,5 @@
-"""SQL of the lessons outcomes taught, shared by both backends.
+"""SQL of the lessons outcomes taught, shared by both backends (and a whole store's
+lessons out and back in).
 
 A mixin of `SQLStore`, split off along the seam between counted co-occurrence
 (`links`) and what feedback taught about which memory answers which concepts
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assocmem.links.rows import LearnedLesson, TaughtConcept
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, chunked, in_list, translated
@@ -155,8 +157,75 @@ class LessonQueries(SQLStore):
             )
         }
 
+    # -- portable: a whole store's lessons out and back in
+
+    @translated
+    def learned_lessons(self, scope: Scope) -> tuple[list[LearnedLesson], list[TaughtConcept]]:
+        layers = self._layers(scope)
+        if not layers:
+            return [], []
+        where = in_list("l.scope_id", layers)
+        with self.snapshot():
+            lessons = self._query(
+                "SELECT s.access, c.name, m.id, SUM(l.weight), SUM(l.outcomes),"
+                " MAX(l.updated_at) FROM lessons l JOIN scopes s ON s.id = l.scope_id"
+                " JOIN concepts c ON c.id = l.concept_id JOIN memories m ON m.seq = l.memory_seq"
+                f" WHERE {where} GROUP BY s.access, c.name, m.id, m.seq"
+                " ORDER BY s.access, m.seq, c.name",
+                layers,
+            )
+            taught = self._query(
+                "SELECT s.access, c.name, SUM(l.taught) FROM lesson_concepts l"
+                " JOIN scopes s ON s.id = l.scope_id JOIN concepts c ON c.id = l.concept_id"
+                f" WHERE {where} GROUP BY s.access, c.name ORDER BY s.access, c.name",
+                layers,
+            )
+        return (
+            [
+                LearnedLesson(tuple(roles_of(a)), c, m, float(w), int(n), times.from_micros(u))
+                for a, c, m, w, n, u in lessons
+            ],
+            [TaughtConcept(tuple(roles_of(a)), c, float(t)) for a, c, t in taught],
+        )
+
+    @translated
+    def restore_lessons(
+        self, scope: Scope, lessons: Sequence[LearnedLesson], taught: Sequence[TaughtConcept]
+    ) -> list[bool]:
+        """Whether each lesson was restored (False: its memory is not readable here)."""
+        with self.transaction():
+            names = [x.concept for x in lessons] + [t.concept for t in taught]
+            ids = self.intern_concepts(names)
+            seqs = self.own_seqs(scope, [lesson.memory_id for lesson in lessons])
+            kept = [lesson for lesson in lessons if lesson.memory_id in seqs]
+            self._conn.executemany(
+                "INSERT INTO lessons (scope_id, concept_id, memory_seq, weight, outcomes,"
+                " updated_at) VALUES (?,?,?,?,?,?) ON CONFLICT (scope_id, concept_id, memory_seq)"
+                " DO UPDATE SET weight = excluded.weight, outcomes = excluded.outcomes,"
+                " updated_at = excluded.updated_at",
+                [
+                    (
+                        self._own_layer(scope, x.access),
+                        ids[x.concept],
+                        seqs[x.memory_id],
+                        x.weight,
+                        x.outcomes,
+                        times.to_micros(x.updated_at),
+                    )  # fmt: skip
+                    for x in kept
+                ],
+            )
+            self._conn.executemany(
+                "INSERT INTO lesson_concepts (scope_id, concept_id, taught) VALUES (?,?,?)"
+                " ON CONFLICT (scope_id, concept_id) DO UPDATE SET taught = excluded.taught",
+                [(self._own_layer(scope, t.access), ids[t.concept], t.taught) for t in taught],
+            )
+        return [lesson.memory_id in seqs for lesson in lessons]
+
     part = StorePart(
         "lessons",
+        empty_checked=("lesson_concepts",),
+        forget_tables=("lessons", "lesson_concepts"),
         on_forget=forget_lessons,
         after_forget=drop_uncarried_lessons,
         concept_refs=(("lessons", "concept_id"), ("lesson_concepts", "concept_id")),

@@ -14,14 +14,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from assocmem.errors import AssocmemError
-from assocmem.portable.rows import LearnedPrecedent
+from assocmem.links.rows import LearnedPrecedent
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.parts import StorePart
-from assocmem.store.protocol import Store
 from assocmem.store.rows import AskedRead
 from assocmem.text import times
 from assocmem.types import Scope
@@ -43,9 +42,10 @@ QUEUED_MAX = 10_000
 class ReadQueries(SQLStore):
     """Reads as handles, and their lessons (mixed into `SQLStore`)."""
 
-    _clock: Store | None
+    # The writer that keeps a reader connection's access clock (`keep_access_clock_in`):
+    # the same parts over another connection, so it keeps the reader's reads too.
+    _clock: ReadQueries | None
     read_only: bool = False
-    _seqs_here: Callable[[Scope, Sequence[str]], dict[str, int]]  # portable.py
 
     def init_reads(self) -> None:
         """A new connection's queue of reads to write."""
@@ -248,7 +248,7 @@ class ReadQueries(SQLStore):
         with self.transaction():
             layer = self._own_layer(scope)
             for row in rows:
-                seqs = self._seqs_here(scope, [memory_id for memory_id, _, _ in row.taught])
+                seqs = self.own_seqs(scope, [memory_id for memory_id, _, _ in row.taught])
                 if not seqs:
                     kept.append(False)
                     continue
@@ -286,6 +286,8 @@ class ReadQueries(SQLStore):
         on_commit=drop_written_reads,
         on_close=keep_queued_reads,
         on_forget=forget_reads,
+        empty_checked=("read_lessons",),
+        forget_tables=("reads", "read_items", "read_lessons"),
     )
 
 

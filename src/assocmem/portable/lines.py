@@ -22,14 +22,14 @@ from dataclasses import fields
 from typing import Any
 
 from assocmem.errors import InvalidInput
-from assocmem.portable.rows import (
-    ImportedMemory,
+from assocmem.links.rows import (
     LearnedLesson,
     LearnedLink,
     LearnedPrecedent,
     LoggedFeedback,
     TaughtConcept,
 )
+from assocmem.portable.rows import ImportedMemory
 from assocmem.text import times
 from assocmem.text.clean import check_clean
 from assocmem.types import STATUSES, Record, Scope

@@ -1,9 +1,10 @@
-"""The rows a whole-store export reads and an import restores (see `portable.py`).
+"""The rows a whole-store import restores of the records themselves (see
+`transfer.py`); what the links parts learned travels as their own rows
+(`assocmem.links.rows`).
 
-Invariant: every one is frozen and names concepts and memories as a caller does (by
-name and id), never by a store's internal keys, so a row read from one store means
-the same in another. ``access`` is the access class (roles; empty for everyone) of
-the layer the row belongs to. Times are ISO 8601 UTC strings.
+Invariant: every one is frozen and names memories as a caller does (by id), never
+by a store's internal keys, so a row read from one store means the same in
+another. Times are ISO 8601 UTC strings.
 """
 
 from __future__ import annotations
@@ -24,63 +25,3 @@ class ImportedMemory:
     created_at: str
     accessed_at: str | None
     superseded_by: str | None  # the id of the record that retired it
-
-
-@dataclass(frozen=True)
-class LearnedLink:
-    """One concept pair's link in one access class, pending counts included."""
-
-    access: tuple[str, ...]
-    a: str
-    b: str
-    weight: float
-    count: int
-    outcome_sum: float
-    feedback_count: int
-    updated_at: str
-
-
-@dataclass(frozen=True)
-class LearnedLesson:
-    """What outcomes taught about one memory answering one concept."""
-
-    access: tuple[str, ...]
-    concept: str
-    memory_id: str
-    weight: float
-    outcomes: int
-    updated_at: str
-
-
-@dataclass(frozen=True)
-class LearnedPrecedent:
-    """A rated read as precedents keep it: what it asked (concept names, its query
-    vector and the embedder that made it) and what each rated memory was taught
-    (``(memory id, summed outcome, outcomes)``)."""
-
-    read_id: str
-    concepts: tuple[str, ...]
-    model: str
-    vector: bytes
-    taught: tuple[tuple[str, float, int], ...]
-
-
-@dataclass(frozen=True)
-class TaughtConcept:
-    """How much outcomes taught with one concept in all."""
-
-    access: tuple[str, ...]
-    concept: str
-    taught: float
-
-
-@dataclass(frozen=True)
-class LoggedFeedback:
-    """One call of the feedback log: its public id, question, outcome and rated memories."""
-
-    access: tuple[str, ...]
-    public_id: int
-    query_concepts: tuple[str, ...]
-    outcome: float
-    created_at: str
-    memory_ids: tuple[str, ...]

@@ -19,28 +19,143 @@ from __future__ import annotations
 import base64
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from assocmem.errors import AssocmemError, InvalidInput
-from assocmem.graph import declare as declarations
-from assocmem.graph import operator as operator_gate
-from assocmem.portable import lines as shapes
+from assocmem.graph import declare, operator
+from assocmem.links.rows import (
+    LearnedLesson,
+    LearnedLink,
+    LearnedPrecedent,
+    LoggedFeedback,
+    TaughtConcept,
+)
+from assocmem.portable import lines
 from assocmem.portable.rows import ImportedMemory
-from assocmem.store import Store, View
-from assocmem.store.protocol import new_id
+from assocmem.store import View
+from assocmem.store.protocol import EntityRow, RelationRow, new_id
 from assocmem.trust import taint
-from assocmem.types import STATUSES, ImportReport, LineProblem, Scope
+from assocmem.trust.store import TrustRow
+from assocmem.types import STATUSES, ImportReport, LineProblem, Record, Scope
 
 EXPORT_PAGE = 500
 # Lines per `import_lines` call; the CLI sends a file in batches of this size.
 MAX_LINES = 10_000
 
 
-def export_all(store: Store, scope: Scope) -> Iterator[dict[str, Any]]:
+class GraphExported(Protocol):
+    """What exporting the declared graph reads (the graph part)."""
+
+    def aliases_in_scope(self, scope: Scope) -> list[tuple[str, int]]: ...
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
+
+    def mentions_of(self, scope: Scope, seqs: Sequence[int]) -> dict[int, list[int]]: ...
+
+    def relations_in_scope(self, scope: Scope) -> list[RelationRow]: ...
+
+
+class Exported(GraphExported, Protocol):
+    """What a whole-store export reads: the records (the portable part), what the
+    links parts learned, and the declared graph."""
+
+    def records_for_export(
+        self, scope: Scope, *, after: int, limit: int
+    ) -> list[tuple[int, Record, str | None]]: ...
+
+    def learned_links(self, scope: Scope) -> list[LearnedLink]: ...
+
+    def learned_lessons(self, scope: Scope) -> tuple[list[LearnedLesson], list[TaughtConcept]]: ...
+
+    def learned_precedents(self, scope: Scope) -> list[LearnedPrecedent]: ...
+
+    def feedback_log(self, scope: Scope) -> list[LoggedFeedback]: ...
+
+
+class Importing(Protocol):
+    """What an import writes and reads: the records (the portable part) and their
+    taint (trust), what the links parts learned, and declarations (graph) behind
+    the operator gate."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def import_memories(self, scope: Scope, rows: Sequence[ImportedMemory]) -> list[str]: ...
+
+    def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
+
+    def add_taint(self, rows: Sequence[tuple[int, str]]) -> None: ...
+
+    def restore_links(self, scope: Scope, links: Sequence[LearnedLink]) -> None: ...
+
+    def restore_lessons(
+        self, scope: Scope, lessons: Sequence[LearnedLesson], taught: Sequence[TaughtConcept]
+    ) -> list[bool]: ...
+
+    def restore_precedents(self, scope: Scope, rows: Sequence[LearnedPrecedent]) -> list[bool]: ...
+
+    def restore_feedback(self, scope: Scope, calls: Sequence[LoggedFeedback]) -> list[bool]: ...
+
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]: ...
+
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]: ...
+
+    def entity_in_layer(self, scope: Scope, normalized: str, access: str = "") -> int | None: ...
+
+    def create_entity(
+        self,
+        scope: Scope,
+        name: str,
+        normalized: str,
+        declared_by: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
+    ) -> int: ...
+
+    def add_alias(
+        self,
+        scope: Scope,
+        entity_id: int,
+        alias: str,
+        normalized: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
+    ) -> None: ...
+
+    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool: ...
+
+    def add_relation(
+        self,
+        scope: Scope,
+        subject: tuple[str, int],
+        predicate: str,
+        predicate_normalized: str,
+        object_: tuple[str, int],
+        anchor_seq: int,
+        declared_by: str,
+        access: str = "",
+    ) -> int: ...
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
+
+
+def export_all(store: Exported, scope: Scope) -> Iterator[dict[str, Any]]:
     """The header, every readable record (every status, oldest first), then the learned
     state and the declared graph, as export lines."""
-    yield shapes.header()
+    yield lines.header()
     ids: dict[int, str] = {}
     after = 0
     while page := store.records_for_export(scope, after=after, limit=EXPORT_PAGE):
@@ -76,7 +191,9 @@ def export_all(store: Store, scope: Scope) -> Iterator[dict[str, Any]]:
     yield from _graph_lines(store, scope, ids)
 
 
-def _graph_lines(store: Store, scope: Scope, ids: Mapping[int, str]) -> Iterator[dict[str, Any]]:
+def _graph_lines(
+    store: GraphExported, scope: Scope, ids: Mapping[int, str]
+) -> Iterator[dict[str, Any]]:
     entity_ids = sorted({entity for _, entity in store.aliases_in_scope(scope)})
     entities = store.entities_by_id(entity_ids, scope)  # names this reader may read
     mentions: dict[int, list[str]] = {}
@@ -91,7 +208,7 @@ def _graph_lines(store: Store, scope: Scope, ids: Mapping[int, str]) -> Iterator
 
     def endpoint(kind: str, key: int) -> str | None:
         if kind == "mem":
-            return declarations.MEM_PREFIX + ids[key] if key in ids else None
+            return declare.MEM_PREFIX + ids[key] if key in ids else None
         return entities[key].name if key in entities else None
 
     for relation in store.relations_in_scope(scope):
@@ -109,7 +226,7 @@ class _Batch:
 
     def __init__(self, first_line: int) -> None:
         self.first_line = first_line
-        self.by_kind: dict[str, list[tuple[int, Any]]] = {k: [] for k in shapes.LINE_KINDS}
+        self.by_kind: dict[str, list[tuple[int, Any]]] = {k: [] for k in lines.LINE_KINDS}
         self.imported: Counter[str] = Counter()
         self.skipped: Counter[str] = Counter()
         self.problems: list[LineProblem] = []
@@ -126,36 +243,36 @@ class _Batch:
         )
 
 
-_PARSERS = {"link": shapes.link, "lesson": shapes.lesson, "taught": shapes.taught,
-            "precedent": shapes.precedent, "feedback": shapes.feedback,
-            "entity": shapes.entity, "relation": shapes.relation}  # fmt: skip
+_PARSERS = {"link": lines.link, "lesson": lines.lesson, "taught": lines.taught,
+            "precedent": lines.precedent, "feedback": lines.feedback,
+            "entity": lines.entity, "relation": lines.relation}  # fmt: skip
 
 
 def import_lines(
-    store: Store,
+    store: Importing,
     scope: Scope,
-    lines: Sequence[Any],
+    given: Sequence[Any],
     *,
     first_line: int,
     rehome: bool,
     operator: bool,
 ) -> ImportReport:
-    """Import export lines into ``scope``: records first (in order), then links,
+    """Import export lines (``given``) into ``scope``: records first (in order), then links,
     lessons, taught totals, precedents, the feedback log, entities and relations. ``operator``:
     whether the importer may declare as the operator (the operator gate)."""
-    if isinstance(lines, str | Mapping) or not isinstance(lines, Sequence):
+    if isinstance(given, str | Mapping) or not isinstance(given, Sequence):
         raise InvalidInput("lines must be a list of export line objects", field="lines")
-    if len(lines) > MAX_LINES:
+    if len(given) > MAX_LINES:
         raise InvalidInput(f"one call takes at most {MAX_LINES} lines", field="lines")
     batch = _Batch(first_line)
-    for offset, line in enumerate(lines):
+    for offset, line in enumerate(given):
         number = first_line + offset
         try:
-            kind = shapes.kind_of(line)
+            kind = lines.kind_of(line)
             if kind == "header":
-                shapes.check_header(line)
+                lines.check_header(line)
                 continue
-            item = shapes.record(line, scope, rehome) if kind == "record" else _PARSERS[kind](line)
+            item = lines.record(line, scope, rehome) if kind == "record" else _PARSERS[kind](line)
         except AssocmemError as exc:
             batch.refuse(number, exc)
             continue
@@ -167,7 +284,7 @@ def import_lines(
     return batch.report()
 
 
-def _records(store: Store, scope: Scope, batch: _Batch) -> None:
+def _records(store: Importing, scope: Scope, batch: _Batch) -> None:
     rows: list[tuple[int, ImportedMemory]] = batch.by_kind["record"]
     rows = [(n, r if r.id else _with_new_id(r)) for n, r in rows]
     outcomes = store.import_memories(scope, [r for _, r in rows])
@@ -182,7 +299,7 @@ def _records(store: Store, scope: Scope, batch: _Batch) -> None:
     _inherit_taint(store, scope, [r for r in derived if r.memory.derived_from])
 
 
-def _inherit_taint(store: Store, scope: Scope, rows: Sequence[ImportedMemory]) -> None:
+def _inherit_taint(store: Importing, scope: Scope, rows: Sequence[ImportedMemory]) -> None:
     """Give each derived record the taint a write gives it, so an import cannot shed
     the sources a slash reaches it by. One at a time, in line order (oldest first): a
     parent imported in the same batch has its own taint before its children read it."""
@@ -197,7 +314,7 @@ def _with_new_id(row: ImportedMemory) -> ImportedMemory:
     return replace(row, id=new_id())
 
 
-def _learned(store: Store, scope: Scope, batch: _Batch) -> None:
+def _learned(store: Importing, scope: Scope, batch: _Batch) -> None:
     links = [link for _, link in batch.by_kind["link"]]
     store.restore_links(scope, links)
     batch.imported["link"] += len(links)
@@ -223,23 +340,23 @@ def _learned(store: Store, scope: Scope, batch: _Batch) -> None:
         (batch.imported if done else batch.skipped)["feedback"] += 1
 
 
-def _declared(store: Store, scope: Scope, batch: _Batch, operator: bool) -> None:
+def _declared(store: Importing, scope: Scope, batch: _Batch, as_operator: bool) -> None:
     """Entities and relations, declared again as `declare` would (ids and times new),
     behind the same operator gate."""
     view = View(scope)
     for number, line in batch.by_kind["entity"] + batch.by_kind["relation"]:
         try:
             kind = line["line"]
-            declarer = declarations.check_declarer(line.get("declared_by", "agent"))
-            operator_gate.check_declarer(declarer, operator)
+            declarer = declare.check_declarer(line.get("declared_by", "agent"))
+            operator.check_declarer(declarer, as_operator)
             if kind == "entity":
                 _declare_entity(store, view, line, declarer)
             else:
                 anchor = line.get("anchor")
-                seq = declarations.memory_seq(store, view, anchor) if anchor else None
+                seq = declare.memory_seq(store, view, anchor) if anchor else None
                 relation = {k: line.get(k) for k in ("subject", "predicate", "object")}
                 _declared_or_refused(
-                    declarations.declare(
+                    declare.declare(
                         store, view, {"relations": [relation]}, anchor=seq, declared_by=declarer
                     )  # fmt: skip
                 )
@@ -248,19 +365,19 @@ def _declared(store: Store, scope: Scope, batch: _Batch, operator: bool) -> None
             batch.refuse(number, exc)
 
 
-def _declare_entity(store: Store, view: View, line: Mapping[str, Any], declarer: str) -> None:
+def _declare_entity(store: Importing, view: View, line: Mapping[str, Any], declarer: str) -> None:
     named = {"name": line.get("name"), "aliases": list(line.get("aliases", []))}
-    mentions = [declarations.memory_seq(store, view, m) for m in line.get("mentions", [])]
+    mentions = [declare.memory_seq(store, view, m) for m in line.get("mentions", [])]
     # The entity lives in its first mention's access class, as a declaration anchored
     # there would put it; then every other memory mentioning it mentions it again.
     first = mentions[0] if mentions else None
     _declared_or_refused(
-        declarations.declare(
+        declare.declare(
             store, view, {"entities": [named]}, anchor=first, declared_by=declarer
         )  # fmt: skip
     )
     for seq in mentions[1:]:
-        declarations.declare(store, view, {"entities": [{"name": named["name"]}]}, anchor=seq,
+        declare.declare(store, view, {"entities": [{"name": named["name"]}]}, anchor=seq,
                              declared_by=declarer)  # fmt: skip
 
 

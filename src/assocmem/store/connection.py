@@ -20,7 +20,6 @@ from assocmem.errors import AssocmemError
 from assocmem.schema import Condition
 from assocmem.store.params import KEYED, chunked, in_list, qmarks, translated
 from assocmem.store.parts import StorePart, hooks, parts_of
-from assocmem.store.pending_links import PendingLinks
 from assocmem.store.protocol import View
 from assocmem.types import Scope
 
@@ -70,10 +69,15 @@ class SQLConnection:
     """
 
     driver_errors: tuple[type[BaseException], ...] = ()
+    # The backend's SQL dialect ("sqlite" or "postgres"), for a part whose statements
+    # differ between them: the part branches on it, the engine overrides none of its
+    # methods.
+    dialect: ClassVar[str]
     snapshot_begin = "BEGIN"
-    # Writes append co-occurrence counts to `pending_links` and fold them into
-    # `links` in bulk (see pending_links.py), where True; else they upsert `links`.
+    # Writes append co-occurrence counts to a pending list and fold them into the
+    # links in bulk (links/pending_links.py), where True; else they upsert each link.
     buffers_link_counts = False
+    path: str  # the store's file or URL
     _conn: Any
     _parts_found: ClassVar[tuple[StorePart, ...]]
 
@@ -119,8 +123,6 @@ class SQLConnection:
         # token it was last read in (a forget elsewhere deletes names; see forget.py).
         self._concepts_epoch: Any = None
         self._epoch_read_in: int | None = None
-        # This connection's copy of `pending_links` (empty where counts are not buffered).
-        self._pending_links = PendingLinks()
         # Outermost transactions and snapshots begun on this connection: a token that
         # tells one transaction's cached reads from the next one's.
         self._transactions = 0
@@ -262,7 +264,8 @@ class SQLConnection:
         # A rolled-back savepoint may have taken back a layer made inside it.
         self._pending_layers.clear()
         self._layer_cache.clear()
-        self._pending_links.clear()  # it may hold rows this rollback takes back
+        for on_rollback in hooks(self.parts(), "on_rollback"):
+            on_rollback(self, level)
         try:
             if level == 0:
                 self._conn.execute("ROLLBACK")
@@ -489,6 +492,8 @@ class SQLConnection:
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 [key, value],
             )
+        for on_info in hooks(self.parts(), "on_info"):
+            on_info(self, key, value)
 
     def close(self) -> None:
         with self._lock:

@@ -68,6 +68,9 @@ class StorePart:
     on_begin: Callable[[Any], None] | None = None
     on_commit: Callable[[Any], None] | None = None
     on_close: Callable[[Any], None] | None = None
+    # A transaction (``level`` 0) or a savepoint (its level) is being rolled back:
+    # state the part keeps of rows written in it goes.
+    on_rollback: Callable[[Any, int], None] | None = None
     # Bring state the part buffers into its tables before the engine reads, re-keys or
     # deletes what refers to memories or concepts.
     settle: Callable[[Any], None] | None = None
@@ -99,6 +102,22 @@ class StorePart:
     concept_refs: tuple[tuple[str, str], ...] = ()
     # Tables of the part keyed by concept that a refold merges row by row.
     by_concept: Mapping[str, ByConcept] | None = None
+    # A store_info ``key`` was set to ``value`` (after the setting's own transaction).
+    on_info: Callable[[Any, str, str], None] | None = None
+    # The backend made a database extension available (its name), once per open under
+    # the lock that serialises migrations: the part adds what uses it to its tables.
+    on_extension: Callable[[Any, str], None] | None = None
+    # Tables of the part a backend treats alike with the engine's own: those many
+    # stores never fill that a read asks (`_empty`: checked for a first row as a read
+    # snapshot begins, where the backend does); those a forget deletes rows from
+    # (rewritten where the backend scrubs a forget's bytes from its files); those
+    # every write grows (their planner statistics refreshed as they grow).
+    empty_checked: tuple[str, ...] = ()
+    forget_tables: tuple[str, ...] = ()
+    grown_tables: tuple[str, ...] = ()
+    # The part's counts in a scope's `stats`, given the condition ``where`` on a table's
+    # ``scope_id`` that selects the scope's layers, and its parameters (the layers).
+    stats: Callable[[Any, str, Sequence[int]], Mapping[str, int]] | None = None
 
 
 def parts_of(cls: type) -> tuple[StorePart, ...]:
@@ -112,6 +131,16 @@ def hooks(parts: Sequence[StorePart], name: str) -> Iterator[Callable[..., Any]]
         hook = getattr(part, name)
         if hook is not None:
             yield hook
+
+
+def tables(parts: Sequence[StorePart], kind: str) -> tuple[str, ...]:
+    """The parts' tables of one kind (``empty_checked``, ``forget_tables``,
+    ``grown_tables``), in registration order."""
+    found: list[str] = []
+    for part in parts:
+        names: tuple[str, ...] = getattr(part, kind)
+        found += names
+    return tuple(found)
 
 
 def by_concept(parts: Sequence[StorePart]) -> dict[str, ByConcept]:

@@ -12,7 +12,6 @@ extension can be created, and the portable numpy index otherwise.
 
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -34,14 +33,15 @@ from assocmem.store.connection import CONCEPTS_EPOCH
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
-from assocmem.store.params import KEYED, in_list, translated
+from assocmem.store.params import KEYED, id_array, padded, translated
+from assocmem.store.parts import hooks, tables
 from assocmem.store.protocol import View
 from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.vacuums import Vacuumer
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
-from assocmem.types import Record, Scope, WriteResult
+from assocmem.types import Record, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 try:
     import psycopg
-    from psycopg import errors as pg_errors
+    from psycopg import errors
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise DependencyMissing("the PostgreSQL store needs `pip install assocmem[postgres]`") from exc
 
@@ -68,11 +68,15 @@ TEXT_SEARCH_CONFIG = "english"
 # its size, and autovacuum still refines in between.
 ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
-# Tables every read would ask, checked for a first row as each read snapshot begins
-# (`snapshot_checks`): a read skips those found empty.
-SKIPPED_WHEN_EMPTY = (
-    "lesson_concepts", "read_lessons", "trust_slashes", "trust_attestations", "authors"
-)  # fmt: skip
+# The engine's tables that many stores never fill and every read would ask, checked
+# for a first row as each read snapshot begins, after the parts' (`empty_checked`):
+# a read skips those found empty.
+SKIPPED_WHEN_EMPTY = ("authors",)
+# The engine's tables a forget deletes rows from, and those every write grows (the
+# parts add theirs: `forget_tables`, `grown_tables`).
+FORGET_TABLES = ("memories", "memory_concepts", "concepts", "authors", "lexical_layers",
+                 "lexical_terms")  # fmt: skip
+GROWN_TABLES = ("memories", "memory_concepts")
 
 
 class _Connection:
@@ -134,26 +138,6 @@ class _Connection:
         self.raw.close()
 
 
-def _ids(ids: Sequence[int]) -> str:
-    """An array of `_padded` ids, one placeholder each, for a walk to unnest.
-
-    A kept plan prices a bound array as 10 rows, so PostgreSQL found a walk of two
-    concepts cheaper planned anew each time and never kept it. The length of an
-    array constructor is known to it; padding it to a power of two keeps the
-    statements few (one per power) and the price within 2x.
-    """
-    return "ARRAY[" + ", ".join(["?::bigint"] * _padded_length(len(ids))) + "]"
-
-
-def _padded(ids: Sequence[int]) -> list[int | None]:
-    """``ids`` and NULLs up to the length `_ids` gives: a NULL id matches no row."""
-    return [*ids, *[None] * (_padded_length(len(ids)) - len(ids))]
-
-
-def _padded_length(count: int) -> int:
-    return 1 << max(0, count - 1).bit_length()
-
-
 def _placeholders(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
@@ -165,6 +149,7 @@ class PostgresStore(SQLStore):
         url: a ``postgresql://`` connection URL.
     """
 
+    dialect = "postgres"
     driver_errors = (psycopg.Error,)
     # Reads plan each statement for its own parameters (see `_Connection._run`):
     # concept and term frequencies are Zipf-skewed, and one generic prepared plan
@@ -176,17 +161,6 @@ class PostgresStore(SQLStore):
     # JIT is off for reads: their statements run in milliseconds, and compiling one
     # (jit_above_cost is reached by planner estimates, not run time) costs tens.
     snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL jit = off"
-    # What every read checks first, sent with its BEGIN: a round trip each would cost
-    # as much as running them. Scopes are only ever inserted, by one writer at a time
-    # (the advisory lock), so the newest id names the scope rows a snapshot sees.
-    # Tables that many stores never fill (no feedback taught, no trust marks, no
-    # authors named) are checked for a first row, so a read of such a store skips
-    # asking them.
-    snapshot_checks = (
-        "SELECT (SELECT max(id) FROM scopes),"
-        f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"
-        + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in SKIPPED_WHEN_EMPTY)
-    )
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -203,6 +177,21 @@ class PostgresStore(SQLStore):
     def __init__(self, url: str) -> None:
         self.path = url
         self._init_state()
+        parts = self.parts()
+        self._skipped_when_empty = (*tables(parts, "empty_checked"), *SKIPPED_WHEN_EMPTY)
+        self._forget_tables = (*FORGET_TABLES, *tables(parts, "forget_tables"))
+        self._grown_tables = (*GROWN_TABLES, *tables(parts, "grown_tables"))
+        # What every read checks first, sent with its BEGIN: a round trip each would
+        # cost as much as running them. Scopes are only ever inserted, by one writer at
+        # a time (the advisory lock), so the newest id names the scope rows a snapshot
+        # sees. Tables that many stores never fill (no feedback taught, no trust marks,
+        # no authors named) are checked for a first row, so a read of such a store
+        # skips asking them.
+        self._snapshot_checks = (
+            "SELECT (SELECT max(id) FROM scopes),"
+            f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"
+            + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in self._skipped_when_empty)
+        )
         self.native_vectors = False
         self._written_since_analyze = 0
         self._analyzed_rows = 0  # until the planner is asked, once migrated
@@ -302,17 +291,18 @@ class PostgresStore(SQLStore):
             if not installed.fetchone():
                 try:
                     raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
-                except pg_errors.InsufficientPrivilege:
+                except errors.InsufficientPrivilege:
                     return False  # a role that may not install it: the numpy index serves
-            raw.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+            for on_extension in hooks(self.parts(), "on_extension"):
+                on_extension(self, "vector")
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])
         return True
 
     def translate(self, exc: BaseException) -> AssocmemError:
-        if isinstance(exc, pg_errors.LockNotAvailable | pg_errors.DeadlockDetected):
+        if isinstance(exc, errors.LockNotAvailable | errors.DeadlockDetected):
             return StoreBusy(f"the store stayed locked by another writer: {_redact(exc)}")
-        if isinstance(exc, pg_errors.SerializationFailure | pg_errors.QueryCanceled):
+        if isinstance(exc, errors.SerializationFailure | errors.QueryCanceled):
             return StoreBusy(f"the database asked to retry: {_redact(exc)}")
         if isinstance(exc, psycopg.OperationalError):
             return StoreUnavailable(f"the database is unreachable: {_redact(exc)}")
@@ -325,14 +315,14 @@ class PostgresStore(SQLStore):
     def _open_snapshot(self) -> None:
         # Statements without parameters go as one simple query, one round trip; the
         # cursor is left on the first statement's result.
-        cursor = self._conn.execute(f"{self.snapshot_begin}; {self.snapshot_checks}")
+        cursor = self._conn.execute(f"{self.snapshot_begin}; {self._snapshot_checks}")
         while cursor.description is None and cursor.nextset():
             pass
         newest_scope, epoch, *empty = cursor.fetchone()
         self._version_in = (self._transactions, ("scopes", newest_scope))
         self._note_concepts_epoch(epoch, self._transactions)
         self._empty_in_snapshot = frozenset(
-            t for t, none in zip(SKIPPED_WHEN_EMPTY, empty, strict=True) if none
+            t for t, none in zip(self._skipped_when_empty, empty, strict=True) if none
         )
 
     def _data_version(self) -> Any:
@@ -487,32 +477,6 @@ class PostgresStore(SQLStore):
             [new, seq],
         )
 
-    def _neighbor_weights(
-        self,
-        scope: Scope,
-        layers: Sequence[int],
-        concept_ids: Sequence[int],
-        floor: float,
-        limit: int,
-    ) -> dict[tuple[int, int], float]:
-        # The shared walk in one statement: one per concept, side and layer cost a
-        # round trip and a plan each, most of a read's statements. Link counts are
-        # never pending here, so the rows are the weights. Its plan is one for every
-        # concept (an ordered index scan cut by LIMIT, migration 0019), so it is kept:
-        # planning it took longer than running it.
-        rows = self._query(
-            f"{KEYED}SELECT c.concept, s.other, s.weight"
-            f" FROM unnest({_ids(concept_ids)}) AS c(concept), unnest({_ids(layers)}) AS l(layer),"
-            " LATERAL ((SELECT b AS other, weight FROM links"
-            "  WHERE scope_id = l.layer AND a = c.concept AND weight >= ?"
-            "  ORDER BY weight DESC, b LIMIT ?)"
-            " UNION ALL (SELECT a, weight FROM links"
-            "  WHERE scope_id = l.layer AND b = c.concept AND weight >= ?"
-            "  ORDER BY weight DESC, a LIMIT ?)) AS s",
-            [*_padded(concept_ids), *_padded(layers), floor, limit, floor, limit],
-        )
-        return self._over_layers(scope, layers, rows)
-
     def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         # As the shared SQL does, but each record's concepts come in the same
         # statement, as an array of (name, form) pairs in position order: a read asks
@@ -552,14 +516,15 @@ class PostgresStore(SQLStore):
         exclude = " AND mc.memory_seq NOT IN (SELECT unnest(?::bigint[]))" if skip else ""
         rows = self._query(
             ("" if view.conditions else KEYED) + "SELECT c.concept, newest.memory_seq"
-            f" FROM unnest({_ids(concept_ids)}) AS c(concept), unnest({_ids(layers)}) AS l(layer),"
+            f" FROM unnest({id_array(concept_ids)}) AS c(concept),"
+            f" unnest({id_array(layers)}) AS l(layer),"
             " LATERAL (SELECT mc.memory_seq FROM memory_concepts mc"
             f"  JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
             f"  WHERE mc.scope_id = l.layer AND mc.concept_id = c.concept{exclude}"
             "  ORDER BY mc.memory_seq DESC LIMIT ?) AS newest",
             [
-                *_padded(concept_ids),
-                *_padded(layers),
+                *padded(concept_ids),
+                *padded(layers),
                 *params,
                 *([list(skip)] if skip else []),
                 per_concept,
@@ -609,13 +574,6 @@ class PostgresStore(SQLStore):
 
     # -- erasure -------------------------------------------------------------
 
-    # Every table a forget deletes rows from: their dead tuples keep the bytes.
-    _FORGET_TABLES = (
-        "memories", "memory_concepts", "concepts", "authors", "links", "lessons",
-        "lesson_concepts", "feedback", "feedback_items", "vectors", "entity_mentions",
-        "relations", "lexical_layers", "lexical_terms", "reads", "read_items", "read_lessons",
-    )  # fmt: skip
-
     def _scrub_files(self) -> None:
         # A delete only marks tuples dead, and a plain VACUUM prunes them but leaves
         # their bytes in the pages' free space (measured: text and author found in
@@ -624,7 +582,8 @@ class PostgresStore(SQLStore):
         # on each table while it copies it (readers wait; cost grows with the store)
         # and cannot run in a transaction: this connection is autocommit between them.
         with self._lock:
-            self._conn.execute("VACUUM FULL " + ", ".join(self._FORGET_TABLES))
+            # Every table a forget deletes rows from: their dead tuples keep the bytes.
+            self._conn.execute("VACUUM FULL " + ", ".join(self._forget_tables))
 
     # -- inspection: sizes on disk (store/inspection.py); the WAL is the server's --
     @translated
@@ -647,73 +606,16 @@ class PostgresStore(SQLStore):
             if self._depth or grown < max(ANALYZE_MIN_ROWS, ANALYZE_GROWTH * self._analyzed_rows):
                 return
             try:
-                self._conn.execute("ANALYZE memories, memory_concepts, links, vectors")
+                self._conn.execute("ANALYZE " + ", ".join(self._grown_tables))
                 self._analyzed_rows = self._planned_rows()
             except psycopg.Error:
                 return  # the write is committed; statistics wait for the next one
             self._written_since_analyze = 0
 
-    def _put_vectors(self, rows: Sequence[tuple[int, int, np.ndarray]]) -> None:
-        if not self.native_vectors:
-            super()._put_vectors(rows)
-            return
-        # The portable blob stays beside the pgvector column: the Rocchio probe reads
-        # stored vectors back (`vectors_of`) the same way on both backends.
-        self._conn.executemany(
-            "INSERT INTO vectors (memory_seq, scope_id, vector, embedding) VALUES (?,?,?,?::vector)"
-            " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
-            " scope_id = excluded.scope_id, embedding = excluded.embedding",
-            [(seq, layer, v.tobytes(), _vector_text(v.tolist())) for seq, layer, v in rows],
-        )
-
-    @translated
-    def set_info(self, key: str, value: str) -> None:
-        super().set_info(key, value)
-        if key == "embedder_dims" and self.native_vectors and value.isdigit():
-            dims = int(value)  # an integer from our own store_info, not caller text
-            self._conn.execute(
-                "CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw"
-                f" ((embedding::vector({dims})) vector_cosine_ops)"
-            )
-
-    @translated
-    def vector_search(
-        self, view: View, vector: Sequence[float], limit: int
-    ) -> list[tuple[int, float]]:
-        """``(seq, cosine)`` of the visible memories nearest ``vector`` (pgvector HNSW)."""
-        dims = len(vector)
-        where, params = self._view_sql(view, self._layers(view.scope), "m")
-        probe = _vector_text(vector)
-        rows = self._query(
-            f"SELECT v.memory_seq, 1 - (v.embedding::vector({dims}) <=> ?::vector({dims}))"
-            " FROM vectors v JOIN memories m ON m.seq = v.memory_seq"
-            f" WHERE v.embedding IS NOT NULL AND {where}"
-            f" ORDER BY v.embedding::vector({dims}) <=> ?::vector({dims}), v.memory_seq LIMIT ?",
-            [probe, *params, probe, limit],
-        )
-        return [(seq, float(score)) for seq, score in rows]
-
-    @translated
-    def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
-        """Cosine of ``vector`` to each of these memories."""
-        if not seqs:
-            return {}
-        dims, probe = len(vector), _vector_text(vector)
-        rows = self._query(
-            f"SELECT memory_seq, 1 - (embedding::vector({dims}) <=> ?::vector({dims}))"
-            f" FROM vectors WHERE embedding IS NOT NULL AND {in_list('memory_seq', list(seqs))}",
-            [probe, *seqs],
-        )
-        return {seq: float(score) for seq, score in rows}
-
 
 def _tsquery(terms: int) -> str:
     """One plain query per term, OR-ed (empty for none)."""
     return " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', ?)" for _ in range(terms))
-
-
-def _vector_text(vector: Sequence[float]) -> str:
-    return json.dumps([float(v) for v in vector])
 
 
 def _redact(exc: BaseException) -> str:

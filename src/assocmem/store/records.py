@@ -384,6 +384,23 @@ class MemoryRecords(SQLConnection):
         found = self.records_by_seq(seqs)
         return [(seq, found[seq]) for seq in seqs]
 
+    def own_seqs(self, scope: Scope, ids: Sequence[str]) -> dict[str, int]:
+        """The seqs of ``scope``'s own memories with these ids, in any of its access
+        classes (by the record's own columns: a layer made earlier in the open
+        transaction is not yet among `_layers`); an import restores what refers to them."""
+        if not ids:
+            return {}
+        projects, channels = scope.readable_projects, scope.readable_channels
+        return dict(
+            self._query_in(
+                "SELECT id, seq FROM memories WHERE agent_id = ?"
+                f" AND {in_list('project_id', projects)} AND {in_list('channel', channels)}"
+                " AND id IN (?*)",
+                ids,
+                before=[scope.agent_id, *projects, *channels],
+            )
+        )
+
     @translated
     def stats(self, scope: Scope) -> Stats:
         layers = self._layers(scope)
@@ -399,22 +416,20 @@ class MemoryRecords(SQLConnection):
             by_kind[kind] = by_kind.get(kind, 0) + n
             by_status[status] = by_status.get(status, 0) + n
 
-        def count(sql: str, uses: int = 1) -> int:  # uses: how often `where` appears
-            return int(self._query(sql, layers * uses)[0][0])
-
+        (concepts,) = self._query(
+            f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}", layers
+        )[0]
+        # What the parts count (links, the feedback log), after the engine's own counts.
+        counts = {
+            name: n
+            for stats in hooks(self.parts(), "stats")
+            for name, n in stats(self, where, layers).items()
+        }
         return Stats(
             memories=sum(by_kind.values()),
-            concepts=count(f"SELECT COUNT(DISTINCT concept_id) FROM memory_concepts WHERE {where}"),
-            links=count(
-                f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
-                f" UNION SELECT a, b FROM pending_pairs WHERE {where}) AS pairs",
-                uses=2,
-            )
-            if self.buffers_link_counts
-            else count(
-                f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
-            ),
-            feedback=count(f"SELECT COUNT(*) FROM feedback WHERE {where}"),
+            concepts=int(concepts),
+            links=counts.get("links", 0),
+            feedback=counts.get("feedback", 0),
             by_kind=by_kind,
             by_status=by_status,
         )

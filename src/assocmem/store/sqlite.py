@@ -91,6 +91,7 @@ class SQLiteStore(SQLStore):
     """
 
     driver_errors = (sqlite3.Error,)
+    dialect = "sqlite"
     buffers_link_counts = True
     # -- WAL bounds --
     # A thread checkpoints soon after commits (store/checkpoints.py); the writer's own
@@ -323,10 +324,6 @@ class SQLiteStore(SQLStore):
             return os.stat(self.path + "-wal").st_size
         except OSError:  # ':memory:', or no WAL yet
             return 0
-
-    def vector_index_path(self) -> str | None:
-        # The vector arm's index files live beside the store's own (vectors/index.py).
-        return None if self.path == ":memory:" else self.path + ".vec-index"
 
     # -- inspection: sizes on disk (store/inspection.py) --
     @translated

@@ -276,4 +276,5 @@ class TrustQueries(SQLStore):
         on_forget=forget_standing,
         on_open=recanonicalise_once,
         is_current=canon_current,
+        empty_checked=("trust_slashes", "trust_attestations"),
     )

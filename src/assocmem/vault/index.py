@@ -16,22 +16,25 @@ from __future__ import annotations
 import posixpath
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
 from assocmem.errors import InvalidInput
-from assocmem.graph import declare as declarations
-from assocmem.graph import traverse as traversal
+from assocmem.graph import declare, traverse
 from assocmem.schema import NewMemory
-from assocmem.store import Store, View
-from assocmem.store.protocol import NoteLink, NoteRow
-from assocmem.types import STATUSES, IndexReport, Scope
-from assocmem.vault import notes as parsing
+from assocmem.store import View
+from assocmem.store.protocol import EntityRow, NoteLink, NoteRow
+from assocmem.types import STATUSES, IndexReport, Record, Scope, WriteResult
+from assocmem.vault import notes
 from assocmem.vault.notes import Note
 from assocmem.vectors.space import VectorSpace
 from assocmem.write import validate
+
+if TYPE_CHECKING:
+    import numpy as np
 
 VAULT_CHANNEL = "vault"
 LINK_PREDICATE = "links_to"
@@ -40,6 +43,89 @@ LINK_PREDICATE = "links_to"
 BATCH_NOTES = 200
 # Every vault memory's meta holds this key, so a vault read can filter on it.
 MARK = {"meta.vault": True}
+
+
+class Indexing(Protocol):
+    """What indexing writes and reads: the vault's rows (the vault part), the notes'
+    memories (core), their entities and relations (the graph part, and the anchor's
+    access class it declares in)."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+    def write(
+        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
+    ) -> list[WriteResult]: ...
+
+    def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int: ...
+
+    def visible_seqs(
+        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
+    ) -> dict[str, int]: ...
+
+    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
+
+    def vault_root(self, scope: Scope) -> str | None: ...
+
+    def vault_notes(self, scope: Scope) -> list[NoteRow]: ...
+
+    def vault_links(self, scope: Scope) -> list[NoteLink]: ...
+
+    def save_vault(
+        self,
+        scope: Scope,
+        root: str,
+        notes: Sequence[NoteRow],
+        links: Mapping[str, Sequence[NoteLink]],
+        removed: Sequence[str],
+    ) -> None: ...
+
+    def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int: ...
+
+    def access_of(self, seqs: Sequence[int]) -> dict[int, str]: ...
+
+    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]: ...
+
+    def entity_in_layer(self, scope: Scope, normalized: str, access: str = "") -> int | None: ...
+
+    def create_entity(
+        self,
+        scope: Scope,
+        name: str,
+        normalized: str,
+        declared_by: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
+    ) -> int: ...
+
+    def add_alias(
+        self,
+        scope: Scope,
+        entity_id: int,
+        alias: str,
+        normalized: str,
+        access: str = "",
+        *,
+        standalone: bool = False,
+    ) -> None: ...
+
+    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool: ...
+
+    def add_relation(
+        self,
+        scope: Scope,
+        subject: tuple[str, int],
+        predicate: str,
+        predicate_normalized: str,
+        object_: tuple[str, int],
+        anchor_seq: int,
+        declared_by: str,
+        access: str = "",
+    ) -> int: ...
+
+    def entities_by_id(
+        self, ids: Sequence[int], scope: Scope | None = None
+    ) -> dict[int, EntityRow]: ...
 
 
 def vault_scope(scope: Scope) -> Scope:
@@ -72,7 +158,7 @@ class Resolver:
                     ranked[folded] = (rank, path)
         return cls({key: path for key, (_, path) in ranked.items()})
 
-    def resolve(self, source: str, link: parsing.Link | NoteLink) -> str | None:
+    def resolve(self, source: str, link: notes.Link | NoteLink) -> str | None:
         target = unquote(link.target).strip()
         # A target ending in .md (every Markdown link's does) is tried relative to its
         # note first; the stored NoteLink then resolves exactly as the parsed Link did.
@@ -85,11 +171,11 @@ class Resolver:
 
 
 def index(
-    store: Store,
+    store: Indexing,
     scope: Scope,
     root: Path,
     space: VectorSpace | None = None,
-    max_bytes: int = parsing.MAX_NOTE_BYTES,
+    max_bytes: int = notes.MAX_NOTE_BYTES,
 ) -> IndexReport:
     """Index the vault at ``root`` (resolved) into ``scope`` (a `vault_scope`)."""
     started = time.perf_counter()
@@ -97,8 +183,8 @@ def index(
     # Another folder than last time: every old note goes, every new one is read.
     known_root_changed = bool(known) and store.vault_root(scope) != str(root)
     rows = {} if known_root_changed else known
-    with parsing.opened(root) as folder:
-        walked = parsing.walk(folder, max_bytes)
+    with notes.opened(root) as folder:
+        walked = notes.walk(folder, max_bytes)
         reads = _read(folder, root, walked.found, rows, max_bytes)
     # A note the walk found but that could not be read or indexed now stays as the
     # index had it: a save or a swap mid-index must not cost it its memories.
@@ -140,7 +226,7 @@ def index(
 
 # A note to write: as found (with the stat it was read at), its hash, parsed, and
 # the memories its chunks become.
-Changed = tuple[parsing.Found, str, Note, list[NewMemory]]
+Changed = tuple[notes.Found, str, Note, list[NewMemory]]
 
 
 @dataclass
@@ -157,7 +243,7 @@ class _Reads:
 def _read(
     folder: int,
     root: Path,
-    found: Sequence[parsing.Found],
+    found: Sequence[notes.Found],
     rows: Mapping[str, NoteRow],
     max_bytes: int,
 ) -> _Reads:
@@ -168,17 +254,17 @@ def _read(
         if row is not None and (row.size, row.mtime_ns) == (entry.size, entry.mtime_ns):
             continue
         try:
-            got = parsing.read(folder, root, entry, max_bytes)
-        except parsing.Unreadable as exc:
+            got = notes.read(folder, root, entry, max_bytes)
+        except notes.Unreadable as exc:
             reads.skipped[entry.path] = exc.reason
             continue
         reads.read += 1
         entry = replace(entry, size=got.size, mtime_ns=got.mtime_ns)
-        digest = parsing.content_hash(got.data)
+        digest = notes.content_hash(got.data)
         if row is not None and row.hash == digest:
             reads.touched.append(replace(row, size=entry.size, mtime_ns=entry.mtime_ns))
             continue
-        parsed = parsing.parse(entry.path, got.data)
+        parsed = notes.parse(entry.path, got.data)
         try:
             memories = _memories(parsed)
         except InvalidInput as exc:  # validated here, so one bad note never fails a batch
@@ -188,11 +274,11 @@ def _read(
     return reads
 
 
-def _seqs(store: Store, scope: Scope, ids: Sequence[str]) -> list[int]:
+def _seqs(store: Indexing, scope: Scope, ids: Sequence[str]) -> list[int]:
     return list(store.visible_seqs(scope, list(ids), statuses=STATUSES).values())
 
 
-def _remove(store: Store, scope: Scope, rows: Sequence[NoteRow], root: str) -> None:
+def _remove(store: Indexing, scope: Scope, rows: Sequence[NoteRow], root: str) -> None:
     """Forget the removed notes' memories and delete their entities (and relations)."""
     view = View(scope)
     for start in range(0, len(rows), BATCH_NOTES):
@@ -202,13 +288,13 @@ def _remove(store: Store, scope: Scope, rows: Sequence[NoteRow], root: str) -> N
                 scope, _seqs(store, scope, [i for r in batch for i in r.memory_ids])
             )
             for row in batch:
-                found = traversal.entities_named(store, view, entity_name(row.path))
+                found = traverse.entities_named(store, view, entity_name(row.path))
                 store.delete_entities(scope, [e.id for e in found])
             store.save_vault(scope, root, [], {}, [r.path for r in batch])
 
 
 def _write(
-    store: Store,
+    store: Indexing,
     scope: Scope,
     space: VectorSpace | None,
     root: str,
@@ -275,7 +361,7 @@ def _links(note: Note, resolver: Resolver) -> list[NoteLink]:
     return list(seen.values())
 
 
-def _row(found: parsing.Found, digest: str, note: Note, ids: tuple[str, ...]) -> NoteRow:
+def _row(found: notes.Found, digest: str, note: Note, ids: tuple[str, ...]) -> NoteRow:
     return NoteRow(
         path=note.path, hash=digest, size=found.size, mtime_ns=found.mtime_ns,
         title=note.title, aliases=note.aliases, tags=note.tags, dated=note.dated,
@@ -284,7 +370,7 @@ def _row(found: parsing.Found, digest: str, note: Note, ids: tuple[str, ...]) ->
 
 
 def _declare(
-    store: Store, scope: Scope, note: Note, anchor: int | None, links: Sequence[NoteLink]
+    store: Indexing, scope: Scope, note: Note, anchor: int | None, links: Sequence[NoteLink]
 ) -> None:
     """The note as an entity (its title and aliases as aliases) and a ``links_to``
     relation per resolved link, anchored by its first chunk (``anchor``, its seq) so
@@ -301,16 +387,16 @@ def _declare(
             for t in targets
         ],
     }
-    declarations.declare(store, View(scope), associations, anchor=anchor, declared_by="agent")
+    declare.declare(store, View(scope), associations, anchor=anchor, declared_by="agent")
 
 
 def _relink(
-    store: Store,
+    store: Indexing,
     scope: Scope,
     resolver: Resolver,
     root: str,
     written: set[str],
-    notes: Mapping[str, NoteRow],
+    known: Mapping[str, NoteRow],
 ) -> int:
     """Re-resolve the links of notes not re-read (a target came or went); declare the
     relations that now resolve. Returns how many links changed resolution."""
@@ -329,7 +415,7 @@ def _relink(
     for start in range(0, len(fresh), BATCH_NOTES):
         with store.transaction():
             for source, now, gained in fresh[start : start + BATCH_NOTES]:
-                row = notes.get(source)
+                row = known.get(source)
                 anchor = _seqs(store, scope, row.memory_ids[:1]) if row else []
                 relations = [
                     {"subject": entity_name(source), "predicate": LINK_PREDICATE,
@@ -337,7 +423,7 @@ def _relink(
                     for c in gained if c.resolved != source
                 ]  # fmt: skip
                 first = anchor[0] if anchor else None
-                declarations.declare(store, View(scope), {"relations": relations},
+                declare.declare(store, View(scope), {"relations": relations},
                                      anchor=first, declared_by="agent")  # fmt: skip
                 store.save_vault(scope, root, [], {source: now}, [])
     return moved

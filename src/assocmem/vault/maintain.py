@@ -26,8 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from assocmem.errors import InvalidInput
-from assocmem.recall import pipeline as recall
-from assocmem.recall import request as requests
+from assocmem.recall import pipeline, request
 from assocmem.store import Store
 from assocmem.text.concepts import extract_concepts
 from assocmem.types import (
@@ -40,8 +39,7 @@ from assocmem.types import (
     Scope,
     StaleNote,
 )
-from assocmem.vault import index as indexing
-from assocmem.vault import notes as parsing
+from assocmem.vault import index, notes
 from assocmem.vault.index import MARK, entity_name
 from assocmem.vault.tools import Vault
 from assocmem.vectors.space import VectorSpace
@@ -73,7 +71,7 @@ NOT_WRITTEN = "not written: "
 SWAPPED = NOT_WRITTEN + "replaced, moved or made a link after it was read (never followed)"
 CHANGED = NOT_WRITTEN + "changed after it was read"
 GONE = NOT_WRITTEN + "vanished after it was read"
-_SWAPS = {parsing.LINKED, parsing.BECAME_LINK, parsing.REPLACED, parsing.MOVED_OUT}
+_SWAPS = {notes.LINKED, notes.BECAME_LINK, notes.REPLACED, notes.MOVED_OUT}
 # The write's temporary file, made beside the note: a dot name, so that no walk lists
 # it; never through a link, never over a file already there.
 TEMPORARY_PREFIX = ".assocmem-"
@@ -87,7 +85,7 @@ def report(
 ) -> MaintenanceReport:
     """Dead links, orphans with a suggestion each, stale notes, near-duplicate clusters,
     the giant component's share of notes, and archive candidates (stale and isolated)."""
-    requests.check_int(stale_days, "stale_days", 0, MAX_STALE_DAYS)
+    request.check_int(stale_days, "stale_days", 0, MAX_STALE_DAYS)
     vault = Vault.load(store, scope)
     near = vault.neighbours()
     orphans = [p for p, n in sorted(near.items()) if not n]
@@ -146,10 +144,10 @@ def suggestions(
         for concept in record.concepts:
             counts[concept] = counts.get(concept, 0) + 1
     concepts = sorted(counts, key=lambda c: (-counts[c], c))
-    query = " ".join([row.title, *concepts[:SUGGEST_QUERY_CONCEPTS]])[: requests.MAX_QUERY_CHARS]
-    request = requests.read_request(scope, query, k=SUGGEST_POOL, where=MARK, explain=False)
+    query = " ".join([row.title, *concepts[:SUGGEST_QUERY_CONCEPTS]])[: request.MAX_QUERY_CHARS]
+    asked = request.read_request(scope, query, k=SUGGEST_POOL, where=MARK, explain=False)
     picked: dict[str, tuple[str, ...]] = {}
-    for item in recall.read(store, request, space).items:
+    for item in pipeline.read(store, asked, space).items:
         note = str(item.record.meta.get("note", ""))
         if (
             note in vault.notes
@@ -224,7 +222,7 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 # A planned note: the file as found, its bytes, its text with the block, and the plan.
-Planned = tuple[parsing.Found, bytes, str, LinkPlan]
+Planned = tuple[notes.Found, bytes, str, LinkPlan]
 
 
 def plan_links(
@@ -272,14 +270,14 @@ def plan_links(
     return plans
 
 
-def _current(folder: int, root: Path, path: str) -> tuple[parsing.Found, bytes, str] | None:
+def _current(folder: int, root: Path, path: str) -> tuple[notes.Found, bytes, str] | None:
     """The note as it is now, its bytes and its text, if it is a regular UTF-8 file
     inside the root."""
     try:
-        found = parsing.find(folder, path)
-        data = parsing.read(folder, root, found).data
+        found = notes.find(folder, path)
+        data = notes.read(folder, root, found).data
         return found, data, data.decode("utf-8")
-    except (parsing.Unreadable, UnicodeDecodeError):
+    except (notes.Unreadable, UnicodeDecodeError):
         return None
 
 
@@ -309,7 +307,7 @@ def apply_links(
     if not isinstance(dry_run, bool):
         raise InvalidInput("dry_run must be true or false", field="dry_run")
     unwritten: dict[str, str] = {}
-    with parsing.opened(root) as folder:
+    with notes.opened(root) as folder:
         plans = plan_links(store, scope, space, root, folder, names)
         if not dry_run:
             for found, data, new, plan in plans:
@@ -318,7 +316,7 @@ def apply_links(
     written = 0 if dry_run else sum(p.changes for *_, p in plans) - len(unwritten)
     reindexed = None
     if written or unwritten:
-        reindexed = indexing.index(store, scope, root, space)
+        reindexed = index.index(store, scope, root, space)
         skipped = dict(sorted((reindexed.skipped | unwritten).items()))
         reindexed = dataclasses.replace(reindexed, skipped=skipped)
     return AppliedLinks(
@@ -326,24 +324,24 @@ def apply_links(
     )
 
 
-def _write(folder: int, root: Path, found: parsing.Found, data: bytes, new: str) -> str | None:
+def _write(folder: int, root: Path, found: notes.Found, data: bytes, new: str) -> str | None:
     """Write ``new`` over the note in the folder that holds it, opened down from the
     root's descriptor without following a link, only while it is still the file (and
     the bytes) planned from; None, or why it was not written."""
     try:
-        with parsing.opened_parent(folder, found.path) as (at, name):
-            seen = parsing.read_in(at, name, root, found)
+        with notes.opened_parent(folder, found.path) as (at, name):
+            seen = notes.read_in(at, name, root, found)
             if seen.data != data:
                 return CHANGED
             return _replace(folder, found, seen, at, name, new.encode("utf-8"))
-    except parsing.Unreadable as exc:
+    except notes.Unreadable as exc:
         return _unwritten(exc.reason)
     except OSError as exc:
-        return _unwritten(parsing.why(exc))
+        return _unwritten(notes.why(exc))
 
 
 def _replace(
-    folder: int, found: parsing.Found, seen: parsing.Read, at: int, name: str, data: bytes
+    folder: int, found: notes.Found, seen: notes.Read, at: int, name: str, data: bytes
 ) -> str | None:
     """Write ``data`` over ``name`` in the folder ``at`` atomically, keeping its
     permissions: a temporary file made there (never through a link) is renamed over
@@ -376,11 +374,11 @@ def _fill(out: int, data: bytes, mode: int) -> None:
         os.close(out)
 
 
-def _moved(folder: int, found: parsing.Found, seen: parsing.Read, at: int, name: str) -> str | None:
+def _moved(folder: int, found: notes.Found, seen: notes.Read, at: int, name: str) -> str | None:
     """Why the note may not be replaced now: the folder at its path under the root is no
     longer ``at``, or the note is no longer the regular file, unchanged, that was read.
     Checked last, after the slow write and fsync, to leave a swap the least time."""
-    with parsing.opened_parent(folder, found.path) as (now, _):
+    with notes.opened_parent(folder, found.path) as (now, _):
         if _identity(os.fstat(now)) != _identity(os.fstat(at)):
             return SWAPPED
     info = os.stat(name, dir_fd=at, follow_symlinks=False)
@@ -398,7 +396,7 @@ def _identity(info: os.stat_result) -> tuple[int, int]:
 def _unwritten(reason: str) -> str:
     if reason in _SWAPS:
         return SWAPPED
-    if reason == parsing.VANISHED:
+    if reason == notes.VANISHED:
         return GONE
     return NOT_WRITTEN + reason
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Protocol
 
 from assocmem.errors import InvalidInput, NotFound
-from assocmem.recall import pipeline as recall
-from assocmem.recall import request as requests
+from assocmem.recall import pipeline, request
 from assocmem.store import Store
 from assocmem.store.protocol import NoteLink, NoteRow
 from assocmem.text.concepts import extract_concepts
@@ -59,6 +60,18 @@ _CLAIM_MARKERS = re.compile(
 _MARKUP = re.compile(r"\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]|[*_`>]+")
 
 
+class VaultRows(Protocol):
+    """What loading the vault's tables reads (the vault part), in one snapshot."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def vault_root(self, scope: Scope) -> str | None: ...
+
+    def vault_notes(self, scope: Scope) -> list[NoteRow]: ...
+
+    def vault_links(self, scope: Scope) -> list[NoteLink]: ...
+
+
 @dataclass(frozen=True)
 class Vault:
     """One snapshot of the vault's tables: its notes, links and a name resolver."""
@@ -68,7 +81,7 @@ class Vault:
     links: list[NoteLink]
 
     @classmethod
-    def load(cls, store: Store, scope: Scope) -> Vault:
+    def load(cls, store: VaultRows, scope: Scope) -> Vault:
         with store.snapshot():
             root = store.vault_root(scope)
             notes = {n.path: n for n in store.vault_notes(scope)}
@@ -101,7 +114,7 @@ def _key(name: str) -> str:
     return entity_name(name.strip()).casefold()
 
 
-def index_status(store: Store, scope: Scope) -> IndexStatus:
+def index_status(store: VaultRows, scope: Scope) -> IndexStatus:
     """What is indexed: the root, notes, chunks, links, dead links and folder spread."""
     vault = Vault.load(store, scope)
     folders = Counter(n.folder for n in vault.notes.values())
@@ -119,11 +132,11 @@ def relevant_notes(
     store: Store, scope: Scope, space: VectorSpace | None, query: str, k: int = 5
 ) -> list[NoteHit]:
     """The ``k`` notes most relevant to ``query``: relevance × accrued value."""
-    requests.check_int(k, "k", 1, MAX_K)
-    request = requests.read_request(
+    request.check_int(k, "k", 1, MAX_K)
+    asked = request.read_request(
         scope, query, k=min(1000, k * CHUNKS_PER_NOTE), where=MARK, explain=False
     )
-    items = recall.read(store, request, space).items
+    items = pipeline.read(store, asked, space).items
     best: dict[str, tuple[float, Record]] = {}
     for item in items:
         note = str(item.record.meta.get("note", ""))
@@ -177,10 +190,10 @@ def coverage_gap(
 
 def _supported(store: Store, scope: Scope, term: str) -> bool:
     """Whether some vault chunk carries the term as a concept (no learned-link hops)."""
-    request = requests.read_request(
+    asked = request.read_request(
         scope, None, concepts=[term], k=1, hops=0, where=MARK, explain=False
     )
-    return bool(recall.read(store, request, None).items)
+    return bool(pipeline.read(store, asked, None).items)
 
 
 def find_gaps(store: Store, scope: Scope) -> Gaps:
@@ -202,7 +215,7 @@ def bridge_candidates(
     store: Store, scope: Scope, space: VectorSpace | None, name: str, k: int = 5
 ) -> list[Bridge]:
     """Notes in other folders, linked neither way to ``name``, that are close in meaning."""
-    requests.check_int(k, "k", 1, MAX_K)
+    request.check_int(k, "k", 1, MAX_K)
     vault = Vault.load(store, scope)
     source = vault.note(name)
     linked = vault.neighbours()[source.path]
@@ -210,9 +223,9 @@ def bridge_candidates(
     if not own:
         return []
     concepts = _concepts(own)
-    query = " ".join([source.title, *concepts[:BRIDGE_QUERY_CONCEPTS]])[: requests.MAX_QUERY_CHARS]
-    request = requests.read_request(scope, query, k=BRIDGE_POOL, where=MARK, explain=False)
-    pool = recall.read(store, request, space).items
+    query = " ".join([source.title, *concepts[:BRIDGE_QUERY_CONCEPTS]])[: request.MAX_QUERY_CHARS]
+    asked = request.read_request(scope, query, k=BRIDGE_POOL, where=MARK, explain=False)
+    pool = pipeline.read(store, asked, space).items
     rarity = Counter(c for item in pool for c in set(item.record.concepts))
     # Rare in the candidate pool: a concept half the pool carries explains nothing.
     common = max(2, int(max(rarity.values(), default=0) * RARE_SHARE))

@@ -1,4 +1,5 @@
-"""Stored vectors in SQL: the portable float32 blob of each memory's embedding.
+"""Stored vectors in SQL: the portable float32 blob of each memory's embedding, and
+on PostgreSQL with pgvector its ``embedding`` column, HNSW index and searches.
 
 A mixin of `SQLStore`. Invariants: a memory has at most one vector row, replaced
 in place, in the layer of its memory; a backend with a native index (pgvector)
@@ -11,14 +12,16 @@ process's writes by reading the changes after the last it applied.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assocmem.optional import require_numpy
 from assocmem.store.core import SQLStore
-from assocmem.store.params import translated
+from assocmem.store.params import in_list, translated
 from assocmem.store.parts import StorePart, Written
 from assocmem.store.protocol import VectorRows, View
+from assocmem.types import Scope
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,20 +34,76 @@ class VectorQueries(SQLStore):
     # engine keeps them in its own numpy index.
     native_vectors: bool = False
 
+    @translated
     def vector_search(
         self, view: View, vector: Sequence[float], limit: int
     ) -> list[tuple[int, float]]:
-        """``(seq, cosine)`` of the visible memories nearest ``vector`` (native backends)."""
-        raise NotImplementedError("this backend has no native vector search")
+        """``(seq, cosine)`` of the visible memories nearest ``vector`` (pgvector HNSW)."""
+        if not self.native_vectors:
+            raise NotImplementedError("this backend has no native vector search")
+        dims = len(vector)
+        where, params = self._view_sql(view, self._layers(view.scope), "m")
+        probe = _vector_text(vector)
+        rows = self._query(
+            f"SELECT v.memory_seq, 1 - (v.embedding::vector({dims}) <=> ?::vector({dims}))"
+            " FROM vectors v JOIN memories m ON m.seq = v.memory_seq"
+            f" WHERE v.embedding IS NOT NULL AND {where}"
+            f" ORDER BY v.embedding::vector({dims}) <=> ?::vector({dims}), v.memory_seq LIMIT ?",
+            [probe, *params, probe, limit],
+        )
+        return [(seq, float(score)) for seq, score in rows]
 
+    @translated
     def vector_similarities(self, vector: Sequence[float], seqs: Sequence[int]) -> dict[int, float]:
-        """Cosine of ``vector`` to each of these memories (native backends)."""
-        raise NotImplementedError("this backend has no native vector search")
+        """Cosine of ``vector`` to each of these memories (pgvector)."""
+        if not self.native_vectors:
+            raise NotImplementedError("this backend has no native vector search")
+        if not seqs:
+            return {}
+        dims, probe = len(vector), _vector_text(vector)
+        rows = self._query(
+            f"SELECT memory_seq, 1 - (embedding::vector({dims}) <=> ?::vector({dims}))"
+            f" FROM vectors WHERE embedding IS NOT NULL AND {in_list('memory_seq', list(seqs))}",
+            [probe, *seqs],
+        )
+        return {seq: float(score) for seq, score in rows}
 
     def vector_index_path(self) -> str | None:
         """Where a search index of this store's vectors may be kept on disk (a
         folder beside the store's file); None where there is no such place."""
-        return None
+        # The vector arm's index files live beside a SQLite store's own (vectors/index.py).
+        if self.dialect != "sqlite" or self.path == ":memory:":
+            return None
+        return self.path + ".vec-index"
+
+    @translated
+    def vector_counts(self, scope: Scope) -> tuple[int, int]:
+        """How many of the memories ``scope`` reads have a vector, and how many not."""
+        layers = self._layers(scope)
+        if not layers:
+            return 0, 0
+        rows = self._query(
+            "SELECT EXISTS (SELECT 1 FROM vectors v WHERE v.memory_seq = m.seq), COUNT(*)"
+            f" FROM memories m WHERE {in_list('m.scope_id', layers)} GROUP BY 1",
+            layers,
+        )
+        counts = {bool(has): int(n) for has, n in rows}
+        return counts.get(True, 0), counts.get(False, 0)
+
+    def add_embedding_column(self, extension: str) -> None:
+        """pgvector's hook: its column beside the portable blob (`_put_vectors`)."""
+        if extension == "vector":
+            self._conn.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+
+    def index_embeddings(self, key: str, value: str) -> None:
+        """A store_info hook: once the embedder's dimensions are known, pgvector's
+        HNSW index over embeddings of that size."""
+        if key == "embedder_dims" and self.native_vectors and value.isdigit():
+            dims = int(value)  # an integer from our own store_info, not caller text
+            self._conn.execute(
+                "CREATE INDEX IF NOT EXISTS vectors_hnsw ON vectors USING hnsw"
+                f" ((embedding::vector({dims})) vector_cosine_ops)"
+            )
 
     @translated
     def vector_changes(self, after: int) -> VectorRows:
@@ -137,6 +196,17 @@ class VectorQueries(SQLStore):
     def _put_vectors(self, rows: Sequence[tuple[int, int, np.ndarray]]) -> None:
         """Store each ``(seq, layer, vector)``, replacing a memory's earlier vector
         (inside the caller's transaction)."""
+        if self.native_vectors:
+            # The portable blob stays beside the pgvector column: the Rocchio probe
+            # reads stored vectors back (`vectors_of`) the same way on both backends.
+            self._conn.executemany(
+                "INSERT INTO vectors (memory_seq, scope_id, vector, embedding)"
+                " VALUES (?,?,?,?::vector)"
+                " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
+                " scope_id = excluded.scope_id, embedding = excluded.embedding",
+                [(seq, layer, v.tobytes(), _vector_text(v.tolist())) for seq, layer, v in rows],
+            )
+            return
         self._conn.executemany(
             "INSERT INTO vectors (memory_seq, scope_id, vector) VALUES (?,?,?)"
             " ON CONFLICT (memory_seq) DO UPDATE SET vector = excluded.vector,"
@@ -145,5 +215,17 @@ class VectorQueries(SQLStore):
         )
 
     part = StorePart(
-        "vectors", migrations="assocmem.vectors", on_write=put_written, on_move=move_vector
+        "vectors",
+        migrations="assocmem.vectors",
+        on_write=put_written,
+        on_move=move_vector,
+        on_info=index_embeddings,
+        on_extension=add_embedding_column,
+        forget_tables=("vectors",),
+        grown_tables=("vectors",),
     )
+
+
+def _vector_text(vector: Sequence[float]) -> str:
+    """A vector as pgvector reads it from text."""
+    return json.dumps([float(v) for v in vector])
