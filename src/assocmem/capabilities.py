@@ -12,6 +12,8 @@ knows every migration any of them ever applied.
 
 from __future__ import annotations
 
+import assocmem.store
+import assocmem.store.migrations
 from assocmem.consolidate.store import ConsolidationQueries
 from assocmem.graph.store import GraphQueries
 from assocmem.inspect.store import InspectionQueries
@@ -24,9 +26,7 @@ from assocmem.portable.store import PortableQueries
 from assocmem.procedures.store import ProcedureQueries
 from assocmem.recall.store import CheckedSourceQueries
 from assocmem.store import assembled
-from assocmem.store import open_store as open_engine
 from assocmem.store.core import SQLStore
-from assocmem.store.migrations import migrations as engine_migrations
 from assocmem.store.sqlite import SQLiteStore
 from assocmem.trust.gates import StandingGates
 from assocmem.trust.store_attribution import AttributionQueries
@@ -64,7 +64,9 @@ SQLiteParts = assembled(SQLiteStore, Parts)
 def open_store(target: str, *, synchronous: str = "normal", read_only: bool | None = None) -> Parts:
     """Open the store named by ``target`` with every capability's part (see
     `assocmem.store.open_store` for the targets and options)."""
-    store = open_engine(target, parts=Parts, synchronous=synchronous, read_only=read_only)
+    store = assocmem.store.open_store(
+        target, parts=Parts, synchronous=synchronous, read_only=read_only
+    )
     assert isinstance(store, Parts)  # the assembled class has Parts among its bases
     return store
 
@@ -72,4 +74,4 @@ def open_store(target: str, *, synchronous: str = "normal", read_only: bool | No
 def migrations(backend: str) -> list[tuple[str, str]]:
     """``(name, sql)`` of every migration a store of ``backend`` applies: the engine's and
     every registered part's, in the order they apply."""
-    return engine_migrations(backend, Parts.migration_packages())
+    return assocmem.store.migrations.migrations(backend, Parts.migration_packages())

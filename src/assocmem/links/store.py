@@ -566,6 +566,7 @@ class LinkQueries(SQLStore):
     part = StorePart(
         "links",
         migrations="assocmem.links",
+        tables=("links",),  # created with the engine's first tables
         on_init=init_pending_copy,
         on_rollback=drop_pending_copy,
         settle=fold_links,

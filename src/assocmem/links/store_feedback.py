@@ -244,6 +244,7 @@ class FeedbackQueries(SQLStore):
 
     part = StorePart(
         "feedback",
+        tables=("feedback", "feedback_items"),  # created with the engine's first tables
         on_forget=forget_feedback,
         on_erase=forget_feedback_naming,
         stats=count_feedback,

@@ -24,10 +24,10 @@ import zlib
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.recall import pipeline, request
-from assocmem.store import Store
 from assocmem.text.concepts import extract_concepts
 from assocmem.types import (
     AppliedLinks,
@@ -41,7 +41,7 @@ from assocmem.types import (
 )
 from assocmem.vault import index, notes
 from assocmem.vault.index import MARK, entity_name
-from assocmem.vault.tools import Vault
+from assocmem.vault.tools import Vault, VaultReads
 from assocmem.vectors.space import VectorSpace
 
 MAX_STALE_DAYS = 36_500
@@ -80,8 +80,13 @@ _TEMPORARY_FLAGS = (
 )
 
 
+class Relinking(VaultReads, index.Indexing, Protocol):
+    """What maintaining the vault reads and writes: the tools' reads, and indexing the
+    notes it rewrites."""
+
+
 def report(
-    store: Store, scope: Scope, space: VectorSpace | None, stale_days: int, today: date
+    store: Relinking, scope: Scope, space: VectorSpace | None, stale_days: int, today: date
 ) -> MaintenanceReport:
     """Dead links, orphans with a suggestion each, stale notes, near-duplicate clusters,
     the giant component's share of notes, and archive candidates (stale and isolated)."""
@@ -134,7 +139,7 @@ def _giant(near: dict[str, set[str]]) -> int:
 
 
 def suggestions(
-    store: Store, scope: Scope, space: VectorSpace | None, vault: Vault, path: str, n: int
+    store: Relinking, scope: Scope, space: VectorSpace | None, vault: Vault, path: str, n: int
 ) -> list[tuple[str, tuple[str, ...]]]:
     """Up to ``n`` notes ``path`` should link to, nearest first, with the concepts they share."""
     row = vault.notes[path]
@@ -166,7 +171,7 @@ def _is_block(record: Record) -> bool:
 
 
 def _orphan(
-    store: Store, scope: Scope, space: VectorSpace | None, vault: Vault, path: str
+    store: Relinking, scope: Scope, space: VectorSpace | None, vault: Vault, path: str
 ) -> Orphan:
     found = suggestions(store, scope, space, vault, path, 1)
     if not found:
@@ -176,7 +181,7 @@ def _orphan(
     return Orphan(path, target, why)
 
 
-def _duplicates(store: Store, scope: Scope, vault: Vault) -> tuple[tuple[str, ...], ...]:
+def _duplicates(store: Relinking, scope: Scope, vault: Vault) -> tuple[tuple[str, ...], ...]:
     # Every chunk in one read, not one read per note.
     chunks = {
         r.id: r
@@ -226,7 +231,7 @@ Planned = tuple[notes.Found, bytes, str, LinkPlan]
 
 
 def plan_links(
-    store: Store,
+    store: Relinking,
     scope: Scope,
     space: VectorSpace | None,
     root: Path,
@@ -293,7 +298,7 @@ def _with_block(text: str, held: re.Match[str] | None, links: Sequence[str]) -> 
 
 
 def apply_links(
-    store: Store,
+    store: Relinking,
     scope: Scope,
     space: VectorSpace | None,
     root: Path,

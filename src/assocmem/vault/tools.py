@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
 from assocmem.errors import InvalidInput, NotFound
 from assocmem.recall import pipeline, request
-from assocmem.store import Store
 from assocmem.store.protocol import NoteLink, NoteRow
 from assocmem.text.concepts import extract_concepts
 from assocmem.types import (
@@ -70,6 +69,13 @@ class VaultRows(Protocol):
     def vault_notes(self, scope: Scope) -> list[NoteRow]: ...
 
     def vault_links(self, scope: Scope) -> list[NoteLink]: ...
+
+
+class VaultReads(pipeline.ReadStore, VaultRows, Protocol):
+    """What the vault's tools read: the vault's rows, reads over the notes' memories,
+    and those memories by id."""
+
+    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]: ...
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,7 @@ def index_status(store: VaultRows, scope: Scope) -> IndexStatus:
 
 
 def relevant_notes(
-    store: Store, scope: Scope, space: VectorSpace | None, query: str, k: int = 5
+    store: VaultReads, scope: Scope, space: VectorSpace | None, query: str, k: int = 5
 ) -> list[NoteHit]:
     """The ``k`` notes most relevant to ``query``: relevance × accrued value."""
     request.check_int(k, "k", 1, MAX_K)
@@ -172,7 +178,7 @@ def _excerpt(text: str) -> str:
 
 
 def coverage_gap(
-    store: Store, scope: Scope, space: VectorSpace | None, query: str, k: int = 5
+    store: VaultReads, scope: Scope, space: VectorSpace | None, query: str, k: int = 5
 ) -> CoverageGap:
     """The top notes for ``query``, the share of its terms some note supports, and the rest."""
     hits = relevant_notes(store, scope, space, query, k)
@@ -188,7 +194,7 @@ def coverage_gap(
     )
 
 
-def _supported(store: Store, scope: Scope, term: str) -> bool:
+def _supported(store: VaultReads, scope: Scope, term: str) -> bool:
     """Whether some vault chunk carries the term as a concept (no learned-link hops)."""
     asked = request.read_request(
         scope, None, concepts=[term], k=1, hops=0, where=MARK, explain=False
@@ -196,7 +202,7 @@ def _supported(store: Store, scope: Scope, term: str) -> bool:
     return bool(pipeline.read(store, asked, None).items)
 
 
-def find_gaps(store: Store, scope: Scope) -> Gaps:
+def find_gaps(store: VaultReads, scope: Scope) -> Gaps:
     """Isolated notes, notes with a single link, and folders of few notes."""
     vault = Vault.load(store, scope)
     near = vault.neighbours()
@@ -212,7 +218,7 @@ def find_gaps(store: Store, scope: Scope) -> Gaps:
 
 
 def bridge_candidates(
-    store: Store, scope: Scope, space: VectorSpace | None, name: str, k: int = 5
+    store: VaultReads, scope: Scope, space: VectorSpace | None, name: str, k: int = 5
 ) -> list[Bridge]:
     """Notes in other folders, linked neither way to ``name``, that are close in meaning."""
     request.check_int(k, "k", 1, MAX_K)
@@ -274,7 +280,7 @@ def _bridge(
     )  # fmt: skip
 
 
-def extract_claims(store: Store, scope: Scope, name: str) -> list[Claim]:
+def extract_claims(store: VaultReads, scope: Scope, name: str) -> list[Claim]:
     """Claim-like sentences of a note with their lines: declarative, long enough, and
     carrying an assertion marker (a copula, a causal or comparative word, a number)."""
     vault = Vault.load(store, scope)

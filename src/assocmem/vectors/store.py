@@ -217,6 +217,7 @@ class VectorQueries(SQLStore):
     part = StorePart(
         "vectors",
         migrations="assocmem.vectors",
+        tables=("vectors",),  # created with the engine's first tables
         on_write=put_written,
         on_move=move_vector,
         on_info=index_embeddings,
