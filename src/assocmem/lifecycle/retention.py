@@ -18,7 +18,7 @@ from assocmem.lifecycle.store import LifecycleQueries
 from assocmem.recall import filters
 from assocmem.store import View
 from assocmem.text import times
-from assocmem.types import Procedure, Record
+from assocmem.types import Record
 
 # An example of a policy, as data; `Memory.retain` never applies it unasked (it has no
 # default policy). New facts must say where they come from, which version they apply
@@ -55,13 +55,23 @@ RULE_KEYS = frozenset(
 MAX_SCAN = 100_000
 
 
+class Candidate(Protocol):
+    """What a rule reports of a proposed procedure."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+
 class ProposeWorkflow(Protocol):
     """How a rule proposes a workflow's candidate procedure: the candidate already
     resting on these episodes, else a new one (never promoted)."""
 
     def __call__(
         self, name: str, episodes: Sequence[str], steps: Any, preconditions: Any, checks: Any
-    ) -> Procedure: ...
+    ) -> Candidate: ...
 
 
 @dataclass
@@ -188,7 +198,7 @@ def _candidate(
     name: str,
     wins: list[Record],
     propose: ProposeWorkflow,
-) -> Procedure:
+) -> Candidate:
     """The workflow's candidate. Its steps are the spec's, else the first supporting
     episode's ``meta.steps``; it covers the workflow's cases unless the spec says
     otherwise."""
