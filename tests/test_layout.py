@@ -42,6 +42,11 @@ ALLOWED: dict[tuple[str, ...], tuple[str, ...]] = {
 # Adapters speak to the memory only through its public API (and the pure foundations);
 # they never reach into a room or the store.
 PUBLIC = FOUNDATIONS + API + ("assocmem.demo",) + ADAPTERS
+# Each capability's result types (`<room>/types.py`), public names every surface returns:
+# plain dataclasses over the foundations, so a client needs nothing else of the room.
+RESULT_TYPES = tuple(
+    f"assocmem.{p.parent.name}.types" for p in sorted(PACKAGE.glob("*/types.py"))
+)
 
 
 def _module(path: Path) -> str:
@@ -80,6 +85,13 @@ def _tier(module: str) -> tuple[str, ...] | None:
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 
+def test_result_types_stand_on_the_foundations_only() -> None:
+    # What a client imports to read results must not pull a room's logic or the store.
+    for module in RESULT_TYPES:
+        path = PACKAGE / module.split(".")[1] / "types.py"
+        assert all(_within(m, FOUNDATIONS + RESULT_TYPES) for m in _imports(path)), module
+
+
 def test_every_module_has_a_tier() -> None:
     loose = {_module(p) for p in MODULES} - {"assocmem", "assocmem.__main__", "assocmem.demo"}
     assert [m for m in sorted(loose) if _tier(m) is None] == []
@@ -91,7 +103,7 @@ def test_imports_point_down(path: Path) -> None:
     tier = _tier(module)
     if tier is None:
         return  # the package itself, __main__ and the demo sit above everything
-    allowed = PUBLIC if tier is ADAPTERS else ALLOWED[tier]
+    allowed = PUBLIC + RESULT_TYPES if tier is ADAPTERS else ALLOWED[tier]
     # The package itself (its public names) is above every tier but the adapters.
     upward = sorted(
         m for m in _imports(path)

@@ -6,6 +6,13 @@ path brought it back. One SQLite file by default.
 """
 
 from assocmem.adapters.client import AsyncClient, Client
+from assocmem.consolidate.types import (
+    Cluster,
+    ClusterConsolidation,
+    Cohort,
+    CohortValue,
+    Consolidation,
+)
 from assocmem.errors import (
     AccessDenied,
     AliasClash,
@@ -34,74 +41,71 @@ from assocmem.errors import (
     UnknownMemory,
     UnknownRead,
 )
-from assocmem.memory import Memory
-from assocmem.trust.attest import attest
-from assocmem.types import (
-    AppliedLinks,
-    AttributionMismatch,
-    AttributionReport,
-    Bridge,
-    Case,
-    Claim,
-    Cluster,
-    ClusterConsolidation,
-    Cohort,
-    CohortValue,
-    Consolidation,
-    Contradiction,
-    ConvergenceReport,
-    CoverageGap,
-    DeadLink,
-    Declared,
-    Dropped,
-    Edge,
+from assocmem.graph.types import (
     Entity,
     Evidence,
+    Reconstructed,
+    Reconstruction,
+    Relation,
+    Role,
+    Traversal,
+)
+from assocmem.inspect.types import Health, Inspection, MemoryPage
+from assocmem.lifecycle.types import Contradiction, Lifecycle
+from assocmem.links.types import (
+    Edge,
     FeedbackCall,
     FeedbackEntry,
     FeedbackLog,
     FeedbackResult,
-    Gaps,
+    Graph,
+)
+from assocmem.memory import Memory
+from assocmem.portable.types import ImportReport, LineProblem
+from assocmem.procedures.types import Graduated, GraduationReport, Procedure
+from assocmem.trust.attest import attest
+from assocmem.trust.types import (
+    AttributionMismatch,
+    AttributionReport,
+    Case,
     GateReport,
     Grade,
-    Graduated,
-    GraduationReport,
-    Graph,
-    Health,
-    IdeaMethod,
-    ImportReport,
-    IndexReport,
-    IndexStatus,
-    Inspection,
-    Item,
-    Lifecycle,
-    LineProblem,
-    LinkPlan,
-    MaintenanceReport,
-    MemoryPage,
     MonitorResult,
-    NoteHit,
-    Orphan,
-    Procedure,
     Ratified,
-    ReadResult,
-    Reconstructed,
-    Reconstruction,
-    Record,
-    Relation,
-    Role,
-    Scope,
-    SoftRead,
     SourceBudget,
     SourceStatistic,
     SpendResult,
     StaleDerived,
-    StaleNote,
     Standing,
+)
+from assocmem.types import (
+    ConvergenceReport,
+    Declared,
+    Dropped,
+    Item,
+    ReadResult,
+    Record,
+    Scope,
+    SoftRead,
     Stats,
-    Traversal,
     Via,
     WriteResult,
+)
+from assocmem.vault.types import (
+    AppliedLinks,
+    Bridge,
+    Claim,
+    CoverageGap,
+    DeadLink,
+    Gaps,
+    IdeaMethod,
+    IndexReport,
+    IndexStatus,
+    LinkPlan,
+    MaintenanceReport,
+    NoteHit,
+    Orphan,
+    StaleNote,
 )
 from assocmem.vectors.embedders import (
     Embedder,

@@ -24,8 +24,11 @@ from assocmem.capabilities import Parts, open_store
 from assocmem.errors import AssocmemError, InvalidInput, OperatorRequired, UnknownMemory
 from assocmem.graph import declare, reconstruct, traverse
 from assocmem.graph.operator import check_declarer, check_removal
+from assocmem.graph.types import Reconstruction, Traversal
 from assocmem.lifecycle import contradictions, retention, status
+from assocmem.lifecycle.types import Contradiction, Lifecycle
 from assocmem.links import hebbian, reinforce
+from assocmem.links.types import FeedbackResult, Graph
 from assocmem.operations.base import checked_arguments
 from assocmem.operations.comforts import ComfortOperations
 from assocmem.operations.consolidation import ConsolidationOperations
@@ -44,18 +47,12 @@ from assocmem.trust import convergence, slash, standing
 from assocmem.types import (
     KINDS,
     STATUSES,
-    Contradiction,
     Declared,
-    FeedbackResult,
-    Graph,
-    Lifecycle,
     ReadResult,
-    Reconstruction,
     Record,
     Scope,
     SoftRead,
     Stats,
-    Traversal,
     WriteResult,
 )
 from assocmem.vectors.embedders import Embedder, load_embedder

@@ -17,7 +17,8 @@ import pytest
 
 from assocmem import Memory
 from assocmem.errors import UnknownMemory
-from assocmem.types import Lifecycle, Record
+from assocmem.lifecycle.types import Lifecycle
+from assocmem.types import Record
 from tests.conftest import Target, raw_query
 
 # Rounds per write and backend: enough that each fix's race showed up on the code

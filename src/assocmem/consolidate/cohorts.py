@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from assocmem.consolidate.types import Cohort, CohortValue
 from assocmem.errors import InvalidInput
 from assocmem.store import View
 from assocmem.text import times
-from assocmem.types import Cohort, CohortValue, Record
+from assocmem.types import Record
 
 COHORTS = ("tag", "month", "week")
 # Memories one report reads at most.

@@ -18,10 +18,11 @@ from datetime import datetime
 from typing import Protocol
 
 from assocmem.consolidate import similar
+from assocmem.consolidate.types import Cluster, ClusterConsolidation, Consolidation
 from assocmem.recall.fusion import decay
 from assocmem.store import View
 from assocmem.text import times
-from assocmem.types import KINDS, Cluster, ClusterConsolidation, Consolidation, Record
+from assocmem.types import KINDS, Record
 
 # Memories one pass reads at most.
 MAX_SCAN = 1_000_000

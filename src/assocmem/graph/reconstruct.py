@@ -17,10 +17,11 @@ from typing import Any, Protocol
 
 from assocmem.graph import traverse
 from assocmem.graph.declare import MEM_PREFIX
+from assocmem.graph.types import Evidence, Reconstructed, Reconstruction, Role
 from assocmem.recall import pipeline
 from assocmem.store import RelationRow, View
 from assocmem.text.concepts import normalize_text
-from assocmem.types import Evidence, Reconstructed, Reconstruction, Role, Scope
+from assocmem.types import Scope
 from assocmem.vectors.space import VectorSpace
 
 

@@ -17,10 +17,11 @@ from typing import Any, Protocol
 from assocmem.errors import InvalidInput, UnknownEntity
 from assocmem.graph.declare import MEM_PREFIX
 from assocmem.graph.store import GraphQueries
+from assocmem.graph.types import Entity, Relation, Traversal
 from assocmem.recall import request
 from assocmem.store import EntityRow, RelationRow, Store, View
 from assocmem.text.concepts import normalize_text, tokenize
-from assocmem.types import Entity, Record, Relation, Scope, Traversal
+from assocmem.types import Record, Scope
 
 MAX_HOPS = 5
 MAX_LIMIT = 100

@@ -14,11 +14,13 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
+from assocmem.inspect.types import MemoryPage
 from assocmem.links import wording
+from assocmem.links.types import FeedbackCall, FeedbackLog
 from assocmem.recall import filters, request
 from assocmem.store import View
 from assocmem.trust import standing
-from assocmem.types import KINDS, STATUSES, FeedbackCall, FeedbackLog, MemoryPage, Record, Scope
+from assocmem.types import KINDS, STATUSES, Record, Scope
 from assocmem.write import validate
 
 MAX_PAGE = 500

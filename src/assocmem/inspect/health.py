@@ -13,8 +13,9 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from assocmem.inspect.record import feedback_entries
+from assocmem.inspect.types import Health
 from assocmem.links.store_feedback import FeedbackRow
-from assocmem.types import Health, Scope, Stats
+from assocmem.types import Scope, Stats
 from assocmem.vectors.space import VectorSpace
 
 RECENT_FEEDBACK = 10

@@ -16,13 +16,15 @@ from typing import Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.graph.traverse import relation_view
+from assocmem.inspect.types import Inspection
 from assocmem.lifecycle import status
 from assocmem.links import wording
 from assocmem.links.store_feedback import FeedbackRow
+from assocmem.links.types import FeedbackEntry
 from assocmem.store import View
 from assocmem.store.protocol import EntityRow, RelationRow
 from assocmem.trust import standing
-from assocmem.types import STATUSES, FeedbackEntry, Inspection, Record, Scope
+from assocmem.types import STATUSES, Record, Scope
 
 
 class Worded(Protocol):

@@ -10,9 +10,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from assocmem.lifecycle.types import Contradiction
 from assocmem.store import View
 from assocmem.text.concepts import STOP_WORDS, fold_word, tokenize
-from assocmem.types import Contradiction, Record
+from assocmem.types import Record
 
 # Memories one check reads at most, and flags it returns at most.
 MAX_SCAN = 100_000

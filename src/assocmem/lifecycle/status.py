@@ -11,8 +11,9 @@ from typing import Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.lifecycle.store import LifecycleQueries
+from assocmem.lifecycle.types import Lifecycle
 from assocmem.store import View
-from assocmem.types import Lifecycle, Record, Scope
+from assocmem.types import Record, Scope
 
 
 class Restorable(Protocol):

@@ -20,9 +20,10 @@ from typing import Protocol
 
 from assocmem.errors import UnknownMemory, UnknownRead
 from assocmem.links import lessons, wording
+from assocmem.links.types import Edge, FeedbackResult, Graph
 from assocmem.store import LinkRow, View
 from assocmem.store.rows import AskedRead
-from assocmem.types import Edge, FeedbackResult, Graph, Scope, Via
+from assocmem.types import Scope, Via
 
 # A link is followed once its weight reaches 2: one co-occurrence can be chance,
 # two is a pattern (the documented default).

@@ -14,13 +14,14 @@ import json
 from collections.abc import Sequence
 
 from assocmem.links.rows import LoggedFeedback
+from assocmem.links.types import FeedbackCall
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
 from assocmem.store.parts import StorePart
 from assocmem.store.protocol import new_public_id
 from assocmem.text import times
-from assocmem.types import FeedbackCall, Scope
+from assocmem.types import Scope
 
 # A feedback log row as read back: (public id, created_at, outcome, query concepts JSON).
 FeedbackRow = tuple[int, str, float, str]

@@ -13,7 +13,8 @@ from typing import Any
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.operations.base import MemoryBase, checked_arguments
 from assocmem.portable import transfer
-from assocmem.types import STATUSES, ImportReport, Record
+from assocmem.portable.types import ImportReport
+from assocmem.types import STATUSES, Record
 from assocmem.write import validate
 
 

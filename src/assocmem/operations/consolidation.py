@@ -7,14 +7,10 @@ Invariant: these operations only add a derived layer; raw text is never rewritte
 from __future__ import annotations
 
 from assocmem.consolidate import cohorts, dream
+from assocmem.consolidate.types import ClusterConsolidation, CohortValue, Consolidation
 from assocmem.operations.base import MemoryBase, checked_arguments
 from assocmem.recall import request
 from assocmem.store import View
-from assocmem.types import (
-    ClusterConsolidation,
-    CohortValue,
-    Consolidation,
-)
 
 
 class ConsolidationOperations(MemoryBase):

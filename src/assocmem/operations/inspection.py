@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from assocmem.inspect import browse, health, record
+from assocmem.inspect.types import Health, Inspection, MemoryPage
+from assocmem.links.types import FeedbackLog
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.types import FeedbackLog, Health, Inspection, MemoryPage
 
 
 class InspectionOperations(MemoryBase):

@@ -10,17 +10,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assocmem.errors import InvalidInput
+from assocmem.lifecycle.types import Lifecycle
 from assocmem.operations.base import MemoryBase, checked_arguments
 from assocmem.procedures import gate, graduation
+from assocmem.procedures.types import GraduationReport, Procedure
 from assocmem.schema import NewMemory
 from assocmem.store import View
-from assocmem.types import (
-    STATUSES,
-    GraduationReport,
-    Lifecycle,
-    Procedure,
-    WriteResult,
-)
+from assocmem.types import STATUSES, WriteResult
 from assocmem.write import validate
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assocmem.errors import InvalidInput, OperatorRequired
+from assocmem.lifecycle.types import Lifecycle
 from assocmem.operations.base import MemoryBase, checked_arguments
 from assocmem.recall import provenance
 from assocmem.schema import NewMemory
@@ -29,21 +30,18 @@ from assocmem.trust import (
     taint,
 )
 from assocmem.trust.budget import spend
-from assocmem.types import (
-    STATUSES,
+from assocmem.trust.types import (
     AttributionReport,
     Case,
-    ConvergenceReport,
     GateReport,
     Grade,
-    Lifecycle,
     MonitorResult,
     Ratified,
     SpendResult,
     StaleDerived,
     Standing,
-    WriteResult,
 )
+from assocmem.types import STATUSES, ConvergenceReport, WriteResult
 from assocmem.write import validate
 
 

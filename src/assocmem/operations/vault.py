@@ -12,7 +12,9 @@ from pathlib import Path
 
 from assocmem.errors import InvalidInput, PathRefused
 from assocmem.operations.base import MemoryBase, checked_arguments
-from assocmem.types import (
+from assocmem.types import Scope
+from assocmem.vault import index, maintain, tools
+from assocmem.vault.types import (
     AppliedLinks,
     Bridge,
     Claim,
@@ -23,9 +25,7 @@ from assocmem.types import (
     IndexStatus,
     MaintenanceReport,
     NoteHit,
-    Scope,
 )
-from assocmem.vault import index, maintain, tools
 
 
 class VaultOperations(MemoryBase):

@@ -34,11 +34,12 @@ from assocmem.links.rows import (
 )
 from assocmem.portable import lines
 from assocmem.portable.rows import ImportedMemory
+from assocmem.portable.types import ImportReport, LineProblem
 from assocmem.store import View
 from assocmem.store.protocol import EntityRow, RelationRow, new_id
 from assocmem.trust import taint
 from assocmem.trust.store import TrustRow
-from assocmem.types import STATUSES, ImportReport, LineProblem, Record, Scope
+from assocmem.types import STATUSES, Record, Scope
 
 EXPORT_PAGE = 500
 # Lines per `import_lines` call; the CLI sends a file in batches of this size.

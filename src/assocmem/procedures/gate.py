@@ -23,10 +23,11 @@ from typing import Any, Protocol
 from assocmem.errors import InvalidInput, UnknownMemory
 from assocmem.procedures import matcher
 from assocmem.procedures.store import ProcedureRow
+from assocmem.procedures.types import Procedure
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.text import times
-from assocmem.types import Procedure, Record, Scope, WriteResult
+from assocmem.types import Record, Scope, WriteResult
 from assocmem.write import validate
 
 SUCCESS = ("success", "succeeded", "ok", "fixed")

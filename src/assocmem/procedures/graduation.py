@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from assocmem.lifecycle.types import Lifecycle
 from assocmem.procedures import gate
 from assocmem.procedures.store import ProcedureQueries
+from assocmem.procedures.types import Graduated, GraduationReport
 from assocmem.store import View
 from assocmem.text import times
 from assocmem.trust import corroboration, standing
 from assocmem.trust.store import TrustRow
-from assocmem.types import Graduated, GraduationReport, Lifecycle, Record, Scope
+from assocmem.types import Record, Scope
 
 FROM_KIND, TO_KIND = "episodic", "semantic"
 # Episodes one pass reads at most.

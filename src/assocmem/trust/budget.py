@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from assocmem.trust.attributed import UNATTRIBUTED
 from assocmem.trust.store_attribution import AttributionQueries
-from assocmem.types import Scope, SourceBudget, SpendResult
+from assocmem.trust.types import SourceBudget, SpendResult
+from assocmem.types import Scope
 
 
 def spend(

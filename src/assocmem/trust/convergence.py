@@ -18,7 +18,8 @@ from typing import Protocol
 from assocmem.store import View
 from assocmem.trust import corroboration, grades
 from assocmem.trust.store import TrustQueries
-from assocmem.types import ConvergenceReport, Grade, ReadResult, Record, Scope
+from assocmem.trust.types import Grade
+from assocmem.types import ConvergenceReport, ReadResult, Record, Scope
 
 CHECKS = ("reproduction", "audit")
 # How far up a derivation chain a lineage grade looks.

@@ -18,7 +18,7 @@ from typing import Any
 
 from assocmem.errors import InvalidInput, SelfRatification
 from assocmem.text.clean import check_clean
-from assocmem.types import Grade
+from assocmem.trust.types import Grade
 
 RATIFICATION_KINDS = ("independent_witness", "reproduction", "prior_art_empty", "audit")
 GRADES = ("claimed", "corroborated", "verified", "settled")

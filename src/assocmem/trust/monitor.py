@@ -27,7 +27,7 @@ from assocmem.trust import credit, slash
 from assocmem.trust.attributed import Attributing, charged
 from assocmem.trust.attribution_rows import CaseRow, MonitorRow
 from assocmem.trust.store_attribution import AttributionQueries
-from assocmem.types import Case, MonitorResult, SourceStatistic
+from assocmem.trust.types import Case, MonitorResult, SourceStatistic
 
 # The latest bad outcomes kept as a source's evidence.
 MAX_EVIDENCE = 50

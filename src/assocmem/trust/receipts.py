@@ -30,12 +30,8 @@ from assocmem.trust import attributed
 from assocmem.trust.attribution_rows import ReceiptRow
 from assocmem.trust.store import TrustRow
 from assocmem.trust.store_attribution import AttributionQueries
-from assocmem.types import (
-    AttributionMismatch,
-    AttributionReport,
-    Scope,
-    WriteResult,
-)
+from assocmem.trust.types import AttributionMismatch, AttributionReport
+from assocmem.types import Scope, WriteResult
 
 GENESIS = "0" * 64
 PAGE = 1000

@@ -15,11 +15,11 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput
+from assocmem.lifecycle.types import Lifecycle
 from assocmem.store import View
 from assocmem.text import times
 from assocmem.text.sources import origins
 from assocmem.trust.store import TrustQueries, TrustRow
-from assocmem.types import Lifecycle
 
 SCOPES = ("memory", "source")
 

@@ -20,7 +20,8 @@ from typing import Protocol
 
 from assocmem.lifecycle import contradictions
 from assocmem.store import View
-from assocmem.types import STATUSES, Record, Scope, StaleDerived
+from assocmem.trust.types import StaleDerived
+from assocmem.types import STATUSES, Record, Scope
 
 PAGE = 500
 # The fold of a demoted memory's read score: a derivation from a retracted parent

@@ -16,7 +16,8 @@ from typing import Protocol, TypeVar
 from assocmem.store import View
 from assocmem.trust import corroboration, stale
 from assocmem.trust.store import TrustQueries, TrustRow
-from assocmem.types import KINDS, STATUSES, GateReport, Record, Scope, Standing
+from assocmem.trust.types import GateReport, Standing
+from assocmem.types import KINDS, STATUSES, Record, Scope
 
 K = TypeVar("K")
 

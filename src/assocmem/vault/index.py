@@ -27,9 +27,10 @@ from assocmem.graph import declare, traverse
 from assocmem.schema import NewMemory
 from assocmem.store import View
 from assocmem.store.protocol import EntityRow, NoteLink, NoteRow
-from assocmem.types import STATUSES, IndexReport, Record, Scope, WriteResult
+from assocmem.types import STATUSES, Record, Scope, WriteResult
 from assocmem.vault import notes
 from assocmem.vault.notes import Note
+from assocmem.vault.types import IndexReport
 from assocmem.vectors.space import VectorSpace
 from assocmem.write import validate
 

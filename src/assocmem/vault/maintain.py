@@ -29,19 +29,18 @@ from typing import Protocol
 from assocmem.errors import InvalidInput
 from assocmem.recall import pipeline, request
 from assocmem.text.concepts import extract_concepts
-from assocmem.types import (
+from assocmem.types import Record, Scope
+from assocmem.vault import index, notes
+from assocmem.vault.index import MARK, entity_name
+from assocmem.vault.tools import Vault, VaultReads
+from assocmem.vault.types import (
     AppliedLinks,
     DeadLink,
     LinkPlan,
     MaintenanceReport,
     Orphan,
-    Record,
-    Scope,
     StaleNote,
 )
-from assocmem.vault import index, notes
-from assocmem.vault.index import MARK, entity_name
-from assocmem.vault.tools import Vault, VaultReads
 from assocmem.vectors.space import VectorSpace
 
 MAX_STALE_DAYS = 36_500

@@ -18,18 +18,9 @@ from assocmem.errors import InvalidInput, NotFound
 from assocmem.recall import pipeline, request
 from assocmem.store.protocol import NoteLink, NoteRow
 from assocmem.text.concepts import extract_concepts
-from assocmem.types import (
-    Bridge,
-    Claim,
-    CoverageGap,
-    Gaps,
-    IdeaMethod,
-    IndexStatus,
-    NoteHit,
-    Record,
-    Scope,
-)
+from assocmem.types import Record, Scope
 from assocmem.vault.index import MARK, Resolver, entity_name
+from assocmem.vault.types import Bridge, Claim, CoverageGap, Gaps, IdeaMethod, IndexStatus, NoteHit
 from assocmem.vectors.space import VectorSpace
 
 MAX_K = 100

@@ -13,19 +13,10 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from assocmem.types import (
-    Contradiction,
-    Declared,
-    FeedbackResult,
-    Graph,
-    Lifecycle,
-    ReadResult,
-    Reconstruction,
-    Record,
-    Stats,
-    Traversal,
-    WriteResult,
-)
+from assocmem.graph.types import Reconstruction, Traversal
+from assocmem.lifecycle.types import Contradiction, Lifecycle
+from assocmem.links.types import FeedbackResult, Graph
+from assocmem.types import Declared, ReadResult, Record, Stats, WriteResult
 
 # Operations returning an int, and the key their count is printed under.
 COUNT_NAMES = {"forget": "forgotten", "delete_entity": "deleted", "end_task": "cleared"}

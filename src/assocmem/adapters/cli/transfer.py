@@ -18,8 +18,8 @@ from assocmem.adapters.cli.operations import emit, open_memory
 from assocmem.config import Config
 from assocmem.errors import InvalidInput
 from assocmem.memory import Memory
+from assocmem.portable.types import ImportReport, LineProblem
 from assocmem.progress import bar
-from assocmem.types import ImportReport, LineProblem
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]

@@ -8,14 +8,15 @@ name. A test fails when a block is stale.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import re
 from pathlib import Path
+from types import ModuleType
 
 # -- regenerating the operation methods ----------------------------------------------
 
-TYPES_IMPORT = "from assocmem.types import ("
 BEGIN = "    # -- operations: generated from `surface.operations()`; do not edit by hand --\n"
 END = "    # -- end of the generated operations --\n"
 
@@ -94,14 +95,38 @@ def regenerate() -> None:
 
 
 def _with_type_imports(source: str, block: str) -> str:
-    """``source`` importing from `assocmem.types` exactly the result types ``block``
-    names (a name must resolve for the client to rebuild a result)."""
-    from assocmem import types
-
+    """``source`` importing exactly the result types ``block`` names, each from the
+    module that defines it (`assocmem.types`, or a capability's ``types`` module): a
+    name must resolve for the client to rebuild a result."""
     named = set(re.findall(r"\b[A-Z]\w*\b", block))
-    wanted = sorted(n for n in named if getattr(getattr(types, n, None), "__module__", None)
-                    == types.__name__)  # fmt: skip
-    start = source.index(TYPES_IMPORT)
-    end = source.index(")\n", start) + 2
-    lines = "".join(f"    {name},\n" for name in wanted)
-    return source[:start] + f"{TYPES_IMPORT}\n{lines})\n" + source[end:]
+    by_module: dict[str, list[str]] = {}
+    for module in _result_type_modules():
+        for name in sorted(named):
+            found = getattr(module, name, None)
+            if isinstance(found, type) and found.__module__ == module.__name__:
+                by_module.setdefault(module.__name__, []).append(name)
+    found_imports = list(_TYPE_IMPORTS.finditer(source))
+    start, end = found_imports[0].start(), found_imports[-1].end()
+    lines = [_import_line(module, names) for module, names in sorted(by_module.items())]
+    return source[:start] + "".join(lines) + source[end:]
+
+
+# An import of result types, on one line or parenthesised over several.
+_TYPE_IMPORTS = re.compile(r"^from assocmem(?:\.\w+)?\.types import (?:\([^)]*\)|[^\n]*)\n", re.M)
+
+
+def _result_type_modules() -> list[ModuleType]:
+    """`assocmem.types` and every capability's ``types`` module."""
+    package = Path(__file__).parents[2]
+    names = ["assocmem.types"] + [
+        f"assocmem.{path.parent.name}.types" for path in sorted(package.glob("*/types.py"))
+    ]
+    return [importlib.import_module(name) for name in names]
+
+
+def _import_line(module: str, names: list[str]) -> str:
+    """One import as the formatter writes it: on a line when it fits, else one name a line."""
+    line = f"from {module} import {', '.join(names)}\n"
+    if len(line) <= 101:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")\n"

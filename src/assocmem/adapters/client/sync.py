@@ -19,49 +19,44 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from assocmem.adapters.client import wire
-from assocmem.types import (
-    AppliedLinks,
+from assocmem.consolidate.types import ClusterConsolidation, CohortValue, Consolidation
+from assocmem.graph.types import Reconstruction, Traversal
+from assocmem.inspect.types import Health, Inspection, MemoryPage
+from assocmem.lifecycle.types import Contradiction, Lifecycle
+from assocmem.links.types import FeedbackLog, FeedbackResult, Graph
+from assocmem.portable.types import ImportReport
+from assocmem.procedures.types import GraduationReport, Procedure
+from assocmem.trust.types import (
     AttributionReport,
-    Bridge,
     Case,
-    Claim,
-    ClusterConsolidation,
-    CohortValue,
-    Consolidation,
-    Contradiction,
-    ConvergenceReport,
-    CoverageGap,
-    Declared,
-    FeedbackLog,
-    FeedbackResult,
-    Gaps,
     GateReport,
     Grade,
-    GraduationReport,
-    Graph,
-    Health,
-    IdeaMethod,
-    ImportReport,
-    IndexReport,
-    IndexStatus,
-    Inspection,
-    Lifecycle,
-    MaintenanceReport,
-    MemoryPage,
     MonitorResult,
-    NoteHit,
-    Procedure,
     Ratified,
-    ReadResult,
-    Reconstruction,
-    Record,
-    SoftRead,
     SpendResult,
     StaleDerived,
     Standing,
+)
+from assocmem.types import (
+    ConvergenceReport,
+    Declared,
+    ReadResult,
+    Record,
+    SoftRead,
     Stats,
-    Traversal,
     WriteResult,
+)
+from assocmem.vault.types import (
+    AppliedLinks,
+    Bridge,
+    Claim,
+    CoverageGap,
+    Gaps,
+    IdeaMethod,
+    IndexReport,
+    IndexStatus,
+    MaintenanceReport,
+    NoteHit,
 )
 
 if TYPE_CHECKING:
