@@ -6,7 +6,7 @@ writes/s at N), two 10,000-memory batches, and ten rounds of 1,000 single
 `write` calls (single writes/s at N); rate some answers so learned links exist,
 and time concept reads and question reads (no embedder).
 Write rates are sustained: all memories written over all the time taken, so the
-periodic folds of pending link counts (store/pending_links.py, ~every 6,000
+periodic folds of pending link counts (links/pending_links.py, ~every 6,000
 memories) and WAL checkpoints are paid inside the figure; the median round is
 reported beside it.
 Concepts come from the Zipf-weighted synthetic vocabulary of `corpus`, so a few

@@ -54,7 +54,7 @@ QUERIES = 200
 SEED = 22
 BATCH = 1_000
 # Single writes on top of the fill: enough to span one fold of pending link counts
-# (~every 6,000 memories, store/pending_links.py), so the rate carries its cost.
+# (~every 6,000 memories, links/pending_links.py), so the rate carries its cost.
 SINGLE_WRITES = 6_000
 AGENT = "bench"
 DEFAULT_EMBEDDER = "minilm-static"

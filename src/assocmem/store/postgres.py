@@ -585,7 +585,7 @@ class PostgresStore(SQLStore):
             # Every table a forget deletes rows from: their dead tuples keep the bytes.
             self._conn.execute("VACUUM FULL " + ", ".join(self._forget_tables))
 
-    # -- inspection: sizes on disk (store/inspection.py); the WAL is the server's --
+    # -- inspection: sizes on disk (inspect/store.py); the WAL is the server's --
     @translated
     def storage(self) -> tuple[str, int, int | None]:
         (size,) = self._query("SELECT pg_database_size(current_database())")[0]

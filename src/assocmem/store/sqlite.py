@@ -325,7 +325,7 @@ class SQLiteStore(SQLStore):
         except OSError:  # ':memory:', or no WAL yet
             return 0
 
-    # -- inspection: sizes on disk (store/inspection.py) --
+    # -- inspection: sizes on disk (inspect/store.py) --
     @translated
     def storage(self) -> tuple[str, int, int | None]:
         try:
