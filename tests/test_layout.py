@@ -44,9 +44,7 @@ ALLOWED: dict[tuple[str, ...], tuple[str, ...]] = {
 PUBLIC = FOUNDATIONS + API + ("assocmem.demo",) + ADAPTERS
 # Each capability's result types (`<room>/types.py`), public names every surface returns:
 # plain dataclasses over the foundations, so a client needs nothing else of the room.
-RESULT_TYPES = tuple(
-    f"assocmem.{p.parent.name}.types" for p in sorted(PACKAGE.glob("*/types.py"))
-)
+RESULT_TYPES = tuple(f"assocmem.{p.parent.name}.types" for p in sorted(PACKAGE.glob("*/types.py")))
 
 
 def _module(path: Path) -> str:
