@@ -21,22 +21,20 @@ from typing import Any
 
 import assocmem.trust.receipts
 from assocmem.capabilities import Parts, open_store
+from assocmem.consolidate.operations import ConsolidationOperations
 from assocmem.errors import AssocmemError, InvalidInput, OperatorRequired, UnknownMemory
 from assocmem.graph import declare, reconstruct, traverse
 from assocmem.graph.operator import check_declarer, check_removal
 from assocmem.graph.types import Reconstruction, Traversal
+from assocmem.inspect.operations import InspectionOperations  # inspection (dashboard)
 from assocmem.lifecycle import contradictions, retention, status
 from assocmem.lifecycle.types import Contradiction, Lifecycle
 from assocmem.links import hebbian, reinforce
 from assocmem.links.types import FeedbackResult, Graph
 from assocmem.operations.base import checked_arguments
-from assocmem.operations.comforts import ComfortOperations
-from assocmem.operations.consolidation import ConsolidationOperations
-from assocmem.operations.inspection import InspectionOperations  # inspection (dashboard)
-from assocmem.operations.procedures import ProcedureOperations
-from assocmem.operations.trust import TrustOperations
-from assocmem.operations.vault import VaultOperations, resolved_roots
+from assocmem.portable.operations import ComfortOperations
 from assocmem.procedures.gate import workflow_candidate
+from assocmem.procedures.operations import ProcedureOperations
 from assocmem.recall import filters, pipeline, profiles, request, soft
 from assocmem.recall.profiles import GENERAL
 from assocmem.schema import NewMemory
@@ -44,6 +42,7 @@ from assocmem.store import View
 from assocmem.store.connection import SYNCHRONOUS
 from assocmem.text.clean import check_clean
 from assocmem.trust import convergence, slash, standing
+from assocmem.trust.operations import TrustOperations
 from assocmem.types import (
     KINDS,
     STATUSES,
@@ -55,6 +54,7 @@ from assocmem.types import (
     Stats,
     WriteResult,
 )
+from assocmem.vault.operations import VaultOperations, resolved_roots
 from assocmem.vectors.embedders import Embedder, load_embedder
 from assocmem.vectors.space import VectorSpace
 from assocmem.write import validate

@@ -18,19 +18,13 @@ from functools import cache
 from typing import Any
 
 from assocmem.memory import Memory
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """What the signature cannot say about an operation."""
-
-    writes: bool
-    # Parameters a CLI user gives by position, in order (the rest are --flags).
-    positional: tuple[str, ...] = ()
-
+from assocmem.operations.base import Declaration
 
 # Every public operation. ``writes`` routes a server call to the writer connection.
-DECLARED: dict[str, Declaration] = {
+# Every public operation of `Memory`'s own methods; each group of operations (a
+# capability's ``operations.py``, among `Memory`'s bases) declares its own, in `declared`.
+# ``writes`` routes a server call to the writer connection.
+CORE: dict[str, Declaration] = {
     "write": Declaration(True, ("text",)),
     "write_many": Declaration(True, ("items",)),
     "read": Declaration(False, ("query",)),
@@ -54,54 +48,19 @@ DECLARED: dict[str, Declaration] = {
     "contradictions": Declaration(False),
     "end_task": Declaration(True, ("task",)),
     "retain": Declaration(True),
-    # -- the vault (vault/ room) --
-    "vault_index": Declaration(True, ("path",)),
-    "index_status": Declaration(False),
-    "relevant_notes": Declaration(False, ("query",)),
-    "coverage_gap": Declaration(False, ("query",)),
-    "find_gaps": Declaration(False),
-    "bridge_candidates": Declaration(False, ("note",)),
-    "extract_claims": Declaration(False, ("note",)),
-    "idea_methods": Declaration(False),
-    "maintenance_report": Declaration(False),
-    "apply_links": Declaration(True, ("notes",)),
-    # standing (the trust room)
-    "credit": Declaration(True, ("ids", "outcome")),
-    "standing": Declaration(False, ("ids",)),
-    "influence_gate_report": Declaration(False),
-    "slash": Declaration(True, ("ids",)),
-    "stale_derived": Declaration(False),
-    "set_checked_sources": Declaration(True, ("sources",)),
-    "checked_sources": Declaration(False),
-    # -- trust: attribution
-    "verify_attribution": Declaration(False),
-    "ratify": Declaration(True, ("id", "kind", "by_key")),
-    "grade": Declaration(False, ("id",)),
-    "spend_irreversible": Declaration(True, ("ids",)),
-    "monitor": Declaration(True, ("ids", "outcome")),
-    "cases": Declaration(False),
-    "convergence_report": Declaration(False, ("id",)),
-    # consolidation
-    "consolidate": Declaration(True),
-    "consolidate_clusters": Declaration(True),
-    "value_by_cohort": Declaration(False),
-    # procedures and graduation (the procedures room)
-    "propose_procedure": Declaration(True, ("episodes",)),
-    "promote_procedure": Declaration(True, ("id",)),
-    "revise_procedure": Declaration(True, ("id",)),
-    "retire_procedure": Declaration(True, ("id",)),
-    "graduate": Declaration(True),
-    "ungraduate": Declaration(True, ("ids",)),
-    # -- inspection (the inspect/ room; what the dashboard reads) --
-    "list_memories": Declaration(False),
-    "feedback_log": Declaration(False),
-    "inspect": Declaration(False, ("id",)),
-    "health": Declaration(False),
-    # -- comforts: update, export and import --
-    "update": Declaration(True, ("id",)),
-    "export_all": Declaration(False),
-    "import_lines": Declaration(True, ("lines",)),
 }
+
+
+def _declared() -> dict[str, Declaration]:
+    """Every operation's declaration: `Memory`'s own, then each group's, in the order
+    `Memory` lists its groups."""
+    found = dict(CORE)
+    for group in Memory.__bases__:
+        found.update(getattr(group, "declared", {}))
+    return found
+
+
+DECLARED = _declared()
 
 # The groups an agent's tool list is made of (`assocmem mcp --tools`): the core is what
 # an agent needs every day, kept small because every tool listed costs prompt space in

@@ -1,2 +1,2 @@
-"""`Memory`'s operations, grouped by capability: each group is a mixin over the state
-`operations.base` declares, and `Memory` composes them (the API tier)."""
+"""What `Memory`'s groups of operations stand on (`base.py`); each capability's group
+lives in its folder (`trust/operations.py`…), and `Memory` composes them (the API tier)."""

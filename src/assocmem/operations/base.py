@@ -1,7 +1,7 @@
 """What every group of `Memory`'s operations stands on: the argument check each public
 method passes first, and the state and core helpers a group may use.
 
-Invariant: a group (a mixin under `operations/`) reaches the store only through the
+Invariant: a group (a capability's `operations.py`) reaches the store only through the
 attributes declared here and the rooms it calls; `Memory` composes the groups and sets
 the attributes in its constructor.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -52,6 +53,15 @@ def checked_arguments(*per_item: str) -> Callable[[Callable[P, R]], Callable[P, 
         return wrapper
 
     return decorate
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What the signature cannot say about an operation."""
+
+    writes: bool
+    # Parameters a CLI user gives by position, in order (the rest are --flags).
+    positional: tuple[str, ...] = ()
 
 
 class MemoryBase:

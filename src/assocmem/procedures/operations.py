@@ -7,11 +7,11 @@ Invariant: nothing is promoted or graduated on a writer's say-so.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from assocmem.errors import InvalidInput
 from assocmem.lifecycle.types import Lifecycle
-from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.operations.base import Declaration, MemoryBase, checked_arguments
 from assocmem.procedures import gate, graduation
 from assocmem.procedures.types import GraduationReport, Procedure
 from assocmem.schema import NewMemory
@@ -21,6 +21,19 @@ from assocmem.write import validate
 
 
 class ProcedureOperations(MemoryBase):
+    """The procedures room's operations: procedure versions and graduation (mixed into `Memory`)."""
+
+    # The registry's facts of this group's operations (`surface.py`).
+    declared: ClassVar[dict[str, Declaration]] = {
+        # procedures and graduation (the procedures room)
+        "propose_procedure": Declaration(True, ("episodes",)),
+        "promote_procedure": Declaration(True, ("id",)),
+        "revise_procedure": Declaration(True, ("id",)),
+        "retire_procedure": Declaration(True, ("id",)),
+        "graduate": Declaration(True),
+        "ungraduate": Declaration(True, ("ids",)),
+    }
+
     @checked_arguments()
     def propose_procedure(
         self,

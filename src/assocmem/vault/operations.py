@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from assocmem.errors import InvalidInput, PathRefused
-from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.operations.base import Declaration, MemoryBase, checked_arguments
 from assocmem.types import Scope
 from assocmem.vault import index, maintain, tools
 from assocmem.vault.types import (
@@ -29,6 +30,24 @@ from assocmem.vault.types import (
 
 
 class VaultOperations(MemoryBase):
+    """The vault's operations: a folder of Markdown notes as a second brain (mixed into
+    `Memory`)."""
+
+    # The registry's facts of this group's operations (`surface.py`).
+    declared: ClassVar[dict[str, Declaration]] = {
+        # -- the vault (vault/ room) --
+        "vault_index": Declaration(True, ("path",)),
+        "index_status": Declaration(False),
+        "relevant_notes": Declaration(False, ("query",)),
+        "coverage_gap": Declaration(False, ("query",)),
+        "find_gaps": Declaration(False),
+        "bridge_candidates": Declaration(False, ("note",)),
+        "extract_claims": Declaration(False, ("note",)),
+        "idea_methods": Declaration(False),
+        "maintenance_report": Declaration(False),
+        "apply_links": Declaration(True, ("notes",)),
+    }
+
     @checked_arguments()
     def vault_index(self, path: str | None = None) -> IndexReport:
         """Index a folder of Markdown notes (or re-index the one indexed before).

@@ -7,15 +7,26 @@ Invariant: these operations only read, and only the caller's scope.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from assocmem.inspect import browse, health, record
 from assocmem.inspect.types import Health, Inspection, MemoryPage
 from assocmem.links.types import FeedbackLog
-from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.operations.base import Declaration, MemoryBase, checked_arguments
 
 
 class InspectionOperations(MemoryBase):
+    """What an operator and the dashboard look at (mixed into `Memory`)."""
+
+    # The registry's facts of this group's operations (`surface.py`).
+    declared: ClassVar[dict[str, Declaration]] = {
+        # -- inspection (the inspect/ room; what the dashboard reads) --
+        "list_memories": Declaration(False),
+        "feedback_log": Declaration(False),
+        "inspect": Declaration(False, ("id",)),
+        "health": Declaration(False),
+    }
+
     @checked_arguments()
     def list_memories(
         self,

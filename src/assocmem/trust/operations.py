@@ -7,11 +7,11 @@ Invariant: all of it is opt-in; a memory that uses none of it reads exactly as b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from assocmem.errors import InvalidInput, OperatorRequired
 from assocmem.lifecycle.types import Lifecycle
-from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.operations.base import Declaration, MemoryBase, checked_arguments
 from assocmem.recall import provenance
 from assocmem.schema import NewMemory
 from assocmem.store import View
@@ -46,6 +46,29 @@ from assocmem.write import validate
 
 
 class TrustOperations(MemoryBase):
+    """Trust's operations: standing, slashing, checked sources and attribution (mixed
+    into `Memory`)."""
+
+    # The registry's facts of this group's operations (`surface.py`).
+    declared: ClassVar[dict[str, Declaration]] = {
+        # standing (the trust room)
+        "credit": Declaration(True, ("ids", "outcome")),
+        "standing": Declaration(False, ("ids",)),
+        "influence_gate_report": Declaration(False),
+        "slash": Declaration(True, ("ids",)),
+        "stale_derived": Declaration(False),
+        "set_checked_sources": Declaration(True, ("sources",)),
+        "checked_sources": Declaration(False),
+        # -- trust: attribution
+        "verify_attribution": Declaration(False),
+        "ratify": Declaration(True, ("id", "kind", "by_key")),
+        "grade": Declaration(False, ("id",)),
+        "spend_irreversible": Declaration(True, ("ids",)),
+        "monitor": Declaration(True, ("ids", "outcome")),
+        "cases": Declaration(False),
+        "convergence_report": Declaration(False, ("id",)),
+    }
+
     @checked_arguments()
     def credit(self, ids: Sequence[str], outcome: str | int) -> int:
         """Log the outcome these memories drove, ``"good"`` or ``"bad"`` (or +1 / -1).

@@ -8,10 +8,10 @@ agent's memories, in a scope it reads; an id it cannot read is `UnknownMemory`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from assocmem.errors import InvalidInput, UnknownMemory
-from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.operations.base import Declaration, MemoryBase, checked_arguments
 from assocmem.portable import transfer
 from assocmem.portable.types import ImportReport
 from assocmem.types import STATUSES, Record
@@ -20,6 +20,14 @@ from assocmem.write import validate
 
 class ComfortOperations(MemoryBase):
     """Update, export and import (mixed into `Memory`)."""
+
+    # The registry's facts of this group's operations (`surface.py`).
+    declared: ClassVar[dict[str, Declaration]] = {
+        # -- comforts: update, export and import --
+        "update": Declaration(True, ("id",)),
+        "export_all": Declaration(False),
+        "import_lines": Declaration(True, ("lines",)),
+    }
 
     @checked_arguments()
     def update(

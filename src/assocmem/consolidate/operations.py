@@ -6,14 +6,27 @@ Invariant: these operations only add a derived layer; raw text is never rewritte
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from assocmem.consolidate import cohorts, dream
 from assocmem.consolidate.types import ClusterConsolidation, CohortValue, Consolidation
-from assocmem.operations.base import MemoryBase, checked_arguments
+from assocmem.operations.base import Declaration, MemoryBase, checked_arguments
 from assocmem.recall import request
 from assocmem.store import View
 
 
 class ConsolidationOperations(MemoryBase):
+    """Consolidation's operations: the dream pass, clusters, value by cohort (mixed into
+    `Memory`)."""
+
+    # The registry's facts of this group's operations (`surface.py`).
+    declared: ClassVar[dict[str, Declaration]] = {
+        # consolidation
+        "consolidate": Declaration(True),
+        "consolidate_clusters": Declaration(True),
+        "value_by_cohort": Declaration(False),
+    }
+
     @checked_arguments()
     def consolidate(self, keep: int | None = None) -> Consolidation:
         """The dream pass: flag hubs, link near-duplicates, supersede toggled states, keep a budget.
