@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -77,18 +76,10 @@ class Exported(GraphExported, Protocol):
     def feedback_log(self, scope: Scope) -> list[LoggedFeedback]: ...
 
 
-class Importing(Protocol):
+class Importing(declare.DeclarationStore, Protocol):
     """What an import writes and reads: the records (the portable part) and their
     taint (trust), what the links parts learned, and declarations (graph) behind
     the operator gate."""
-
-    def transaction(self) -> AbstractContextManager[None]: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
     def import_memories(self, scope: Scope, rows: Sequence[ImportedMemory]) -> list[str]: ...
 
@@ -105,52 +96,6 @@ class Importing(Protocol):
     def restore_precedents(self, scope: Scope, rows: Sequence[LearnedPrecedent]) -> list[bool]: ...
 
     def restore_feedback(self, scope: Scope, calls: Sequence[LoggedFeedback]) -> list[bool]: ...
-
-    def access_of(self, seqs: Sequence[int]) -> dict[int, str]: ...
-
-    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]: ...
-
-    def entity_in_layer(self, scope: Scope, normalized: str, access: str = "") -> int | None: ...
-
-    def create_entity(
-        self,
-        scope: Scope,
-        name: str,
-        normalized: str,
-        declared_by: str,
-        access: str = "",
-        *,
-        standalone: bool = False,
-    ) -> int: ...
-
-    def add_alias(
-        self,
-        scope: Scope,
-        entity_id: int,
-        alias: str,
-        normalized: str,
-        access: str = "",
-        *,
-        standalone: bool = False,
-    ) -> None: ...
-
-    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool: ...
-
-    def add_relation(
-        self,
-        scope: Scope,
-        subject: tuple[str, int],
-        predicate: str,
-        predicate_normalized: str,
-        object_: tuple[str, int],
-        anchor_seq: int,
-        declared_by: str,
-        access: str = "",
-    ) -> int: ...
-
-    def entities_by_id(
-        self, ids: Sequence[int], scope: Scope | None = None
-    ) -> dict[int, EntityRow]: ...
 
 
 def export_all(store: Exported, scope: Scope) -> Iterator[dict[str, Any]]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import posixpath
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,8 +25,8 @@ from assocmem.errors import InvalidInput
 from assocmem.graph import declare, traverse
 from assocmem.schema import NewMemory
 from assocmem.store import View
-from assocmem.store.protocol import EntityRow, NoteLink, NoteRow
-from assocmem.types import STATUSES, Record, Scope, WriteResult
+from assocmem.store.protocol import NoteLink, NoteRow
+from assocmem.types import STATUSES, Scope, WriteResult
 from assocmem.vault import notes
 from assocmem.vault.notes import Note
 from assocmem.vault.types import IndexReport
@@ -46,24 +45,16 @@ BATCH_NOTES = 200
 MARK = {"meta.vault": True}
 
 
-class Indexing(Protocol):
+class Indexing(declare.DeclarationStore, Protocol):
     """What indexing writes and reads: the vault's rows (the vault part), the notes'
     memories (core), their entities and relations (the graph part, and the anchor's
     access class it declares in)."""
-
-    def transaction(self) -> AbstractContextManager[None]: ...
 
     def write(
         self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
     ) -> list[WriteResult]: ...
 
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
     def vault_root(self, scope: Scope) -> str | None: ...
 
@@ -81,52 +72,6 @@ class Indexing(Protocol):
     ) -> None: ...
 
     def delete_entities(self, scope: Scope, entity_ids: Sequence[int]) -> int: ...
-
-    def access_of(self, seqs: Sequence[int]) -> dict[int, str]: ...
-
-    def find_entities(self, scope: Scope, normalized: str) -> list[EntityRow]: ...
-
-    def entity_in_layer(self, scope: Scope, normalized: str, access: str = "") -> int | None: ...
-
-    def create_entity(
-        self,
-        scope: Scope,
-        name: str,
-        normalized: str,
-        declared_by: str,
-        access: str = "",
-        *,
-        standalone: bool = False,
-    ) -> int: ...
-
-    def add_alias(
-        self,
-        scope: Scope,
-        entity_id: int,
-        alias: str,
-        normalized: str,
-        access: str = "",
-        *,
-        standalone: bool = False,
-    ) -> None: ...
-
-    def add_mention(self, entity_id: int, seq: int, declared_by: str) -> bool: ...
-
-    def add_relation(
-        self,
-        scope: Scope,
-        subject: tuple[str, int],
-        predicate: str,
-        predicate_normalized: str,
-        object_: tuple[str, int],
-        anchor_seq: int,
-        declared_by: str,
-        access: str = "",
-    ) -> int: ...
-
-    def entities_by_id(
-        self, ids: Sequence[int], scope: Scope | None = None
-    ) -> dict[int, EntityRow]: ...
 
 
 def vault_scope(scope: Scope) -> Scope:
