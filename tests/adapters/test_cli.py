@@ -245,6 +245,19 @@ def ok(*args: str, env: dict[str, str] | None = None) -> Any:
     return done.stdout if "export" in args else json.loads(done.stdout)
 
 
+def test_a_plugin_seen_through_two_installs_registers_once(tmp_path: Path) -> None:
+    # An old build's metadata left beside the installed package (a stale egg-info on
+    # the path) names the same bench plugin again: the command line still starts.
+    stale = tmp_path / "assocmem_old-0.1.0.dist-info"
+    stale.mkdir()
+    (stale / "METADATA").write_text("Metadata-Version: 2.1\nName: assocmem-old\nVersion: 0.1.0\n")
+    (stale / "entry_points.txt").write_text("[assocmem.cli]\nbench = assocmem_bench.cli:register\n")
+    path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+    done = assocmem("bench", "--help", env={"PYTHONPATH": path})
+    assert done.returncode == 0, done.stderr
+    assert "statements" in done.stdout  # the plugin's own commands, listed once
+
+
 def test_write_and_read_take_every_field_end_to_end(tmp_path: Path) -> None:
     db = str(tmp_path / "e2e.db")
     fact = ok("--db", db, "write", "Deploys go through the blue cluster.", "--kind", "semantic",

@@ -106,7 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     topic.set_defaults(run=lambda args, config: guide.cmd_help(parser, args))
     add_operations(sub)
     add_services(sub)
-    for plugin in entry_points(group="assocmem.cli"):
+    # One plugin seen through two installs' metadata (an old build's beside a new one)
+    # names the same target twice: it registers once.
+    plugins = {(p.name, p.value): p for p in entry_points(group="assocmem.cli")}
+    for plugin in plugins.values():
         plugin.load()(sub)
     if "bench" not in sub.choices:
         _bench_missing(sub)
