@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.links import hebbian, lessons, precedents, wording
@@ -44,7 +44,6 @@ from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, View
-from assocmem.store.parts import StorePart, hooks
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
 from assocmem.types import Item, ReadResult, Record, Scope
@@ -132,7 +131,7 @@ class ReadStore(
 
     def touch(self, seqs: Sequence[int], when: str) -> None: ...
 
-    def parts(self) -> tuple[StorePart, ...]: ...
+    def hooks(self, name: str) -> tuple[Callable[..., Any], ...]: ...
 
     def record_read(self, scope: Scope, read: AskedRead, returned: Sequence[int]) -> None: ...
 
@@ -608,7 +607,7 @@ class _Scored(NamedTuple):
 def _influence(store: ReadStore, scope: Scope, seqs: Sequence[int], strict: bool) -> set[int]:
     """Those of ``seqs`` every part's influence gate lets drive an action."""
     passed = set(seqs)
-    for gate in hooks(store.parts(), "influence"):
+    for gate in store.hooks("influence"):
         passed &= gate(store, scope, seqs, strict)
     return passed
 
@@ -619,7 +618,7 @@ def _derived_folds(
     """The folds the parts put on these derived candidates' scores (seq -> fold -> factor)."""
     records = store.records_by_seq(derived)
     folds: dict[int, dict[str, float]] = {}
-    for gate in hooks(store.parts(), "derived_folds"):
+    for gate in store.hooks("derived_folds"):
         for seq, found in gate(store, view, records).items():
             folds.setdefault(seq, {}).update(found)
     return folds
@@ -670,7 +669,7 @@ def _items(
 ) -> list[tuple[int, Item]]:
     """The returned items, in order, with their records."""
     records = store.records_by_seq([entry.key for entry in best])
-    for mark in hooks(store.parts(), "mark"):
+    for mark in store.hooks("mark"):
         records = dict(mark(store, records))
     moment = request.as_of or times.now()
     return [

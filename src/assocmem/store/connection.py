@@ -80,6 +80,7 @@ class SQLConnection:
     path: str  # the store's file or URL
     _conn: Any
     _parts_found: ClassVar[tuple[StorePart, ...]]
+    _hooks_found: ClassVar[dict[str, tuple[Callable[..., Any], ...]]]
 
     @classmethod
     def parts(cls) -> tuple[StorePart, ...]:
@@ -89,6 +90,18 @@ class SQLConnection:
             found = parts_of(cls)
             cls._parts_found = found
         return found
+
+    @classmethod
+    def hooks(cls, name: str) -> tuple[Callable[..., Any], ...]:
+        """The parts' hooks called ``name``, in registration order (found once per class:
+        a write calls several)."""
+        found: dict[str, tuple[Callable[..., Any], ...]] | None = cls.__dict__.get("_hooks_found")
+        if found is None:
+            found = {}
+            cls._hooks_found = found
+        if name not in found:
+            found[name] = tuple(hooks(cls.parts(), name))
+        return found[name]
 
     @classmethod
     def migration_packages(cls) -> list[str]:
@@ -130,7 +143,7 @@ class SQLConnection:
         # the open read snapshot only: nothing can change them before it ends.
         self._in_snapshot = False
         self._snapshot_memo: dict[Any, Any] = {}
-        for on_init in hooks(self.parts(), "on_init"):
+        for on_init in self.hooks("on_init"):
             on_init(self)
 
     def translate(self, exc: BaseException) -> AssocmemError:
@@ -150,32 +163,32 @@ class SQLConnection:
 
     def _on_begin(self) -> None:
         """What the parts add to every outermost write transaction as it begins."""
-        for on_begin in hooks(self.parts(), "on_begin"):
+        for on_begin in self.hooks("on_begin"):
             on_begin(self)
 
     def _on_commit(self) -> None:
         """What the parts do once those writes have committed."""
-        for on_commit in hooks(self.parts(), "on_commit"):
+        for on_commit in self.hooks("on_commit"):
             on_commit(self)
 
     def settle(self) -> None:
         """Bring what the parts buffer into their tables (inside a write transaction),
         before rows that refer to memories or concepts are read, re-keyed or deleted."""
-        for settle in hooks(self.parts(), "settle"):
+        for settle in self.hooks("settle"):
             settle(self)
 
     def _open_parts(self) -> None:
         """Each part's once-per-open work (under the lock that serialises migrations)."""
-        for on_open in hooks(self.parts(), "on_open"):
+        for on_open in self.hooks("on_open"):
             on_open(self)
 
     def _parts_current(self) -> bool:
         """Whether no part has once-per-open work to do."""
-        return all(is_current(self) for is_current in hooks(self.parts(), "is_current"))
+        return all(is_current(self) for is_current in self.hooks("is_current"))
 
     def _close_parts(self) -> None:
         """Let each part keep what it queued, as the store closes."""
-        for on_close in hooks(self.parts(), "on_close"):
+        for on_close in self.hooks("on_close"):
             on_close(self)
 
     def _condition_sql(self, condition: Condition, alias: str) -> tuple[str, list[Any]]:
@@ -264,7 +277,7 @@ class SQLConnection:
         # A rolled-back savepoint may have taken back a layer made inside it.
         self._pending_layers.clear()
         self._layer_cache.clear()
-        for on_rollback in hooks(self.parts(), "on_rollback"):
+        for on_rollback in self.hooks("on_rollback"):
             on_rollback(self, level)
         try:
             if level == 0:
@@ -492,7 +505,7 @@ class SQLConnection:
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 [key, value],
             )
-        for on_info in hooks(self.parts(), "on_info"):
+        for on_info in self.hooks("on_info"):
             on_info(self, key, value)
 
     def close(self) -> None:

@@ -23,7 +23,6 @@ from typing import Any
 
 from assocmem.store.connection import CONCEPTS_EPOCH, SQLConnection
 from assocmem.store.params import in_list, translated
-from assocmem.store.parts import hooks
 from assocmem.types import Scope
 
 
@@ -34,7 +33,6 @@ class ForgetQueries(SQLConnection):
     def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int:
         if not seqs:
             return 0
-        parts = self.parts()
         with self.transaction():
             # Read inside the transaction: an update committed since the caller chose
             # ``seqs`` may have moved one into a layer new to this connection.
@@ -65,18 +63,18 @@ class ForgetQueries(SQLConnection):
                     " WHERE seq = ? AND key_subject IS NOT NULL AND status = 'active'",
                     [seq],
                 )
-                for on_forget in hooks(parts, "on_forget"):
+                for on_forget in self.hooks("on_forget"):
                     on_forget(self, seq, layer)
                 self._conn.execute("DELETE FROM memory_concepts WHERE memory_seq = ?", [seq])
                 self._conn.execute("DELETE FROM memories WHERE seq = ?", [seq])
                 if key:
                     self._reactivate(key[0])
             if found:
-                for after_forget in hooks(parts, "after_forget"):
+                for after_forget in self.hooks("after_forget"):
                     after_forget(self, scope, sorted(touched))
                 self.drop_orphan_authors(authors)
                 erased = self._drop_orphan_concepts(sorted(touched))
-                for on_erase in hooks(parts, "on_erase"):
+                for on_erase in self.hooks("on_erase"):
                     on_erase(self, scope.agent_id, erased)
                 self._purge_text_index()
         if found and not self._depth:

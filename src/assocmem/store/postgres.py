@@ -34,7 +34,7 @@ from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import KEYED, id_array, padded, translated
-from assocmem.store.parts import hooks, tables
+from assocmem.store.parts import tables
 from assocmem.store.protocol import View
 from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
@@ -293,7 +293,7 @@ class PostgresStore(SQLStore):
                     raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
                 except errors.InsufficientPrivilege:
                     return False  # a role that may not install it: the numpy index serves
-            for on_extension in hooks(self.parts(), "on_extension"):
+            for on_extension in self.hooks("on_extension"):
                 on_extension(self, "vector")
         finally:
             raw.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK])

@@ -12,12 +12,11 @@ backend exception (the shapes are in `rows.py`, re-exported here).
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from assocmem.schema import NewMemory
-from assocmem.store.parts import StorePart
 from assocmem.store.rows import (
     ConceptLessons,
     EntityRow,
@@ -185,9 +184,9 @@ class Store(abc.ABC):
 
     @classmethod
     @abc.abstractmethod
-    def parts(cls) -> tuple[StorePart, ...]:
-        """The capabilities' parts mixed into this store, whose hooks its reads and
-        writes call (`parts.py`)."""
+    def hooks(cls, name: str) -> tuple[Callable[..., Any], ...]:
+        """The hooks called ``name`` that the capabilities' parts mixed into this store
+        declare (`parts.py`), in registration order: what a read's gates ask."""
 
     @abc.abstractmethod
     def close(self) -> None:

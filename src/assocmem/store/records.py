@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from assocmem.schema import NewMemory
 from assocmem.store.connection import SQLConnection, access_key, readable_by
 from assocmem.store.params import KEYED, chunked, in_list, translated
-from assocmem.store.parts import Written, hooks
+from assocmem.store.parts import Written
 from assocmem.store.protocol import RankFields, Store, View, new_id
 from assocmem.text import times
 from assocmem.types import Record, Scope, Stats, WriteResult
@@ -96,7 +96,7 @@ class MemoryRecords(SQLConnection):
                 Written(seq, layer, [ids[n] for n, _ in memory.concepts], vector)
                 for (seq, layer, vector), (_, _, memory) in zip(rows, stored, strict=True)
             ]
-            for on_write in hooks(self.parts(), "on_write"):
+            for on_write in self.hooks("on_write"):
                 on_write(self, written, times.to_micros(now))
             return results
 
@@ -422,7 +422,7 @@ class MemoryRecords(SQLConnection):
         # What the parts count (links, the feedback log), after the engine's own counts.
         counts = {
             name: n
-            for stats in hooks(self.parts(), "stats")
+            for stats in self.hooks("stats")
             for name, n in stats(self, where, layers).items()
         }
         return Stats(

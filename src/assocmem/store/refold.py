@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from assocmem.store.parts import ByConcept, by_concept, hooks
+from assocmem.store.parts import ByConcept, by_concept
 from assocmem.text.concepts import FOLDING, normalize_concept
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def _merge(store: SQLStore, merged: dict[int, int]) -> None:
     conn.execute("CREATE TEMPORARY TABLE refold_map (old_id BIGINT PRIMARY KEY, new_id BIGINT)")
     conn.executemany("INSERT INTO refold_map (old_id, new_id) VALUES (?, ?)", list(merged.items()))
     store.settle()  # every buffered row in its table, where the re-keying sees it
-    for on_merge in hooks(store.parts(), "on_merge"):
+    for on_merge in store.hooks("on_merge"):
         on_merge(store, merged)  # before the memories' concept rows are re-keyed
     _merge_memory_concepts(store)
     for table, how in by_concept(store.parts()).items():

@@ -17,7 +17,6 @@ from typing import Any
 from assocmem.errors import InvalidInput
 from assocmem.store.connection import SQLConnection
 from assocmem.store.params import translated
-from assocmem.store.parts import hooks
 from assocmem.types import Scope
 
 # The columns `update_memory` may assign (allow-listed: the names reach SQL text).
@@ -73,7 +72,7 @@ class UpdateQueries(SQLConnection):
             )
         # What the parts keep of the memory moves with it, none of it still buffered.
         self.settle()
-        for on_move in hooks(self.parts(), "on_move"):
+        for on_move in self.hooks("on_move"):
             on_move(self, seq, old, new)
         self._move_lexical_counts(seq, old, new)
         for table, column in (("memories", "seq"), ("memory_concepts", "memory_seq")):
