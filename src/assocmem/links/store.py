@@ -75,14 +75,10 @@ class LinkQueries(SQLStore):
             [(layer, a, b) for _, _, layer, a, b in rows],
         )
 
-    def drop_uncarried_links(self, scope: Scope, concepts: Sequence[int]) -> None:
-        """A forget's hook: a concept no memory of the agent carries any more must not
-        survive as the end of a link, learned or counted: it would give the forgotten
-        text back."""
-        gone = self.uncarried(scope.agent_id, concepts)
-        if not gone:
-            return
-        layers = self.agent_layers(scope.agent_id)
+    def drop_uncarried_links(self, layers: Sequence[int], gone: Sequence[int]) -> None:
+        """A forget's hook: a concept no memory of the agent (in ``layers``) carries any
+        more must not survive as the end of a link, learned or counted: it would give
+        the forgotten text back."""
         for concept in gone:
             self._conn.execute(
                 f"DELETE FROM links WHERE {in_list('scope_id', layers)} AND (a = ? OR b = ?)",

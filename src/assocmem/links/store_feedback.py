@@ -46,12 +46,9 @@ class FeedbackQueries(SQLStore):
             rated,
         )
 
-    def forget_feedback_naming(self, agent_id: str, names: Sequence[str]) -> None:
-        """A forget's hook: a logged call whose question named a concept now erased
-        would keep its name, so it goes whole."""
-        if not names:
-            return
-        layers = self.agent_layers(agent_id)
+    def forget_feedback_naming(self, layers: Sequence[int], names: Sequence[str]) -> None:
+        """A forget's hook: a logged call of the agent (in ``layers``) whose question
+        named a concept now erased would keep its name, so it goes whole."""
         doomed: set[int] = set()
         for name in names:
             pattern = "%" + _like_escaped(json.dumps(name)) + "%"  # as log_feedback wrote it

@@ -30,13 +30,9 @@ class LessonQueries(SQLStore):
         it is gone."""
         self._conn.execute("DELETE FROM lessons WHERE memory_seq = ?", [seq])
 
-    def drop_uncarried_lessons(self, scope: Scope, concepts: Sequence[int]) -> None:
-        """A forget's hook: no lesson survives of a concept no memory of the agent
-        carries any more."""
-        gone = self.uncarried(scope.agent_id, concepts)
-        if not gone:
-            return
-        layers = self.agent_layers(scope.agent_id)
+    def drop_uncarried_lessons(self, layers: Sequence[int], gone: Sequence[int]) -> None:
+        """A forget's hook: no lesson survives of a concept no memory of the agent (in
+        ``layers``) carries any more."""
         for concept in gone:
             for table in ("lessons", "lesson_concepts"):
                 self._conn.execute(

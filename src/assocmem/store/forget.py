@@ -70,12 +70,16 @@ class ForgetQueries(SQLConnection):
                 if key:
                     self._reactivate(key[0])
             if found:
+                # Worked out once for every part: the agent's layers, and which of the
+                # forgotten memories' concepts no memory of the agent carries any more.
+                agent = self._agent_layers(scope.agent_id)
+                gone = self._uncarried(agent, sorted(touched))
                 for after_forget in self.hooks("after_forget"):
-                    after_forget(self, scope, sorted(touched))
+                    after_forget(self, agent, gone)
                 self.drop_orphan_authors(authors)
                 erased = self._drop_orphan_concepts(sorted(touched))
                 for on_erase in self.hooks("on_erase"):
-                    on_erase(self, scope.agent_id, erased)
+                    on_erase(self, agent, erased)
                 self._purge_text_index()
         if found and not self._depth:
             self._scrub_files()
@@ -88,9 +92,10 @@ class ForgetQueries(SQLConnection):
     def _scrub_files(self) -> None:
         """After a forget commits: rewrite what still holds the deleted bytes."""
 
-    def uncarried(self, agent_id: str, concepts: Sequence[int]) -> list[int]:
-        """Which of ``concepts`` no memory of the agent carries (any of its layers)."""
-        layers = self.agent_layers(agent_id)
+    def _uncarried(self, layers: Sequence[int], concepts: Sequence[int]) -> list[int]:
+        """Which of ``concepts`` no memory in ``layers`` (an agent's) carries."""
+        if not concepts:
+            return []
         return [
             concept
             for concept in concepts
@@ -101,7 +106,7 @@ class ForgetQueries(SQLConnection):
             )
         ]
 
-    def agent_layers(self, agent_id: str) -> list[int]:
+    def _agent_layers(self, agent_id: str) -> list[int]:
         """Every layer (scope row) of the agent, whoever may read it."""
         return [r[0] for r in self._query("SELECT id FROM scopes WHERE agent_id = ?", [agent_id])]
 

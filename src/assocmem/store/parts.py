@@ -78,11 +78,12 @@ class StorePart:
     on_write: Callable[[Any, Sequence[Written], int], None] | None = None
     # A memory (seq, layer) is about to be deleted for good: what the part keeps of it goes.
     on_forget: Callable[[Any, int, int], None] | None = None
-    # After a forget: the concepts the forgotten memories carried (of ``scope``'s agent),
-    # some perhaps no longer carried by any memory of the agent.
-    after_forget: Callable[[Any, Scope, Sequence[int]], None] | None = None
-    # After a forget: the names of concepts nothing refers to any more were erased.
-    on_erase: Callable[[Any, str, Sequence[str]], None] | None = None
+    # After a forget, given the agent's layers: these concepts of the forgotten memories
+    # are carried by no memory of the agent any more.
+    after_forget: Callable[[Any, Sequence[int], Sequence[int]], None] | None = None
+    # After a forget, given the agent's layers: the names of concepts nothing refers to
+    # any more were erased.
+    on_erase: Callable[[Any, Sequence[int], Sequence[str]], None] | None = None
     # A memory (seq) moved from one layer to another (an update of its access).
     on_move: Callable[[Any, int, int, int], None] | None = None
     # A read's gates: which of these memories may drive an action (a read asking
