@@ -7,6 +7,7 @@ arrow from a lower tier to a higher one, or from an adapter past the public API.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -206,6 +207,7 @@ def test_the_core_store_interface_stays_small() -> None:
 BASE = PACKAGE / "store" / "connection.py"
 
 
+@functools.cache
 def _defined_methods(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {
@@ -264,6 +266,7 @@ def _migration_folders() -> dict[str, list[Path]]:
     return found
 
 
+@functools.cache
 def _owners() -> dict[str, str]:
     """Table -> the folder that keeps it: the part that declares it among its
     ``tables``, else the folder whose migrations create it."""

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from assocmem.errors import AssocmemError
 from assocmem.schema import Condition
 from assocmem.store.params import KEYED, chunked, in_list, qmarks, translated
-from assocmem.store.parts import StorePart, hooks, parts_of
+from assocmem.store.parts import StorePart, hooks_of, parts_of
 from assocmem.store.protocol import View
 from assocmem.types import Scope
 
@@ -79,29 +79,16 @@ class SQLConnection:
     buffers_link_counts = False
     path: str  # the store's file or URL
     _conn: Any
-    _parts_found: ClassVar[tuple[StorePart, ...]]
-    _hooks_found: ClassVar[dict[str, tuple[Callable[..., Any], ...]]]
 
     @classmethod
     def parts(cls) -> tuple[StorePart, ...]:
         """The capabilities' parts mixed into this store, in registration order."""
-        found: tuple[StorePart, ...] | None = cls.__dict__.get("_parts_found")
-        if found is None:
-            found = parts_of(cls)
-            cls._parts_found = found
-        return found
+        return parts_of(cls)
 
     @classmethod
     def hooks(cls, name: str) -> tuple[Callable[..., Any], ...]:
-        """The parts' hooks called ``name``, in registration order (found once per class:
-        a write calls several)."""
-        found: dict[str, tuple[Callable[..., Any], ...]] | None = cls.__dict__.get("_hooks_found")
-        if found is None:
-            found = {}
-            cls._hooks_found = found
-        if name not in found:
-            found[name] = tuple(hooks(cls.parts(), name))
-        return found[name]
+        """The parts' hooks called ``name``, in registration order."""
+        return hooks_of(cls, name)
 
     @classmethod
     def migration_packages(cls) -> list[str]:

@@ -13,7 +13,7 @@ the order the parts are registered.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -121,17 +121,27 @@ class StorePart:
     stats: Callable[[Any, str, Sequence[int]], Mapping[str, int]] | None = None
 
 
+# What `parts_of` and `hooks_of` found, per store class (the classes are few: each
+# backend's engine, alone or with the parts mixed in).
+_PARTS: dict[type, tuple[StorePart, ...]] = {}
+_HOOKS: dict[tuple[type, str], tuple[Callable[..., Any], ...]] = {}
+
+
 def parts_of(cls: type) -> tuple[StorePart, ...]:
-    """The parts mixed into ``cls``, in registration order (its bases left to right)."""
-    return tuple(c.__dict__["part"] for c in cls.__mro__ if "part" in c.__dict__)
+    """The parts mixed into ``cls``, in registration order (its bases left to right);
+    found once per class."""
+    if cls not in _PARTS:
+        _PARTS[cls] = tuple(c.__dict__["part"] for c in cls.__mro__ if "part" in c.__dict__)
+    return _PARTS[cls]
 
 
-def hooks(parts: Sequence[StorePart], name: str) -> Iterator[Callable[..., Any]]:
-    """The parts' hooks called ``name``, skipping the parts without one."""
-    for part in parts:
-        hook = getattr(part, name)
-        if hook is not None:
-            yield hook
+def hooks_of(cls: type, name: str) -> tuple[Callable[..., Any], ...]:
+    """The hooks called ``name`` of the parts mixed into ``cls``, skipping the parts
+    without one; found once per class, as a write calls several."""
+    if (cls, name) not in _HOOKS:
+        found = (getattr(part, name) for part in parts_of(cls))
+        _HOOKS[cls, name] = tuple(hook for hook in found if hook is not None)
+    return _HOOKS[cls, name]
 
 
 def tables(parts: Sequence[StorePart], kind: str) -> tuple[str, ...]:
