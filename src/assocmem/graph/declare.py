@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
-from assocmem.store import EntityRow, View
+from assocmem.store import EntityRow, Store, View
 from assocmem.text.concepts import normalize_text
-from assocmem.types import Declared, Dropped, Record, Scope
+from assocmem.types import Declared, Dropped, Scope
 
 DECLARERS = ("agent", "operator")
 MAX_NAME_CHARS = 256
@@ -33,14 +33,8 @@ MEM_PREFIX = "mem:"
 EP_PREFIX = "ep:"
 
 
-class MemoryRefs(Protocol):
+class MemoryRefs(Store, Protocol):
     """What resolving a ``mem:``/``ep:`` ref reads: the memory rows (core)."""
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
 
 class DeclarationStore(MemoryRefs, Protocol):

@@ -9,7 +9,6 @@ counts the same rows the pages are cut from.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -18,7 +17,7 @@ from assocmem.inspect.types import MemoryPage
 from assocmem.links import wording
 from assocmem.links.types import FeedbackCall, FeedbackLog
 from assocmem.recall import filters, request
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.trust import standing
 from assocmem.types import KINDS, STATUSES, Record, Scope
 from assocmem.write import validate
@@ -42,21 +41,13 @@ class Paged(Protocol):
     def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
 
 
-class FeedbackPaged(Protocol):
+class FeedbackPaged(Store, Protocol):
     """What a page of the feedback log reads: the rated memory, the page (the feedback
     part) and how the reader's layers spell its concepts."""
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
 
     def feedback_page(
         self, scope: Scope, limit: int, offset: int, seq: int | None = None
     ) -> tuple[list[FeedbackCall], int]: ...
-
-    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
 
     def concept_forms(
         self, scope: Scope, concept_ids: Sequence[int], per_layer: int

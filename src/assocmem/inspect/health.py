@@ -9,25 +9,21 @@ whole store's, which every tenant's writes move, so only the operator reads them
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Protocol
 
 from assocmem.inspect.record import feedback_entries
 from assocmem.inspect.types import Health
 from assocmem.links.store_feedback import FeedbackRow
-from assocmem.types import Scope, Stats
+from assocmem.store import Store
+from assocmem.types import Scope
 from assocmem.vectors.space import VectorSpace
 
 RECENT_FEEDBACK = 10
 
 
-class Checked(Protocol):
+class Checked(Store, Protocol):
     """What health reads: the engine's counts and sizes, vector counts (the vectors
     part), the latest feedback (the feedback part) and how its concepts are spelled."""
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def stats(self, scope: Scope) -> Stats: ...
 
     def storage(self) -> tuple[str, int, int | None]: ...
 
@@ -36,8 +32,6 @@ class Checked(Protocol):
     def feedback_calls(
         self, scope: Scope, *, seq: int | None = None, limit: int | None = None
     ) -> list[FeedbackRow]: ...
-
-    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
 
     def concept_forms(
         self, scope: Scope, concept_ids: Sequence[int], per_layer: int

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Protocol
 
 from assocmem.errors import InvalidInput, UnknownMemory
@@ -21,10 +20,10 @@ from assocmem.lifecycle import status
 from assocmem.links import wording
 from assocmem.links.store_feedback import FeedbackRow
 from assocmem.links.types import FeedbackEntry
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.store.protocol import EntityRow, RelationRow
 from assocmem.trust import standing
-from assocmem.types import STATUSES, Record, Scope
+from assocmem.types import STATUSES, Scope
 
 
 class Worded(Protocol):
@@ -37,18 +36,10 @@ class Worded(Protocol):
     ) -> dict[int, dict[str, int]]: ...
 
 
-class Opened(Worded, Protocol):
+class Opened(Worded, Store, Protocol):
     """What opening a record reads: the record and its key's history (lifecycle), its
     trust marks, the feedback that rated it (the feedback part), its mentions and
     relations (the graph part)."""
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
     def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
 

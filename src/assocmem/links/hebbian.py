@@ -14,14 +14,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
 from assocmem.errors import UnknownMemory, UnknownRead
 from assocmem.links import lessons, wording
 from assocmem.links.types import Edge, FeedbackResult, Graph
-from assocmem.store import LinkRow, View
+from assocmem.store import LinkRow, Store, View
 from assocmem.store.rows import AskedRead
 from assocmem.types import Scope, Via
 
@@ -63,19 +62,9 @@ class ConceptPostings(Protocol):
     ) -> list[tuple[int, int]]: ...
 
 
-class FeedbackStore(lessons.LessonWrites, Protocol):
+class FeedbackStore(lessons.LessonWrites, Store, Protocol):
     """What feedback reads and moves in its one transaction: the rated memories, the
     read they came from, their links, valence and lessons, and the feedback log."""
-
-    def transaction(self) -> AbstractContextManager[None]: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def intern_concepts(self, names: Sequence[str]) -> dict[str, int]: ...
-
-    def concepts_of(self, seqs: Sequence[int]) -> dict[int, list[int]]: ...
 
     def asked_read(self, scope: Scope, read_id: str) -> AskedRead | None: ...
 
@@ -103,12 +92,8 @@ class FeedbackStore(lessons.LessonWrites, Protocol):
     ) -> int: ...
 
 
-class LinkWalk(wording.Worded, Protocol):
+class LinkWalk(wording.Worded, Store, Protocol):
     """What a graph of the links reads: the links around concepts and their words."""
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def concept_names(self, ids: Sequence[int]) -> dict[int, str]: ...
 
     def links_around(
         self, scope: Scope, concept_ids: Sequence[int], limit: int

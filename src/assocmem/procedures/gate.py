@@ -16,7 +16,6 @@ when ``meta.outcome`` says so (`FAILURE`) or its feedback sums below zero.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -25,7 +24,7 @@ from assocmem.procedures import matcher
 from assocmem.procedures.store import ProcedureRow
 from assocmem.procedures.types import Procedure
 from assocmem.schema import NewMemory
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.text import times
 from assocmem.types import Record, Scope, WriteResult
 from assocmem.write import validate
@@ -45,17 +44,9 @@ class Ratings(Protocol):
     def outcomes_of(self, seqs: Sequence[int]) -> dict[int, list[float]]: ...
 
 
-class ProcedureStore(Ratings, Protocol):
+class ProcedureStore(Ratings, Store, Protocol):
     """What the gate reads and writes: the procedures part, the lifecycle part's
     selection and status, memory rows and rated outcomes."""
-
-    def transaction(self) -> AbstractContextManager[None]: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
     def select(self, view: View, limit: int) -> list[int]: ...
 

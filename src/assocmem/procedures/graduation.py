@@ -18,18 +18,17 @@ from assocmem.lifecycle.types import Lifecycle
 from assocmem.procedures import gate
 from assocmem.procedures.store import ProcedureQueries
 from assocmem.procedures.types import Graduated, GraduationReport
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.text import times
 from assocmem.trust import corroboration, standing
 from assocmem.trust.store import TrustRow
-from assocmem.types import Record, Scope
 
 FROM_KIND, TO_KIND = "episodic", "semantic"
 # Episodes one pass reads at most.
 MAX_SCAN = 100_000
 
 
-class GraduationStore(gate.Ratings, Protocol):
+class GraduationStore(gate.Ratings, Store, Protocol):
     """What a graduation pass reads and writes: the lifecycle part's selection, the
     procedures part's graduations, rated outcomes, and what standing reads (the trust
     part's rows, restatements, slash marks and cleared troubles; memory rows)."""
@@ -39,12 +38,6 @@ class GraduationStore(gate.Ratings, Protocol):
     def graduate_memories(
         self, rows: Sequence[tuple[int, str, str, dict[str, Any]]], when: str
     ) -> None: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
     def trust_rows(self, seqs: Sequence[int]) -> dict[int, TrustRow]: ...
 

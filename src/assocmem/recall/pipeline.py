@@ -31,10 +31,9 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.links import hebbian, lessons, precedents, wording
@@ -43,7 +42,7 @@ from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fused, Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
-from assocmem.store import RankFields, View
+from assocmem.store import RankFields, Store, View
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
 from assocmem.types import Item, ReadResult, Record, Scope
@@ -91,47 +90,20 @@ class ReadStore(
     wording.Worded,
     filters.FieldProbe,
     SearchedVectors,
+    Store,
     Protocol,
 ):
     """What a read asks of its store: the arms' queries (text, concepts, links,
     lessons, precedents, vectors, threads), the gates its store's parts declare, and the
     read kept as a handle."""
 
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def authors(self, scope: Scope) -> list[str]: ...
-
-    def concept_ids(self, names: Sequence[str]) -> dict[str, int]: ...
-
-    def concept_names(self, ids: Sequence[int]) -> dict[int, str]: ...
-
     def carried(self, scope: Scope, concept_ids: Sequence[int]) -> set[int]: ...
-
-    def fingerprint_matches(self, view: View, fingerprint: str, limit: int) -> list[int]: ...
-
-    def lexical(self, view: View, terms: Sequence[str], limit: int) -> list[tuple[int, float]]: ...
-
-    def size(self, scope: Scope | None = None) -> int: ...
-
-    def match_counts(self, scope: Scope, terms: Sequence[str], cap: int) -> dict[str, int]: ...
 
     def thread_adjacency(
         self, view: View, seqs: Sequence[int]
     ) -> dict[int, tuple[int | None, int | None]]: ...
 
-    def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
     def checked_sources(self, scope: Scope) -> list[str]: ...
-
-    def touch(self, seqs: Sequence[int], when: str) -> None: ...
-
-    def hooks(self, name: str) -> tuple[Callable[..., Any], ...]: ...
 
     def record_read(self, scope: Scope, read: AskedRead, returned: Sequence[int]) -> None: ...
 

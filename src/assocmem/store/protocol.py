@@ -3,7 +3,7 @@
 The memory rows, their scopes and visibility, their text index and concepts,
 transactions and snapshots: every capability's own queries are in its part of the
 store, in its folder (`parts.py`), and a room that needs them types its store as
-that part.
+that part, or as a Protocol extending this one with just the methods it calls.
 
 Invariant: a room sees rows and records, never a connection, a cursor or a
 backend exception (the shapes are in `rows.py`, re-exported here).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assocmem.schema import NewMemory
 from assocmem.store.rows import (
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 
-class Store(abc.ABC):
+class Store(Protocol):
     """What the engine needs from a backend. All methods translate backend errors."""
 
     @abc.abstractmethod

@@ -15,26 +15,20 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.trust import corroboration, grades
 from assocmem.trust.store import TrustQueries
 from assocmem.trust.types import Grade
-from assocmem.types import ConvergenceReport, ReadResult, Record, Scope
+from assocmem.types import ConvergenceReport, ReadResult, Record
 
 CHECKS = ("reproduction", "audit")
 # How far up a derivation chain a lineage grade looks.
 MAX_LINEAGE = 1000
 
 
-class Grading(corroboration.Corroborating, Protocol):
+class Grading(corroboration.Corroborating, Store, Protocol):
     """What grading a claim reads: the readable records and their ancestors, their
     corroboration (`corroboration.Corroborating`) and attribution's ratifications."""
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records(self, scope: Scope, ids: Sequence[str]) -> list[Record]: ...
 
     def ratifications(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]: ...
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from assocmem.lifecycle import contradictions
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.trust.types import StaleDerived
 from assocmem.types import STATUSES, Record, Scope
 
@@ -32,15 +32,9 @@ DEMOTED_FOLD = 0.5
 DEMOTING = ("superseded", "slashed")
 
 
-class Demotions(Protocol):
+class Demotions(Store, Protocol):
     """What finding demotions reads: readable records by id and by seq, whether each is
     slashed, and the troubles re-credits have cleared."""
-
-    def visible_seqs(
-        self, scope: Scope, ids: Sequence[str], statuses: Sequence[str] = ("active",)
-    ) -> dict[str, int]: ...
-
-    def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]: ...
 
     def trust_marks(self, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]: ...
 

@@ -24,9 +24,9 @@ from urllib.parse import unquote
 from assocmem.errors import InvalidInput
 from assocmem.graph import declare, traverse
 from assocmem.schema import NewMemory
-from assocmem.store import View
+from assocmem.store import Store, View
 from assocmem.store.protocol import NoteLink, NoteRow
-from assocmem.types import STATUSES, Scope, WriteResult
+from assocmem.types import STATUSES, Scope
 from assocmem.vault import notes
 from assocmem.vault.notes import Note
 from assocmem.vault.types import IndexReport
@@ -34,7 +34,7 @@ from assocmem.vectors.space import VectorSpace
 from assocmem.write import validate
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 VAULT_CHANNEL = "vault"
 LINK_PREDICATE = "links_to"
@@ -45,16 +45,10 @@ BATCH_NOTES = 200
 MARK = {"meta.vault": True}
 
 
-class Indexing(declare.DeclarationStore, Protocol):
+class Indexing(declare.DeclarationStore, Store, Protocol):
     """What indexing writes and reads: the vault's rows (the vault part), the notes'
     memories (core), their entities and relations (the graph part, and the anchor's
     access class it declares in)."""
-
-    def write(
-        self, scope: Scope, memories: Sequence[NewMemory], vectors: np.ndarray | None = None
-    ) -> list[WriteResult]: ...
-
-    def delete_memories(self, scope: Scope, seqs: Sequence[int]) -> int: ...
 
     def vault_root(self, scope: Scope) -> str | None: ...
 

@@ -27,14 +27,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assocmem.optional import require_numpy
-from assocmem.store import View
-from assocmem.types import Scope
+from assocmem.store import Store, View
 from assocmem.vectors import ann
 
 if TYPE_CHECKING:
@@ -45,15 +43,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class IndexedVectors(Protocol):
+class IndexedVectors(Store, Protocol):
     """What the index reads of a store: its vector rows and changes (`VectorQueries`)
     and, for a search, the reader's layers and visibility."""
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def layers(self, scope: Scope) -> list[int]: ...
-
-    def visible(self, view: View, seqs: Sequence[int]) -> set[int]: ...
 
     def vector_index_path(self) -> str | None: ...
 
