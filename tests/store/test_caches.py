@@ -8,6 +8,7 @@ tests hold whatever way a backend checks them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -118,3 +119,55 @@ def test_a_reader_uses_lessons_marks_and_authors_another_connection_added_after_
         other.write("Alice: the garden needs water too", author="Alice")
         named = reader.read("What did Bob say about the garden?", k=1).items
         assert named[0].record.author == "Bob" and named[0].parts["prefer"] > 1
+
+
+# A fixed moment for every read below: a read restarts the decay clock of what it
+# returns (to this moment), so whichever connection reads first, the store's
+# content is the same for every other, and their scores can be compared exactly.
+AS_OF = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+QUESTIONS = ("why did the deploy time out?", "zebra crossing near the depot", "pool ran dry")
+
+
+def _answers(mem: Memory) -> list[list[tuple[str, float, str]]]:
+    return [
+        [(i.id, i.score, i.source) for i in mem.read(q, k=5, as_of=AS_OF).items] for q in QUESTIONS
+    ]
+
+
+def _fresh(target: str) -> list[list[tuple[str, float, str]]]:
+    with Memory(target, agent_id="ops") as mem:
+        return _answers(mem)
+
+
+def test_what_a_reader_keeps_between_reads_answers_as_a_fresh_connection_does(
+    store_target: Callable[..., str],
+) -> None:
+    """A connection may keep what its reads looked up (records, statistics, unknown
+    words) from one read to the next while the store is unchanged; after every kind of
+    change, by itself or another connection, it answers exactly as a new one does."""
+    target = store_target()
+    with Memory(target, agent_id="ops") as reader, Memory(target, agent_id="ops") as other:
+        reader.write_many(
+            [{"text": f"deploy {n} timed out on host h{n % 3}"} for n in range(12)]
+            + [{"text": "the pool ran dry during the nightly batch"}]
+        )
+
+        def agree() -> None:
+            _answers(reader)  # restarts the clocks of what it returns, and keeps its lookups
+            assert _answers(reader) == _fresh(target)
+
+        agree()  # "zebra" is no concept yet: the reader remembers that
+        other.write("a zebra crossing was painted near the depot")
+        agree()
+        assert _answers(reader)[1][0][0] == _fresh(target)[1][0][0]
+        reader.write("the deploy timed out again, host h1 was full")
+        agree()
+        asked = reader.read("why did the deploy time out?", k=3, as_of=AS_OF)
+        reader.feedback(read=asked.id, used=[asked.items[-1].id], outcome=1.0)
+        agree()
+        other.forget([asked.items[0].id])
+        agree()
+        reader.update(asked.items[1].id, value=3.0)
+        agree()
+        other.update(asked.items[2].id, tags=["postmortem"])
+        agree()

@@ -53,13 +53,11 @@ class ConceptPostings(Protocol):
     """What the associative arm reads: the visible memories carrying a concept."""
 
     def memories_with_concepts(
-        self,
-        view: View,
-        concept_ids: Sequence[int],
-        *,
-        per_concept: int,
-        skip: Sequence[int] = (),
-    ) -> list[tuple[int, int]]: ...
+        self, view: View, concept_ids: Sequence[int], *, per_concept: int, skip: Sequence[int] = ()
+    ) -> dict[int, list[int]]:
+        """Each concept's newest ``per_concept`` visible carriers not in ``skip``, newest
+        first; concepts no such memory carries are left out."""
+        ...
 
 
 class FeedbackStore(lessons.LessonWrites, Store, Protocol):
@@ -179,20 +177,22 @@ def associative_hits(
     """
     if not expansion.reached:
         return []
-    rows = store.memories_with_concepts(
-        view,
-        list(expansion.reached),
-        per_concept=CANDIDATES_PER_CONCEPT,
-        skip=concept_ranked,
+    carriers = store.memories_with_concepts(
+        view, list(expansion.reached), per_concept=CANDIDATES_PER_CONCEPT, skip=concept_ranked
     )
-    by_memory: dict[int, list[Reach]] = {}
     score: dict[int, float] = {}
-    for seq, concept in rows:
-        reach = expansion.reached[concept]
-        by_memory.setdefault(seq, []).append(reach)
-        score[seq] = score.get(seq, 0.0) + reach.weight
-    best = heapq.nsmallest(limit, score, key=lambda seq: (-score[seq], -seq))
-    return [(seq, score[seq], by_memory[seq]) for seq in best]
+    for concept, reach in expansion.reached.items():
+        weight = reach.weight
+        for seq in carriers.get(concept, ()):
+            score[seq] = score.get(seq, 0.0) + weight
+    best = heapq.nsmallest(limit, [(-total, -seq) for seq, total in score.items()])
+    # What reached them, only for the few kept.
+    by_memory: dict[int, list[Reach]] = {-seq: [] for _, seq in best}
+    for concept, reach in expansion.reached.items():
+        for seq in carriers.get(concept, ()):
+            if seq in by_memory:
+                by_memory[seq].append(reach)
+    return [(-seq, -total, by_memory[-seq]) for total, seq in best]
 
 
 def via(reaches: Sequence[Reach], names: dict[int, str]) -> tuple[Via, ...]:

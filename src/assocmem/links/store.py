@@ -190,7 +190,7 @@ class LinkQueries(SQLStore):
         pending = self._pending_links
         if not self.buffers_link_counts:
             return pending
-        first, last, _, _ = self._pending_span()
+        first, last, _, _ = self._remembered("pending span", self._pending_span)
         if first is None or first != pending.first or last < pending.last:
             pending.clear()  # empty, or folded since the copy was made
         if first is not None and last > pending.last:

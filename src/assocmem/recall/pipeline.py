@@ -495,8 +495,10 @@ def _thread_ranked(
 
 def _concept_arm(store: ReadStore, view: View, query_ids: Sequence[int]) -> list[int]:
     """Memories carrying a query concept: most concepts matched first, then newest."""
-    rows = store.memories_with_concepts(view, query_ids, per_concept=hebbian.CANDIDATES_PER_CONCEPT)
-    matches = Counter(seq for seq, _ in rows)
+    carriers = store.memories_with_concepts(
+        view, query_ids, per_concept=hebbian.CANDIDATES_PER_CONCEPT
+    )
+    matches = Counter(seq for concept in query_ids for seq in carriers.get(concept, ()))
     return sorted(matches, key=lambda seq: (-matches[seq], -seq))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from assocmem.errors import AssocmemError
@@ -31,8 +32,24 @@ SYNCHRONOUS = {"off": "OFF", "normal": "NORMAL", "full": "FULL"}
 # cached name -> id map is stale once it moves (`_check_concept_cache`).
 CONCEPTS_EPOCH = "concepts_forgotten"
 _ABSENT = object()  # a seq `_per_seq` asked for and found nothing of
+# The engine's tables that many stores never fill and every read would ask, checked
+# for a first row as a read snapshot begins, after the parts' (`empty_checked`): a
+# read skips those found empty.
+SKIPPED_WHEN_EMPTY = ("authors",)
+# Entries a read memo may hold and still be kept for the next snapshot: a bound on
+# the memory it holds (records by seq are most of it), far above one read's needs.
+KEPT_ENTRIES = 50_000
 # Bound parameters one `_union` statement carries at most (SQLite allows 32,766).
 UNION_PARAMETERS = 2000
+
+
+def snapshot_checks(first: str, skipped_when_empty: Sequence[str]) -> str:
+    """One SELECT of what a read snapshot checks as it begins: ``first``, the concept
+    names' epoch (`CONCEPTS_EPOCH`), and for each table whether it is empty."""
+    return (
+        f"SELECT {first}, (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'), "
+        + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in skipped_when_empty)
+    )
 
 
 def roles_of(key: str) -> list[str]:
@@ -126,10 +143,15 @@ class SQLConnection:
         # Outermost transactions and snapshots begun on this connection: a token that
         # tells one transaction's cached reads from the next one's.
         self._transactions = 0
-        # Statistics a read asks for more than once (full-text match counts), kept for
-        # the open read snapshot only: nothing can change them before it ends.
+        # What a read asks for more than once (match counts, records by seq), kept for
+        # the open read snapshot: nothing can change it before the snapshot ends. A
+        # backend that can tell the store is unchanged since the last snapshot keeps
+        # it for the next one too (`_keep_memo`).
         self._in_snapshot = False
         self._snapshot_memo: dict[Any, Any] = {}
+        # The store's state the memo was filled in (None: nothing is kept between
+        # snapshots), and the tables found empty then.
+        self._memo_state: Any = None
         for on_init in self.hooks("on_init"):
             on_init(self)
 
@@ -286,6 +308,7 @@ class SQLConnection:
             try:
                 self._open_snapshot()
             except self.driver_errors as exc:
+                self._forget_memo()
                 raise self.translate(exc) from exc
             self._depth += 1
             self._in_snapshot = True
@@ -294,8 +317,8 @@ class SQLConnection:
             finally:
                 self._depth -= 1
                 self._in_snapshot = False
-                self._snapshot_memo.clear()
-                self._empty_in_snapshot = frozenset()
+                if self._memo_state is None:
+                    self._snapshot_memo.clear()
                 try:
                     self._conn.execute("COMMIT")
                 except self.driver_errors:
@@ -304,8 +327,44 @@ class SQLConnection:
     def _open_snapshot(self) -> None:
         """Begin a read transaction (`snapshot_begin`). A backend may read, in the same
         round trip, what each snapshot checks first (see `_note_concepts_epoch`), and
-        which tables were empty as it began (`_empty_in_snapshot`)."""
+        which tables were empty as it began (`_empty_in_snapshot`); one that can tell
+        the store is unchanged since the last snapshot may keep its memo
+        (`_keep_memo`)."""
+        self._forget_memo()
         self._conn.execute(self.snapshot_begin)
+
+    def _keep_memo(self, state: Any) -> bool:
+        """Whether the memo of earlier snapshots holds for one that sees the store in
+        ``state`` (a token equal only where nothing was committed in between): kept
+        while it is the state they saw and the memo is not too large, else dropped."""
+        if state == self._memo_state and self._memo_entries() <= KEPT_ENTRIES:
+            return True
+        self._snapshot_memo.clear()
+        self._memo_state = state
+        return False
+
+    def _carry_memo(self, before: Any, after: Any, seqs: Sequence[int], when: str) -> None:
+        """Keep the memo across this connection's own restart of these memories' decay
+        clocks (``accessed_at`` set to ``when``), the only change it made between
+        states ``before`` and ``after``: a read's own touch then costs the next read
+        nothing."""
+        if self._memo_state is None or self._memo_state != before:
+            return
+        for key, memo in self._snapshot_memo.items():
+            if key[0] != "per seq":
+                continue
+            for seq in seqs:
+                found = memo.get(seq)
+                if found is not None and hasattr(found, "accessed_at"):
+                    memo[seq] = replace(found, accessed_at=when)
+        self._memo_state = after
+
+    def _forget_memo(self) -> None:
+        self._snapshot_memo.clear()
+        self._memo_state = None
+
+    def _memo_entries(self) -> int:
+        return sum(len(memo) for memo in self._snapshot_memo.values())
 
     def _empty(self, table: str) -> bool:
         """Whether ``table`` was empty when the open read snapshot began; False when
@@ -319,6 +378,15 @@ class SQLConnection:
             return None
         memo: dict[Any, Any] = self._snapshot_memo.setdefault(key, {})
         return memo
+
+    def _remembered(self, key: Any, fetch: Callable[[], Any]) -> Any:
+        """``fetch()``, remembered for the open read snapshot under ``key``."""
+        memo = self._memo(("one", key))
+        if memo is None:
+            return fetch()
+        if "value" not in memo:
+            memo["value"] = fetch()
+        return memo["value"]
 
     def _per_seq(
         self, key: Any, seqs: Sequence[int], fetch: Callable[[list[int]], Mapping[int, Any]]

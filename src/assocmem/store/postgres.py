@@ -29,7 +29,7 @@ from assocmem.errors import (
 )
 from assocmem.schema import Condition
 from assocmem.store import lexical
-from assocmem.store.connection import CONCEPTS_EPOCH
+from assocmem.store.connection import SKIPPED_WHEN_EMPTY, snapshot_checks
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
@@ -68,10 +68,6 @@ TEXT_SEARCH_CONFIG = "english"
 # its size, and autovacuum still refines in between.
 ANALYZE_GROWTH = 1.0
 ANALYZE_MIN_ROWS = 50
-# The engine's tables that many stores never fill and every read would ask, checked
-# for a first row as each read snapshot begins, after the parts' (`empty_checked`):
-# a read skips those found empty.
-SKIPPED_WHEN_EMPTY = ("authors",)
 # The engine's tables a forget deletes rows from, and those every write grows (the
 # parts add theirs: `forget_tables`, `grown_tables`).
 FORGET_TABLES = ("memories", "memory_concepts", "concepts", "authors", "lexical_layers",
@@ -187,10 +183,8 @@ class PostgresStore(SQLStore):
         # sees. Tables that many stores never fill (no feedback taught, no trust marks,
         # no authors named) are checked for a first row, so a read of such a store
         # skips asking them.
-        self._snapshot_checks = (
-            "SELECT (SELECT max(id) FROM scopes),"
-            f" (SELECT value FROM store_info WHERE key = '{CONCEPTS_EPOCH}'),"
-            + ", ".join(f"NOT EXISTS (SELECT 1 FROM {t})" for t in self._skipped_when_empty)
+        self._snapshot_checks = snapshot_checks(
+            "(SELECT max(id) FROM scopes)", self._skipped_when_empty
         )
         self.native_vectors = False
         self._written_since_analyze = 0
@@ -315,6 +309,7 @@ class PostgresStore(SQLStore):
     def _open_snapshot(self) -> None:
         # Statements without parameters go as one simple query, one round trip; the
         # cursor is left on the first statement's result.
+        self._forget_memo()
         cursor = self._conn.execute(f"{self.snapshot_begin}; {self._snapshot_checks}")
         while cursor.description is None and cursor.nextset():
             pass
@@ -495,13 +490,8 @@ class PostgresStore(SQLStore):
 
     @translated
     def memories_with_concepts(
-        self,
-        view: View,
-        concept_ids: Sequence[int],
-        *,
-        per_concept: int,
-        skip: Sequence[int] = (),
-    ) -> list[tuple[int, int]]:
+        self, view: View, concept_ids: Sequence[int], *, per_concept: int, skip: Sequence[int] = ()
+    ) -> dict[int, list[int]]:
         # As the shared SQL does (each concept's newest in each layer, merged), in one
         # statement: planning one per concept and layer took longer than running them.
         # Under a view without conditions the plan is one for every concept (a nested
@@ -511,33 +501,30 @@ class PostgresStore(SQLStore):
         # over a bound array compares each row with every entry.
         layers = self._layers(view.scope)
         if not concept_ids or not layers:
-            return []
+            return {}
         visible, params = self._view_sql(view, layers, "m")
         exclude = " AND mc.memory_seq NOT IN (SELECT unnest(?::bigint[]))" if skip else ""
+        concepts = list(dict.fromkeys(concept_ids))
         rows = self._query(
             ("" if view.conditions else KEYED) + "SELECT c.concept, newest.memory_seq"
-            f" FROM unnest({id_array(concept_ids)}) AS c(concept),"
+            f" FROM unnest({id_array(concepts)}) AS c(concept),"
             f" unnest({id_array(layers)}) AS l(layer),"
             " LATERAL (SELECT mc.memory_seq FROM memory_concepts mc"
             f"  JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
             f"  WHERE mc.scope_id = l.layer AND mc.concept_id = c.concept{exclude}"
             "  ORDER BY mc.memory_seq DESC LIMIT ?) AS newest",
             [
-                *padded(concept_ids),
+                *padded(concepts),
                 *padded(layers),
                 *params,
                 *([list(skip)] if skip else []),
                 per_concept,
             ],
         )
-        newest: dict[int, list[int]] = {}
+        found: dict[int, list[int]] = {}
         for concept, seq in rows:
-            newest.setdefault(concept, []).append(seq)
-        return [
-            (seq, concept)
-            for concept in concept_ids
-            for seq in sorted(newest.get(concept, []), reverse=True)[:per_concept]
-        ]
+            found.setdefault(concept, []).append(seq)
+        return {c: sorted(seqs, reverse=True)[:per_concept] for c, seqs in found.items()}
 
     def _meta_is_array(self, alias: str, key: str) -> str:
         return f"jsonb_typeof(({alias}.meta)::jsonb -> '{key}') = 'array'"

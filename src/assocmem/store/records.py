@@ -294,29 +294,36 @@ class MemoryRecords(SQLConnection):
         return self._per_seq("records", seqs, self._records_by_seq)
 
     def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
+        # Each record's concepts come in the same statement, as a JSON array of
+        # [name, form] pairs in position order; each name looked up by its key, as
+        # PostgreSQL's version does (`PostgresStore._records_by_seq`): as a join, it
+        # hashed the whole concepts table (a vocabulary's worth of rows).
         rows = self._query_in(
-            f"{KEYED}SELECT {MEMORY_COLUMNS} FROM memories WHERE seq IN (?*)", seqs
-        )
-        concepts: dict[int, list[tuple[str, str]]] = {}
-        # Each name looked up by its key, as PostgreSQL's one-statement version does
-        # (`PostgresStore.records_by_seq`): as a join, it hashed the whole concepts
-        # table (a vocabulary's worth of rows) for a few records' concepts.
-        for seq, name, form in self._query_in(
-            KEYED + "SELECT mc.memory_seq,"
-            " (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id), mc.form"
-            " FROM memory_concepts mc"
-            " WHERE mc.memory_seq IN (?*) ORDER BY mc.memory_seq, mc.position",
+            f"{KEYED}SELECT {MEMORY_COLUMNS}, (SELECT json_group_array(json_array(name, form))"
+            " FROM (SELECT (SELECT c.name FROM concepts c WHERE c.id = mc.concept_id) AS name,"
+            " mc.form FROM memory_concepts mc WHERE mc.memory_seq = memories.seq"
+            " ORDER BY mc.position)) FROM memories WHERE seq IN (?*)",
             seqs,
-        ):
-            concepts.setdefault(seq, []).append((name, form))
-        return {row[0]: record_from_row(row, concepts.get(row[0], [])) for row in rows}
+        )
+        return {
+            row[0]: record_from_row(row[:-1], [(name, form) for name, form in json.loads(row[-1])])
+            for row in rows
+        }
 
     @translated
     def concept_ids(self, names: Sequence[str]) -> dict[str, int]:
         self._check_concept_cache()
-        missing = [n for n in names if n not in self._concept_cache]
+        # Names found in no concept are remembered as such while the store is unchanged
+        # (a read asks for its question's words and compounds, most of them unknown).
+        absent = self._memo(("no concept",))
+        missing = [
+            n for n in names if n not in self._concept_cache and not (absent and n in absent)
+        ]
         if missing:
-            self._concept_cache.update(self._lookup_concepts(missing))
+            found = self._lookup_concepts(missing)
+            self._concept_cache.update(found)
+            if absent is not None:
+                absent.update(dict.fromkeys(n for n in missing if n not in found))
         return {n: self._concept_cache[n] for n in names if n in self._concept_cache}
 
     @translated
@@ -327,9 +334,18 @@ class MemoryRecords(SQLConnection):
     def concept_forms(
         self, scope: Scope, concept_ids: Sequence[int], per_layer: int
     ) -> dict[int, dict[str, int]]:
+        layers = self._layers(scope)
+        return self._per_seq(
+            ("concept forms", tuple(layers), per_layer),
+            concept_ids,
+            lambda ids: self._concept_forms(layers, ids, per_layer),
+        )
+
+    def _concept_forms(
+        self, layers: Sequence[int], concept_ids: Sequence[int], per_layer: int
+    ) -> dict[int, dict[str, int]]:
         # A part per concept and layer, each an index range of the primary key cut by
         # its LIMIT, so a concept used a million times costs what one used rarely does.
-        layers = self._layers(scope)
         keys = [(c, layer) for c in dict.fromkeys(concept_ids) for layer in layers]
         parts = [
             ("SELECT {n}, form, COUNT(*) FROM (SELECT form FROM memory_concepts"

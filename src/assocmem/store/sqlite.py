@@ -48,11 +48,17 @@ from assocmem.store.checkpoints import (
     CHECKPOINT_RETRY_S,
     Checkpointer,
 )
-from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS
+from assocmem.store.connection import (
+    BUSY_TIMEOUT_S,
+    SKIPPED_WHEN_EMPTY,
+    SYNCHRONOUS,
+    snapshot_checks,
+)
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import in_list, translated
+from assocmem.store.parts import tables
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
@@ -136,6 +142,10 @@ class SQLiteStore(SQLStore):
         self.path = path
         self.read_only = _not_writable(path) if read_only is None else read_only
         self._init_state()
+        self._skipped_when_empty = (*tables(self.parts(), "empty_checked"), *SKIPPED_WHEN_EMPTY)
+        # Asked only when the store changed since the last snapshot (`_open_snapshot`).
+        self._snapshot_checks = snapshot_checks("0", self._skipped_when_empty)
+        self._checked: tuple[Any, frozenset[str]] = (None, frozenset())
         self._checkpointer: Checkpointer | None = None
         # -- open/connect: a failure says what is wrong with the path, not only
         # sqlite's "unable to open database file".
@@ -249,7 +259,11 @@ class SQLiteStore(SQLStore):
         # A read-only store reads with its decay clocks as they are; so does any read
         # while a reader pins the WAL at its ceiling, which that write would wait on.
         if not self.read_only and self._wal_bytes() <= self.wal_ceiling_bytes:
+            state = self._memo_state
+            before = (state[0] if state else None, self._conn.total_changes)
             super().touch(seqs, when)
+            if self._clock is None:  # written on this connection: data_version stays
+                self._carry_memo(before, (before[0], self._conn.total_changes), seqs, when)
 
     def _begin(self) -> None:
         if self.read_only:
@@ -285,6 +299,25 @@ class SQLiteStore(SQLStore):
 
     def _data_version(self) -> Any:
         return self._query("PRAGMA data_version")[0][0]
+
+    def _open_snapshot(self) -> None:
+        conn = self._conn
+        conn.execute(self.snapshot_begin)
+        # Its first read begins the read transaction: what follows sees this version.
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        self._version_in = (self._transactions, version)
+        # data_version moves with other connections' commits, total_changes with this
+        # one's writes (committed or not): equal, nothing changed since the last read.
+        if not self._keep_memo((version, conn.total_changes)):
+            _, epoch, *empty = conn.execute(self._snapshot_checks).fetchone()
+            self._checked = (
+                epoch,
+                frozenset(
+                    t for t, none in zip(self._skipped_when_empty, empty, strict=True) if none
+                ),
+            )
+        epoch, self._empty_in_snapshot = self._checked
+        self._note_concepts_epoch(epoch, self._transactions)
 
     # -- erasure and the WAL --------------------------------------------------
 

@@ -8,6 +8,7 @@ ever returned, counted or ranked.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from assocmem.schema import fingerprint_key
@@ -22,34 +23,33 @@ class VisibilityQueries(SQLConnection):
 
     @translated
     def memories_with_concepts(
-        self,
-        view: View,
-        concept_ids: Sequence[int],
-        *,
-        per_concept: int,
-        skip: Sequence[int] = (),
-    ) -> list[tuple[int, int]]:
-        # One statement per concept and layer, each an ordered index scan cut by its
-        # LIMIT: SQLite pays no round trip per statement, and one compound statement
-        # of them all measured slower than these (PostgreSQL runs one, its own).
-        exclude = f" AND NOT {in_list('mc.memory_seq', skip)}" if skip else ""
-        visible, params = self._view_sql(view, self._layers(view.scope), "m")
-        found: list[tuple[int, int]] = []
-        for concept in concept_ids:
-            newest: list[int] = []
-            for layer in self._layers(view.scope):
-                newest += [
-                    seq
-                    for (seq,) in self._query(
-                        "SELECT mc.memory_seq FROM memory_concepts mc"
-                        f" JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
-                        f" WHERE mc.scope_id = ? AND mc.concept_id = ?{exclude}"
-                        " ORDER BY mc.memory_seq DESC LIMIT ?",
-                        [*params, layer, concept, *skip, per_concept],
-                    )
-                ]
-            found += [(seq, concept) for seq in sorted(newest, reverse=True)[:per_concept]]
-        return found
+        self, view: View, concept_ids: Sequence[int], *, per_concept: int, skip: Sequence[int] = ()
+    ) -> dict[int, list[int]]:
+        # One statement: for each concept and layer, an ordered index scan cut by its
+        # LIMIT, run as a correlated subquery over the bound lists (PostgreSQL runs
+        # its own, a LATERAL join).
+        layers = self._layers(view.scope)
+        if not concept_ids or not layers:
+            return {}
+        visible, params = self._view_sql(view, layers, "m")
+        exclude, left_out = "", []
+        if skip:
+            exclude = " AND mc.memory_seq NOT IN (SELECT value FROM json_each(?))"
+            left_out = [json.dumps(list(skip))]
+        rows = self._query(
+            "SELECT c.value, (SELECT group_concat(seq) FROM (SELECT mc.memory_seq AS seq"
+            f" FROM memory_concepts mc JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
+            f" WHERE mc.scope_id = l.value AND mc.concept_id = c.value{exclude}"
+            " ORDER BY mc.memory_seq DESC LIMIT ?)) FROM json_each(?) c, json_each(?) l",
+            [*params, *left_out, per_concept, json.dumps(list(dict.fromkeys(concept_ids))),
+             json.dumps(layers)],
+        )  # fmt: skip
+        found: dict[int, list[int]] = {}
+        for concept, seqs in rows:
+            if seqs:
+                found.setdefault(concept, []).extend(map(int, seqs.split(",")))
+        # Each layer's newest, merged: the concept's newest in all of them.
+        return {c: sorted(seqs, reverse=True)[:per_concept] for c, seqs in found.items()}
 
     @translated
     def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
@@ -120,8 +120,11 @@ class VisibilityQueries(SQLConnection):
         layers = self._layers(scope)
         if not layers or self._empty("authors"):
             return []
+        return list(self._remembered(("authors", tuple(layers)), lambda: self._authors(layers)))
+
+    def _authors(self, layers: Sequence[int]) -> tuple[str, ...]:
         rows = self._query(
             f"{KEYED}SELECT DISTINCT author FROM authors WHERE {in_list('scope_id', layers)}",
             layers,
         )
-        return sorted(author for (author,) in rows)
+        return tuple(sorted(author for (author,) in rows))
