@@ -303,6 +303,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = benches.add_parser("statements", help=doc, description=doc)
     p.add_argument("--out", default="bench-statements.json", help=OUT_HELP)
     p.add_argument("--memories", type=int, default=1000, help="notes in the store read")
+    p.add_argument(
+        "--embedder", default="minilm", help="embedder of the read with lessons (default: minilm)"
+    )
     p.set_defaults(handler=_recorded(p, _statements))
 
     doc = "index, re-index after a 1 % edit and relevant_notes latency on a generated vault"
@@ -610,7 +613,7 @@ def _ingest(args: argparse.Namespace) -> int:
 def _statements(args: argparse.Namespace) -> int:
     from . import statements
 
-    report = statements.run(args.out, memories=args.memories)
+    report = statements.run(args.out, memories=args.memories, embedder=args.embedder)
     return _show(
         args, report, json.dumps({k: v for k, v in report.items() if k != "benchmark"}, indent=2)
     )

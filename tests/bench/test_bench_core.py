@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from assocmem import Memory
+from assocmem.testing import ToyEmbedder
 
 core = pytest.importorskip("assocmem_bench.core")
 stores = pytest.importorskip("assocmem_bench.stores")
@@ -57,8 +58,11 @@ def test_core_benchmark_smoke(
 
 def test_statements_benchmark_counts_one_write_transaction(tmp_path: Path) -> None:
     statements = pytest.importorskip("assocmem_bench.statements")
-    report = statements.run(str(tmp_path / "s.json"), memories=50)
+    report = statements.run(str(tmp_path / "s.json"), memories=50, embedder=ToyEmbedder)
     assert json.loads((tmp_path / "s.json").read_text()) == report
     assert report["declaring_write"]["write_transactions"] == 1
-    assert report["text_read"]["pragma_data_version"] == 1
-    assert report["text_read"]["statements"] > 0
+    for read in ("text_read", "text_read_after_a_write", "text_read_with_lessons"):
+        assert report[read]["pragma_data_version"] == 1
+        assert report[read]["write_transactions"] == 0
+        assert report[read]["statements"] > 0
+    assert report["text_read_with_lessons"]["embedder"] == ToyEmbedder().model_id

@@ -114,28 +114,32 @@ class LessonQueries(SQLStore):
             taught = self.lesson_taught(scope, concept_ids)
             if not taught:
                 return found  # nothing was taught with these concepts: no lesson to read
-            grouped = (
-                "SELECT memory_seq, SUM(weight) AS w FROM lessons"
-                f" WHERE {in_list('scope_id', layers)} AND concept_id = ?"
-                " GROUP BY memory_seq HAVING SUM(weight) > 0"
-            )
-            for concept in concept_ids:
-                strongest = self._query(
-                    f"{grouped} ORDER BY w DESC, memory_seq DESC LIMIT ?",
+            # Each concept's heaviest lessons and how many memories its lessons point
+            # at (counted over every group, before the LIMIT cuts them), one part each.
+            parts = [
+                (
+                    "SELECT {n}, memory_seq, w, spread FROM (SELECT memory_seq,"
+                    " SUM(weight) AS w, COUNT(*) OVER () AS spread FROM lessons"
+                    f" WHERE {in_list('scope_id', layers)} AND concept_id = ?"
+                    " GROUP BY memory_seq HAVING SUM(weight) > 0"
+                    " ORDER BY w DESC, memory_seq DESC LIMIT ?) AS heaviest{n}",
                     [*layers, concept, limit],
                 )
-                if not strongest:
-                    continue
-                spread = len(strongest)
-                if spread == limit:
-                    (spread,) = self._query(
-                        f"SELECT COUNT(*) FROM ({grouped}) g", [*layers, concept]
-                    )[0]
-                found[concept] = ConceptLessons(
-                    taught=float(taught.get(concept, 0.0)),
-                    spread=int(spread),
-                    strongest=tuple((int(seq), float(w)) for seq, w in strongest),
-                )
+                for concept in concept_ids
+            ]
+            strongest: dict[int, list[tuple[int, float]]] = {}
+            spread: dict[int, int] = {}
+            for index, (seq, weight, groups) in self._union(parts):
+                strongest.setdefault(concept_ids[index], []).append((int(seq), float(weight)))
+                spread[concept_ids[index]] = int(groups)
+            for concept in concept_ids:
+                if concept in strongest:
+                    heaviest = sorted(strongest[concept], key=lambda row: (-row[1], -row[0]))
+                    found[concept] = ConceptLessons(
+                        taught=float(taught.get(concept, 0.0)),
+                        spread=spread[concept],
+                        strongest=tuple(heaviest),
+                    )
         return found
 
     @translated
@@ -143,15 +147,15 @@ class LessonQueries(SQLStore):
         layers = self._layers(scope)
         if not layers:
             return set()
-        return {
-            concept
-            for concept in concept_ids
-            if self._query(
-                f"SELECT 1 FROM memory_concepts WHERE {in_list('scope_id', layers)}"
-                " AND concept_id = ? LIMIT 1",
+        parts = [
+            (
+                "SELECT {n} FROM (SELECT 1 FROM memory_concepts"
+                f" WHERE {in_list('scope_id', layers)} AND concept_id = ? LIMIT 1) AS held{{n}}",
                 [*layers, concept],
             )
-        }
+            for concept in concept_ids
+        ]
+        return {concept_ids[index] for index, _ in self._union(parts)}
 
     # -- portable: a whole store's lessons out and back in
 

@@ -162,6 +162,12 @@ class ReadQueries(SQLStore):
         layers = self._layers(scope)
         if not layers or self._empty("read_lessons"):
             return 0, 0
+        mark: tuple[int, int] = self._remembered(
+            ("rated reads", tuple(layers)), lambda: self._rated_reads_mark(layers)
+        )
+        return mark
+
+    def _rated_reads_mark(self, layers: Sequence[int]) -> tuple[int, int]:
         count, latest = self._query(
             f"SELECT COUNT(*), MAX(rated_at) FROM reads WHERE {in_list('scope_id', layers)}"
             " AND rated_at IS NOT NULL",
@@ -198,16 +204,15 @@ class ReadQueries(SQLStore):
         self, read_ids: Sequence[str]
     ) -> dict[str, tuple[tuple[str, ...], list[tuple[int, float]]]]:
         found: dict[str, tuple[tuple[str, ...], list[tuple[int, float]]]] = {}
-        for read_id, concepts in self._query_in(
-            "SELECT id, concepts FROM reads WHERE id IN (?*)", read_ids
-        ):
-            found[read_id] = (tuple(json.loads(concepts)), [])
-        for read_id, seq, weight in self._query_in(
-            "SELECT read_id, memory_seq, weight FROM read_lessons WHERE read_id IN (?*)"
-            " ORDER BY read_id, memory_seq",
+        for read_id, concepts, seq, weight in self._query_in(
+            "SELECT r.id, r.concepts, l.memory_seq, l.weight FROM reads r"
+            " LEFT JOIN read_lessons l ON l.read_id = r.id WHERE r.id IN (?*)"
+            " ORDER BY r.id, l.memory_seq",
             read_ids,
         ):
-            if read_id in found:
+            if read_id not in found:
+                found[read_id] = (tuple(json.loads(concepts)), [])
+            if seq is not None:
                 found[read_id][1].append((int(seq), float(weight)))
         return found
 

@@ -10,12 +10,14 @@ wrote a memory, not a word every one of that author's memories would match.
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from assocmem.recall.profiles import GENERAL, Profile
+from assocmem.recall.weighing import STEMS_KEPT
 from assocmem.text import times
 from assocmem.text.concepts import (
     MAX_CONCEPT_CHARS,
@@ -123,7 +125,7 @@ def feedback_terms(texts: Sequence[str], question: QueryCues) -> list[str]:
     skip = set(question.terms) | question.author_words
     counts: dict[str, int] = {}
     for text in texts:
-        for word in {_strip_possessive(t) for t in tokenize(text)}:
+        for word in _words(text):
             if (
                 len(word) > 1
                 and word not in skip
@@ -134,6 +136,13 @@ def feedback_terms(texts: Sequence[str], question: QueryCues) -> list[str]:
     shared = [w for w, n in counts.items() if n >= FEEDBACK_MIN_DOCS and not w.isdigit()]
     shared.sort(key=lambda w: (-counts[w], w))
     return shared[:FEEDBACK_TERMS]
+
+
+@functools.lru_cache(maxsize=STEMS_KEPT)
+def _words(text: str) -> frozenset[str]:
+    """A text's words, possessives stripped (kept: the next read expands from many of the
+    same best hits)."""
+    return frozenset(_strip_possessive(t) for t in tokenize(text))
 
 
 def _without(question: str, names: Sequence[str]) -> str:

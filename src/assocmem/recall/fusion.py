@@ -9,6 +9,7 @@ on; ties break on the key, so the same inputs always give the same order.
 
 from __future__ import annotations
 
+import heapq
 import re
 import statistics
 from collections.abc import Mapping, Sequence
@@ -30,6 +31,7 @@ ARM_ORDER: tuple[str, ...] = (
     "episodic", "lexical", "semantic", "concept_scoped", "learned", "precedent",
     "hebbian_retrieval", "thread", "lexical_expansion", "semantic_expansion",
 )  # fmt: skip
+_POSITION = {arm: i for i, arm in enumerate(ARM_ORDER)}
 
 # Weight of each arm's vote. The three arms that match the question itself
 # (words, meaning, exact concepts) vote fully. A memory reached through a learned
@@ -248,16 +250,15 @@ class Fusion(Generic[K]):
 
     def ranked(self, limit: int | None = None) -> list[Fused[K]]:
         """Every key voted for (the best ``limit`` of them, if given), best first."""
-        totals = {key: sum(parts.values()) for key, parts in self._parts.items()}
-        order = sorted(totals, key=lambda key: (-totals[key], key))
-        position = {arm: i for i, arm in enumerate(ARM_ORDER)}
+        totals = [(-sum(parts.values()), key) for key, parts in self._parts.items()]
+        order = sorted(totals) if limit is None else heapq.nsmallest(limit, totals)
         fused = []
-        for key in order if limit is None else order[:limit]:
+        for negative, key in order:
             by_arm = self._ranks[key]
             source = min(
-                by_arm, key=lambda arm: (by_arm[arm], position.get(arm, len(position)), arm)
+                by_arm, key=lambda arm: (by_arm[arm], _POSITION.get(arm, len(_POSITION)), arm)
             )
-            fused.append(Fused(key, totals[key], dict(by_arm), dict(self._parts[key]), source))
+            fused.append(Fused(key, -negative, dict(by_arm), dict(self._parts[key]), source))
         return fused
 
 

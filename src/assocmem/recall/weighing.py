@@ -30,6 +30,7 @@ counts, not from a backend's score, so it is the same on every backend.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -63,8 +64,19 @@ class Coverage:
         """The share of the question's word information ``text`` holds, in [0, 1]."""
         if not self._total:
             return 0.0
-        held = {fold_word(word) for word in tokenize(text)}
+        held = stems(text)
         return sum(w for stem, w in self._weights.items() if stem in held) / self._total
+
+
+# Texts whose stems are kept: a read measures its candidates' texts, and the next read
+# measures many of the same.
+STEMS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=STEMS_KEPT)
+def stems(text: str) -> frozenset[str]:
+    """The folded stems of a text's words."""
+    return frozenset(fold_word(word) for word in tokenize(text))
 
 
 def spread(

@@ -53,11 +53,14 @@ class VisibilityQueries(SQLConnection):
 
     @translated
     def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
+        return set(self._per_seq(("visible", view), seqs, lambda found: self._visible(view, found)))
+
+    def _visible(self, view: View, seqs: Sequence[int]) -> dict[int, bool]:
         where, params = self._view_sql(view, self._layers(view.scope), "m")
         rows = self._query_in(
             f"SELECT m.seq FROM memories m WHERE {where} AND m.seq IN (?*)", seqs, before=params
         )
-        return {seq for (seq,) in rows}
+        return {seq: True for (seq,) in rows}
 
     @translated
     def thread_adjacency(

@@ -108,13 +108,22 @@ class VectorQueries(SQLStore):
     @translated
     def vector_changes(self, after: int) -> VectorRows:
         with self.snapshot():
-            rows = self._query(
-                "SELECT c.id, c.memory_seq, v.scope_id, v.vector FROM vector_changes c"
-                " LEFT JOIN vectors v ON v.memory_seq = c.memory_seq"
-                " WHERE c.id > ? ORDER BY c.id",
-                [after],
+            # The common case, once per search: nothing changed (remembered for the
+            # snapshot, and kept as long as the read memo is).
+            unchanged = self._memo(("no vector changes after",))
+            rows = (
+                []
+                if unchanged is not None and after in unchanged
+                else self._query(
+                    "SELECT c.id, c.memory_seq, v.scope_id, v.vector FROM vector_changes c"
+                    " LEFT JOIN vectors v ON v.memory_seq = c.memory_seq"
+                    " WHERE c.id > ? ORDER BY c.id",
+                    [after],
+                )
             )
-            if not rows:  # the common case, once per search: no further query
+            if not rows:
+                if unchanged is not None:
+                    unchanged[after] = True
                 return VectorRows([], [], require_numpy().zeros((0, 0), dtype="float32"), after)
         present = [(seq, layer, vector) for _, seq, layer, vector in rows if vector is not None]
         found = self._vector_rows(present, rows[-1][0])
@@ -155,6 +164,9 @@ class VectorQueries(SQLStore):
 
     @translated
     def vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
+        return self._per_seq("vectors", seqs, self._vectors_of)
+
+    def _vectors_of(self, seqs: Sequence[int]) -> dict[int, bytes]:
         rows = self._query_in(
             "SELECT memory_seq, vector FROM vectors WHERE memory_seq IN (?*)", seqs
         )
