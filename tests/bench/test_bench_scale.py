@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from assocmem.testing import ToyEmbedder
 
 scale = pytest.importorskip("assocmem_bench.scale")
+Corpus = pytest.importorskip("assocmem_bench.corpus").Corpus
 
 
 def test_the_workload_is_eight_zipf_words_the_same_in_every_process() -> None:
@@ -23,6 +25,20 @@ def test_the_workload_is_eight_zipf_words_the_same_in_every_process() -> None:
     for word in (w for memory in words for w in memory):
         counts[word] = counts.get(word, 0) + 1
     assert max(counts.values()) > 10 * sorted(counts.values())[len(counts) // 2]  # Zipf's head
+
+
+def test_spread_questions_ask_words_across_the_frequency_ranks_evenly() -> None:
+    asked = scale.spread_queries(400)
+    words = Corpus(random.Random(scale.SEED), scale.VOCABULARY).words
+    rank = {word: i + 1 for i, word in enumerate(words)}
+    ranks = [rank[w] for q in asked for w in q.split()]
+    assert all(len(set(q.split())) == scale.QUERY_WORDS for q in asked)
+    low, high = scale.SPREAD
+    assert low <= min(ranks) and max(ranks) <= high
+    # Evenly: as many from the commoner half of the span as from the rarer half.
+    middle = (low + high) / 2
+    assert 0.4 < sum(r < middle for r in ranks) / len(ranks) < 0.6
+    assert asked == scale.spread_queries(400)  # the same in every process
 
 
 @pytest.mark.slow
@@ -43,7 +59,8 @@ def test_scale_benchmark_smoke(db: str, tmp_path: Path) -> None:
         assert split["links"] > 0 and split["memories"] > 0
         assert sum(split.values()) <= size["disk_bytes_per_memory"] * 200 * 1.01
     assert size["open"]["open_ms"] > 0 and size["open"]["rss_after_open_mb"] > 0
-    for reads in (size["read_concepts"], size["read_text"], size["vector"]["read"]):
+    reads_of = ("read_concepts", "read_text", "read_text_spread")
+    for reads in (*(size[kind] for kind in reads_of), size["vector"]["read"]):
         assert 0 < reads["p50_ms"] <= reads["p95_ms"]
         assert reads["mean_items"] > 0
     vector = size["vector"]
