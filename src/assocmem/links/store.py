@@ -47,6 +47,7 @@ class LinkQueries(SQLStore):
     def drop_pending_copy(self, level: int) -> None:
         """A rollback's hook: the copy may hold rows the rollback takes back."""
         self._pending_links.clear()
+        self._span_written = None
 
     def count_written(self, written: Sequence[Written], at: int) -> None:
         """A write's hook: one co-occurrence for every pair of each memory's concepts."""
@@ -128,7 +129,7 @@ class LinkQueries(SQLStore):
         list once it is long enough. The last two are None on co-occurrence rows."""
         if not rows:
             return
-        _, last, links, base = self._pending_span()
+        first, last, links, base = self._span_to_append()
         number = last or base
         numbered = []
         for layer, ids, count, at, moved, outcome in rows:
@@ -139,8 +140,25 @@ class LinkQueries(SQLStore):
             " VALUES (?,?,?,?,?,?,?)",
             numbered,
         )
+        span = (first or numbered[0][0], number, links, base)
+        self._span_written = (self._current_version(), span)
         if number - base >= pending_links.fold_at(links):
             self.fold_links()
+
+    # The pending span as this connection's last append left it, and the data version
+    # it holds for: another connection's commit moves the version, and a rollback or a
+    # fold here drops it. Saves a write reading back what it appended last.
+    _span_written: tuple[Any, tuple[int | None, int, int, int]] | None = None
+
+    def _span_to_append(self) -> tuple[int | None, int, int, int]:
+        """`_pending_span`, as this connection's last append left it when no other
+        connection has committed since (inside a write transaction: no one can meanwhile)."""
+        known = self._span_written
+        if known is not None and self._depth:
+            version = self._current_version()
+            if version is not None and version == known[0]:
+                return known[1]
+        return self._pending_span()
 
     def _pending_span(self) -> tuple[int | None, int, int, int]:
         """First and last id of the pending rows (last 0: none), the rows `links` held at
@@ -174,6 +192,7 @@ class LinkQueries(SQLStore):
             " feedback_count = links.feedback_count + excluded.feedback_count,"
             " updated_at = MAX(links.updated_at, excluded.updated_at)"
         )
+        self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
         # The next rows number on from the last one: ids are never reused.
         self._conn.execute(
