@@ -181,17 +181,11 @@ class LinkQueries(SQLStore):
         _, last, _, _ = self._pending_span()
         if not last:
             return
-        self._conn.execute(
-            "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-            " updated_at) SELECT scope_id, a, b, SUM(count) + TOTAL(moved), SUM(count),"
-            " TOTAL(outcome), COUNT(outcome), MAX(at) FROM pending_pairs"
-            " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
-            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
-            " count = links.count + excluded.count,"
-            " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
-            " feedback_count = links.feedback_count + excluded.feedback_count,"
-            " updated_at = MAX(links.updated_at, excluded.updated_at)"
-        )
+        (feedback,) = self._conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pending_links"
+            " WHERE moved IS NOT NULL OR outcome IS NOT NULL)"
+        ).fetchone()
+        self._conn.execute(_FOLD.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
         self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
         # The next rows number on from the last one: ids are never reused.
@@ -597,9 +591,30 @@ class LinkQueries(SQLStore):
     )
 
 
+# The fold: each pending pair's changes summed into its `links` row (weight, count,
+# outcome sum, feedback count, then the latest time).
+_FOLD = (
+    "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+    " updated_at) SELECT scope_id, a, b, {sums}, MAX(at) FROM pending_pairs"
+    " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
+    " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
+    " count = links.count + excluded.count,"
+    " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+    " feedback_count = links.feedback_count + excluded.feedback_count,"
+    " updated_at = MAX(links.updated_at, excluded.updated_at)"
+)
+_FEEDBACK_SUMS = "SUM(count) + TOTAL(moved), SUM(count), TOTAL(outcome), COUNT(outcome)"
+# The same sums where no feedback is pending (writes' co-occurrence alone, the usual
+# case): TOTAL of only NULLs is 0.0 and COUNT 0, and the sort carries less per pair.
+_COUNT_SUMS = "SUM(count) + 0.0, SUM(count), 0.0, 0"
+
+# `json.dumps(..., separators=(",", ":"))` without building an encoder for every row.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def _id_list(ids: Sequence[int]) -> str:
     """Concept ids as the compact JSON array a pending row holds."""
-    return json.dumps(list(ids), separators=(",", ":"))
+    return _COMPACT.encode(list(ids))
 
 
 def _strongest(

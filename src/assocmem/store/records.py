@@ -62,10 +62,12 @@ class MemoryRecords(SQLConnection):
         now = times.now()
         with self.transaction():
             layers: dict[str, int] = {}
+            placed = []
             for memory in memories:
-                if access_key(memory.access) not in layers:
-                    layers[access_key(memory.access)] = self._own_layer(scope, memory.access)
-            placed = [layers[access_key(memory.access)] for memory in memories]
+                access = access_key(memory.access)
+                if access not in layers:
+                    layers[access] = self._own_layer(scope, memory.access)
+                placed.append(layers[access])
             inserted = (
                 self._insert_many(scope, placed, memories, now)
                 if len(memories) > 1 and not any(memory.key for memory in memories)
