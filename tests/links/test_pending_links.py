@@ -136,6 +136,37 @@ def test_a_rolled_back_write_leaves_no_pending_count_behind(tmp_path: Path) -> N
         assert mem.read(concepts=["retry"], threshold=1).expanded_concepts == {"backoff": 1}
 
 
+def test_pending_rows_number_on_across_connections_rollbacks_and_folds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A row's id is the pair changes appended up to it (migration 0018): whichever
+    # connection appended last, and whatever a rollback took back or a fold emptied.
+    monkeypatch.setattr(pending_links, "fold_at", lambda links: NEVER)
+    path = str(tmp_path / "m.db")
+    with Memory(path, agent_id="a") as one, Memory(path, agent_id="a") as two:
+        one.write("a", concepts=["c1", "c2", "c3"])  # 3 pairs: id 3
+        two.write("b", concepts=["c1", "c2"])  # id 4
+        one.write("c", concepts=["c1", "c2"])  # id 5, after two's row
+        with pytest.raises(RuntimeError), one._store.transaction():
+            one.write("d", concepts=["c1", "c2", "c3", "c4"])  # 6 pairs, taken back
+            raise RuntimeError("abandon the transaction")
+        one.write("e", concepts=["c1", "c3"])  # id 6
+        two.write("f", concepts=["c2", "c3"])  # id 7
+        with sqlite3.connect(path) as db:
+            assert [r for (r,) in db.execute("SELECT id FROM pending_links ORDER BY id")] == [
+                3, 4, 5, 6, 7
+            ]  # fmt: skip
+        with two._store.transaction():
+            two._store.fold_links()
+        one.write("g", concepts=["c1", "c4"])  # id 8, the first after the fold
+        with sqlite3.connect(path) as db:
+            assert db.execute("SELECT id FROM pending_links").fetchall() == [(8,)]
+            base = "SELECT value FROM store_info WHERE key = 'pending_links_base'"
+            assert db.execute(base).fetchone() == ("7",)
+        edges = {(e.source, e.target): e.count for e in one.graph(["c1"]).edges}
+        assert edges == {("c1", "c2"): 3, ("c1", "c3"): 2, ("c1", "c4"): 1}
+
+
 def test_forgetting_a_memory_takes_back_its_pending_pairs(tmp_path: Path) -> None:
     with Memory(str(tmp_path / "m.db"), agent_id="a") as mem:
         kept = mem.write("kept", concepts=["retry", "backoff"])

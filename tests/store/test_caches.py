@@ -47,6 +47,21 @@ def test_a_reader_drops_concept_ids_another_connection_forgot(
         assert [i.id for i in reader.read(concepts=["canary"], k=5).items] == [new.id]
 
 
+def test_a_writer_drops_concept_ids_another_connection_forgot(
+    store_target: Callable[..., str],
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="ops") as writer, Memory(target, agent_id="ops") as other:
+        old = writer.write("the canary flagged a slow start", concepts=["canary"])
+        other.forget([old.id])  # deletes "canary"; its id may go to the next new name
+        falcon = other.write("the falcon deploy stalled", concepts=["falcon"])
+        new = writer.write("a second canary passed", concepts=["canary"])
+        assert [i.id for i in writer.read(concepts=["canary"], k=5).items] == [new.id]
+        assert [i.id for i in writer.read(concepts=["falcon"], k=5).items] == [falcon.id]
+        (record,) = writer.get([new.id])
+        assert record.concepts == ("canari",)  # "canary", folded to its stem
+
+
 def test_a_postgres_read_checks_its_caches_in_the_round_trip_that_begins_it(
     store_target: Callable[..., str], backend: str
 ) -> None:

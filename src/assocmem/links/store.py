@@ -47,6 +47,7 @@ class LinkQueries(SQLStore):
     def drop_pending_copy(self, level: int) -> None:
         """A rollback's hook: the copy may hold rows the rollback takes back."""
         self._pending_links.clear()
+        self._span_written = None
 
     def count_written(self, written: Sequence[Written], at: int) -> None:
         """A write's hook: one co-occurrence for every pair of each memory's concepts."""
@@ -128,7 +129,7 @@ class LinkQueries(SQLStore):
         list once it is long enough. The last two are None on co-occurrence rows."""
         if not rows:
             return
-        _, last, links, base = self._pending_span()
+        first, last, links, base = self._span_to_append()
         number = last or base
         numbered = []
         for layer, ids, count, at, moved, outcome in rows:
@@ -139,8 +140,25 @@ class LinkQueries(SQLStore):
             " VALUES (?,?,?,?,?,?,?)",
             numbered,
         )
+        span = (first or numbered[0][0], number, links, base)
+        self._span_written = (self._current_version(), span)
         if number - base >= pending_links.fold_at(links):
             self.fold_links()
+
+    # The pending span as this connection's last append left it, and the data version
+    # it holds for: another connection's commit moves the version, and a rollback or a
+    # fold here drops it. Saves a write reading back what it appended last.
+    _span_written: tuple[Any, tuple[int | None, int, int, int]] | None = None
+
+    def _span_to_append(self) -> tuple[int | None, int, int, int]:
+        """`_pending_span`, as this connection's last append left it when no other
+        connection has committed since (inside a write transaction: no one can meanwhile)."""
+        known = self._span_written
+        if known is not None and self._depth:
+            version = self._current_version()
+            if version is not None and version == known[0]:
+                return known[1]
+        return self._pending_span()
 
     def _pending_span(self) -> tuple[int | None, int, int, int]:
         """First and last id of the pending rows (last 0: none), the rows `links` held at
@@ -163,17 +181,12 @@ class LinkQueries(SQLStore):
         _, last, _, _ = self._pending_span()
         if not last:
             return
-        self._conn.execute(
-            "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-            " updated_at) SELECT scope_id, a, b, SUM(count) + TOTAL(moved), SUM(count),"
-            " TOTAL(outcome), COUNT(outcome), MAX(at) FROM pending_pairs"
-            " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
-            " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
-            " count = links.count + excluded.count,"
-            " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
-            " feedback_count = links.feedback_count + excluded.feedback_count,"
-            " updated_at = MAX(links.updated_at, excluded.updated_at)"
-        )
+        (feedback,) = self._conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pending_links"
+            " WHERE moved IS NOT NULL OR outcome IS NOT NULL)"
+        ).fetchone()
+        self._conn.execute(_FOLD.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
+        self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
         # The next rows number on from the last one: ids are never reused.
         self._conn.execute(
@@ -578,9 +591,30 @@ class LinkQueries(SQLStore):
     )
 
 
+# The fold: each pending pair's changes summed into its `links` row (weight, count,
+# outcome sum, feedback count, then the latest time).
+_FOLD = (
+    "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+    " updated_at) SELECT scope_id, a, b, {sums}, MAX(at) FROM pending_pairs"
+    " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
+    " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
+    " count = links.count + excluded.count,"
+    " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
+    " feedback_count = links.feedback_count + excluded.feedback_count,"
+    " updated_at = MAX(links.updated_at, excluded.updated_at)"
+)
+_FEEDBACK_SUMS = "SUM(count) + TOTAL(moved), SUM(count), TOTAL(outcome), COUNT(outcome)"
+# The same sums where no feedback is pending (writes' co-occurrence alone, the usual
+# case): TOTAL of only NULLs is 0.0 and COUNT 0, and the sort carries less per pair.
+_COUNT_SUMS = "SUM(count) + 0.0, SUM(count), 0.0, 0"
+
+# `json.dumps(..., separators=(",", ":"))` without building an encoder for every row.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def _id_list(ids: Sequence[int]) -> str:
     """Concept ids as the compact JSON array a pending row holds."""
-    return json.dumps(list(ids), separators=(",", ":"))
+    return _COMPACT.encode(list(ids))
 
 
 def _strongest(

@@ -62,10 +62,12 @@ class MemoryRecords(SQLConnection):
         now = times.now()
         with self.transaction():
             layers: dict[str, int] = {}
+            placed = []
             for memory in memories:
-                if access_key(memory.access) not in layers:
-                    layers[access_key(memory.access)] = self._own_layer(scope, memory.access)
-            placed = [layers[access_key(memory.access)] for memory in memories]
+                access = access_key(memory.access)
+                if access not in layers:
+                    layers[access] = self._own_layer(scope, memory.access)
+                placed.append(layers[access])
             inserted = (
                 self._insert_many(scope, placed, memories, now)
                 if len(memories) > 1 and not any(memory.key for memory in memories)
@@ -216,21 +218,43 @@ class MemoryRecords(SQLConnection):
         ).fetchone()
         return (int(row[0]), str(row[1]), str(row[2])) if row else None
 
+    # The data version under which a write transaction last found the concept cache
+    # current: until another connection commits, no forget elsewhere can have
+    # deleted names (one here drops the cache itself).
+    _concepts_checked_in: Any = None
+
     @translated
     def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
-        self._check_concept_cache()
+        self._check_interned_cache()
         cache, pending = self._concept_cache, self._pending_concepts
         missing = [n for n in dict.fromkeys(names) if n not in cache and n not in pending]
         if missing:
             # Idempotent inserts: a step that fails halfway leaves only names a later
             # call finds, so inside a write it needs no savepoint of its own.
             with self._atomic_step():
-                self._conn.executemany(
-                    "INSERT INTO concepts (name) VALUES (?) ON CONFLICT DO NOTHING",
-                    [(n,) for n in missing],
-                )
-                pending.update(self._lookup_concepts(missing))
+                for chunk in chunked(missing):
+                    # The new names come back with their ids, in the order given (as
+                    # one insert per name would number them); a name another
+                    # connection stored meanwhile is looked up.
+                    created = self._conn.execute(
+                        "INSERT INTO concepts (name) VALUES"
+                        f" {', '.join(['(?)'] * len(chunk))}"
+                        " ON CONFLICT DO NOTHING RETURNING name, id",
+                        chunk,
+                    ).fetchall()
+                    pending.update(created)
+                    if len(created) < len(chunk):
+                        found = [n for n in chunk if n not in pending]
+                        pending.update(self._lookup_concepts(found))
         return {n: cache[n] if n in cache else pending[n] for n in names}
+
+    def _check_interned_cache(self) -> None:
+        """`_check_concept_cache`, skipped in a write transaction while no other
+        connection has committed since the last one that checked."""
+        version = self._current_version() if self._depth else None
+        if version is None or version != self._concepts_checked_in:
+            self._check_concept_cache()
+            self._concepts_checked_in = version
 
     def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
         return dict(
