@@ -250,16 +250,20 @@ class Fusion(Generic[K]):
 
     def ranked(self, limit: int | None = None) -> list[Fused[K]]:
         """Every key voted for (the best ``limit`` of them, if given), best first."""
+        return [self.fused(key) for key, _ in self.leaders(limit)]
+
+    def leaders(self, limit: int | None = None) -> list[tuple[K, float]]:
+        """Every key voted for (the best ``limit`` of them, if given) with its score, best
+        first: the order of `ranked`, without the ranks and parts only a few will show."""
         totals = [(-sum(parts.values()), key) for key, parts in self._parts.items()]
         order = sorted(totals) if limit is None else heapq.nsmallest(limit, totals)
-        fused = []
-        for negative, key in order:
-            by_arm = self._ranks[key]
-            source = min(
-                by_arm, key=lambda arm: (by_arm[arm], _POSITION.get(arm, len(_POSITION)), arm)
-            )
-            fused.append(Fused(key, -negative, dict(by_arm), dict(self._parts[key]), source))
-        return fused
+        return [(key, -negative) for negative, key in order]
+
+    def fused(self, key: K) -> Fused[K]:
+        """A key's votes so far: its score, its rank and vote in each arm, its best arm."""
+        by_arm, parts = self._ranks[key], self._parts[key]
+        source = min(by_arm, key=lambda arm: (by_arm[arm], _POSITION.get(arm, len(_POSITION)), arm))
+        return Fused(key, sum(parts.values()), dict(by_arm), dict(parts), source)
 
 
 def rrf(

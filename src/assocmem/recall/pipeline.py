@@ -39,7 +39,7 @@ from assocmem.errors import InvalidInput
 from assocmem.links import hebbian, lessons, precedents, wording
 from assocmem.recall import cues, filters, fusion, provenance, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
-from assocmem.recall.fusion import Fused, Fusion
+from assocmem.recall.fusion import Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
@@ -224,9 +224,10 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         # question itself. A memory lessons or precedents vote for is a guess at the
         # answer, not a match of the question: seeded from a wrong guess, the widened
         # searches would follow its words and push more of its topic into the read.
-        seeds = votes.ranked(depth)
+        # Only a question's words are widened: a read by concepts alone ranks no seeds.
+        seeds = votes.leaders(depth) if question is not None and not meaning_only else []
         votes.add({arm: rankings[arm] for arm in TAUGHT_ARMS if arm in rankings})
-        if seeds and question is not None and not meaning_only:
+        if seeds and question is not None:
             later = _later_arms(store, view, question, space, probe, seeds, depth)
             rankings["thread"], caps = _thread_arm(store, view, seeds, profile, depth)
             rankings.update(later)
@@ -236,15 +237,14 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             votes.add(
                 {"thread": rankings["thread"], **later}, confidence=widened, caps={"thread": caps}
             )
-        fused = votes.ranked(depth)
+        candidates = votes.leaders(depth)  # the fusion's best `depth`
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        candidates = fused  # the fusion's best `depth`
-        boosts = _boosts(store, request, cues, [f.key for f in candidates])
+        boosts = _boosts(store, request, cues, [seq for seq, _ in candidates])
         scored = _scored(store, candidates, boosts, request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
             earned = _influence(store, view.scope, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
-        ranked = _items(store, scored[: request.k], request)
+        ranked = _items(store, scored[: request.k], votes, request)
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
         recalled = {hit.seq: hit for hit in precedent}
@@ -325,12 +325,12 @@ def _later_arms(
     question: QueryCues,
     space: VectorSpace | None,
     probe: np.ndarray | None,
-    fused: list[Fused[int]],
+    fused: list[tuple[int, float]],
     depth: int,
 ) -> dict[str, list[int]]:
     """The arms seeded by the best fused candidates beside their thread neighbours:
     the lexical and semantic searches again, widened by what the best few share."""
-    best = [f.key for f in fused[:FEEDBACK_DOCS]]
+    best = [seq for seq, _ in fused[:FEEDBACK_DOCS]]
     rankings = {"lexical_expansion": _lexical_expansion(store, view, question, best, depth)}
     if space is not None and probe is not None:
         vector = space.feedback_probe(store, probe, best)
@@ -532,24 +532,24 @@ def _informative(store: ReadStore, view: View, terms: Sequence[str]) -> list[str
 
 
 def _thread_arm(
-    store: ReadStore, view: View, fused: list[Fused[int]], profile: Profile, depth: int
+    store: ReadStore, view: View, fused: list[tuple[int, float]], profile: Profile, depth: int
 ) -> tuple[list[int], dict[int, float]]:
     """Thread neighbours of the best candidates, in the order of the hit they border;
     and each one's cap: the profile's share of that hit's fused score (forward for
     the memory after it, backward for the one before), so a neighbour is supported
     by its hit's evidence and never by more of it."""
     seeds = fused[:THREAD_SEEDS]
-    adjacency = store.thread_adjacency(view, [f.key for f in seeds])
+    adjacency = store.thread_adjacency(view, [seq for seq, _ in seeds])
     ranked: dict[int, None] = {}
     caps: dict[int, float] = {}
-    for seed in seeds:
-        before, after = adjacency.get(seed.key, (None, None))
+    for seed, score in seeds:
+        before, after = adjacency.get(seed, (None, None))
         sides = ((before, profile.thread_backward), (after, profile.thread_forward))
         for neighbour, share in sides:
-            if neighbour is None or neighbour == seed.key:
+            if neighbour is None or neighbour == seed:
                 continue
             ranked.setdefault(neighbour)
-            caps[neighbour] = max(caps.get(neighbour, 0.0), share * seed.score)
+            caps[neighbour] = max(caps.get(neighbour, 0.0), share * score)
     order = list(ranked)[:depth]
     return order, {seq: caps[seq] for seq in order}
 
@@ -570,12 +570,8 @@ class _Scored(NamedTuple):
     """A candidate's final score and its folds; ties break on its key (write order)."""
 
     score: float
-    candidate: Fused[int]
+    key: int
     folds: dict[str, float]
-
-    @property
-    def key(self) -> int:
-        return self.candidate.key
 
 
 def _influence(store: ReadStore, scope: Scope, seqs: Sequence[int], strict: bool) -> set[int]:
@@ -600,21 +596,22 @@ def _derived_folds(
 
 def _scored(
     store: ReadStore,
-    pool: list[Fused[int]],
+    pool: Sequence[tuple[int, float]],
     boosts: dict[int, float],
     request: ReadRequest,
 ) -> list[_Scored]:
     """Fold value, decay, valence, question form (where the profile folds it),
-    preference and provenance demotion into the fused scores; best first."""
+    preference and provenance demotion into the fused scores of ``pool`` (``(seq,
+    fused score)``); best first."""
     as_of = times.to_datetime(request.as_of or times.now())
-    fields = store.rank_fields([f.key for f in pool])
+    fields = store.rank_fields([seq for seq, _ in pool])
     derived = [seq for seq, row in fields.items() if row.derived]
     demoted = _derived_folds(store, request.view, derived) if derived else {}
     profile = request.profile
     question_fold = profile.question_fold
     scored = []
-    for candidate in pool:
-        row = fields.get(candidate.key)
+    for seq, fused in pool:
+        row = fields.get(seq)
         if row is None:
             continue
         folds = {
@@ -626,12 +623,12 @@ def _scored(
         }
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
-        folds["prefer"] = boosts.get(candidate.key, 1.0)
-        folds.update(demoted.get(candidate.key, {}))  # a part's gate on derivations
-        score = candidate.score
+        folds["prefer"] = boosts.get(seq, 1.0)
+        folds.update(demoted.get(seq, {}))  # a part's gate on derivations
+        score = fused
         for factor in folds.values():
             score *= factor
-        scored.append(_Scored(score, candidate, folds))
+        scored.append(_Scored(score, seq, folds))
     # Ties go to the older memory by write order: an id's random tail would order two
     # memories written in one millisecond differently from one store to its rebuild.
     scored.sort(key=lambda entry: (-entry.score, entry.key))
@@ -639,27 +636,26 @@ def _scored(
 
 
 def _items(
-    store: ReadStore, best: Sequence[_Scored], request: ReadRequest
+    store: ReadStore, best: Sequence[_Scored], votes: Fusion[int], request: ReadRequest
 ) -> list[tuple[int, Item]]:
-    """The returned items, in order, with their records."""
+    """The returned items, in order, with their records and the votes that ranked them."""
     records = store.records_by_seq([entry.key for entry in best])
     for mark in store.hooks("mark"):
         records = dict(mark(store, records))
     moment = request.as_of or times.now()
-    return [
-        (
-            entry.key,
-            Item(
-                record=records[entry.key],
-                score=entry.score,
-                source=entry.candidate.source,
-                sources=entry.candidate.ranks,
-                parts={**entry.candidate.parts, **entry.folds},
-                expired=provenance.expired(records[entry.key].recheck_by, moment),
-            ),
+    items = []
+    for entry in best:
+        fused = votes.fused(entry.key)
+        item = Item(
+            record=records[entry.key],
+            score=entry.score,
+            source=fused.source,
+            sources=fused.ranks,
+            parts={**fused.parts, **entry.folds},
+            expired=provenance.expired(records[entry.key].recheck_by, moment),
         )
-        for entry in best
-    ]
+        items.append((entry.key, item))
+    return items
 
 
 def _age_days(row: RankFields | Record, as_of: datetime) -> float:
