@@ -239,11 +239,13 @@ class Fusion(Generic[K]):
         for arm, keys in rankings.items():
             weight = self._weights.get(arm, 1.0)
             ceiling = (caps or {}).get(arm, {})
+            trust = self._confidence.get(arm)  # None: every vote of the arm is whole
             for rank, key in enumerate(keys, start=1):
                 by_arm = self._ranks.setdefault(key, {})
                 if arm not in by_arm:
                     by_arm[arm] = rank
-                    vote = weight * _confidence(self._confidence, arm, key) / (self._k + rank)
+                    share = 1.0 if trust is None else max(0.0, min(1.0, trust.get(key, 1.0)))
+                    vote = weight * share / (self._k + rank)
                     if key in ceiling:
                         vote = min(vote, ceiling[key])
                     self._parts.setdefault(key, {})[arm] = vote
@@ -283,12 +285,6 @@ def rrf(
     fusion: Fusion[K] = Fusion(weights=weights, k=k, confidence=confidence)
     fusion.add(rankings)
     return fusion.ranked()
-
-
-def _confidence(confidence: Mapping[str, Mapping[K, float]] | None, arm: str, key: K) -> float:
-    if confidence is None or arm not in confidence:
-        return 1.0
-    return max(0.0, min(1.0, confidence[arm].get(key, 1.0)))
 
 
 def decay(kind: str, age_days: float) -> float:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -45,7 +45,7 @@ from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
-from assocmem.types import Item, ReadResult, Record, Scope
+from assocmem.types import Item, ReadResult, Record, Scope, Via
 from assocmem.vectors.space import SearchedVectors, VectorSpace
 
 if TYPE_CHECKING:
@@ -244,12 +244,12 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         if request.influence_only:  # gated before the cut, so k fills from the rest
             earned = _influence(store, view.scope, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
-        ranked = _items(store, scored[: request.k], votes, request)
+        best = [entry.key for entry in scored[: request.k]]
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
         recalled = {hit.seq: hit for hit in precedent}
-        concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
-        concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
+        concept_ids = {c for seq in best for r in reaches.get(seq, []) for c in r.path}
+        concept_ids |= {lesson.concept_id for seq in best if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
         # Shown as the scope wrote them (`wording`), every concept of the result at once.
         stems = store.concept_names(sorted(concept_ids | set(expansion.reached)))
@@ -257,6 +257,14 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         said = wording.shown(store, view.scope, stems, [*query_concepts, *earlier])
         names = {i: said[stem] for i, stem in stems.items()}
         asked_by = {handle: tuple(said[c] for c in cs) for handle, cs in asked_by.items()}
+        vias = {
+            seq: _explain(
+                reaches.get(seq, []), taught.get(seq), names,
+                (recalled[seq], asked_by) if seq in recalled else None,
+            )
+            for seq in best
+        } if request.explain else {}  # fmt: skip
+        ranked = _items(store, scored[: request.k], votes, vias, request)
         refused = (
             _refused(store, plain_view, request, question, query_ids, checked)
             if evidence_mode
@@ -271,15 +279,8 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         model, vector = space.embedder.model_id, probe.astype("float32").tobytes()
     asked = AskedRead(read_id, tuple(query_concepts), model, vector)
     store.record_read(request.view.scope, asked, [seq for seq, _ in ranked])
-    items = [
-        _explain(
-            item, reaches.get(seq, []), taught.get(seq), names, request.explain,
-            (recalled[seq], asked_by) if seq in recalled else None,
-        )
-        for seq, item in ranked
-    ]  # fmt: skip
     result = ReadResult(
-        items=tuple(items),
+        items=tuple(item for _, item in ranked),
         query_concepts=tuple(said[c] for c in query_concepts),
         expanded_concepts={
             names[r.concept_id]: r.weight
@@ -636,23 +637,30 @@ def _scored(
 
 
 def _items(
-    store: ReadStore, best: Sequence[_Scored], votes: Fusion[int], request: ReadRequest
+    store: ReadStore,
+    best: Sequence[_Scored],
+    votes: Fusion[int],
+    vias: Mapping[int, tuple[Via, ...]],
+    request: ReadRequest,
 ) -> list[tuple[int, Item]]:
-    """The returned items, in order, with their records and the votes that ranked them."""
+    """The returned items, in order, with their records; explained, each names the votes
+    that ranked it, its score parts and what brought it (``vias``)."""
     records = store.records_by_seq([entry.key for entry in best])
     for mark in store.hooks("mark"):
         records = dict(mark(store, records))
     moment = request.as_of or times.now()
     items = []
     for entry in best:
+        record = records[entry.key]
         fused = votes.fused(entry.key)
         item = Item(
-            record=records[entry.key],
+            record=record,
             score=entry.score,
             source=fused.source,
-            sources=fused.ranks,
-            parts={**fused.parts, **entry.folds},
-            expired=provenance.expired(records[entry.key].recheck_by, moment),
+            sources=fused.ranks if request.explain else {},
+            via=vias.get(entry.key, ()),
+            parts={**fused.parts, **entry.folds} if request.explain else {},
+            expired=provenance.expired(record.recheck_by, moment),
         )
         items.append((entry.key, item))
     return items
@@ -678,17 +686,13 @@ def _touch(store: ReadStore, ranked: Sequence[tuple[int, Item]], as_of: str | No
 
 
 def _explain(
-    item: Item,
     reaches: Sequence[hebbian.Reach],
     taught: lessons.LearnedHit | None,
     names: dict[int, str],
-    explain: bool,
     precedent: tuple[precedents.PrecedentHit, dict[str, tuple[str, ...]]] | None = None,
-) -> Item:
-    """The item with what brought it: lessons, then learned links, then the earlier
-    reads (precedents, with their concepts) that voted for it."""
-    if not explain:
-        return replace(item, sources={}, parts={})
+) -> tuple[Via, ...]:
+    """What brought an item: lessons, then learned links, then the earlier reads
+    (precedents, with their concepts) that voted for it."""
     learned = lessons.via(taught, names) if taught is not None else ()
     recalled = precedents.via(*precedent) if precedent is not None else ()
-    return replace(item, via=learned + hebbian.via(reaches, names) + recalled)
+    return learned + hebbian.via(reaches, names) + recalled
