@@ -236,19 +236,24 @@ class Fusion(Generic[K]):
         the fusion was made with; a key's vote in an arm of ``caps`` is at most its
         cap there."""
         self._confidence.update(confidence or {})
+        ranks, parts = self._ranks, self._parts
         for arm, keys in rankings.items():
             weight = self._weights.get(arm, 1.0)
             ceiling = (caps or {}).get(arm, {})
             trust = self._confidence.get(arm)  # None: every vote of the arm is whole
             for rank, key in enumerate(keys, start=1):
-                by_arm = self._ranks.setdefault(key, {})
-                if arm not in by_arm:
-                    by_arm[arm] = rank
-                    share = 1.0 if trust is None else max(0.0, min(1.0, trust.get(key, 1.0)))
-                    vote = weight * share / (self._k + rank)
-                    if key in ceiling:
-                        vote = min(vote, ceiling[key])
-                    self._parts.setdefault(key, {})[arm] = vote
+                by_arm = ranks.get(key)
+                if by_arm is None:  # a key's first vote
+                    by_arm = ranks[key] = {}
+                    parts[key] = {}
+                elif arm in by_arm:
+                    continue
+                by_arm[arm] = rank
+                share = 1.0 if trust is None else max(0.0, min(1.0, trust.get(key, 1.0)))
+                vote = weight * share / (self._k + rank)
+                if key in ceiling:
+                    vote = min(vote, ceiling[key])
+                parts[key][arm] = vote
 
     def ranked(self, limit: int | None = None) -> list[Fused[K]]:
         """Every key voted for (the best ``limit`` of them, if given), best first."""

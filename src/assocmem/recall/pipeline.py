@@ -609,6 +609,7 @@ def _scored(
     derived = [seq for seq, row in fields.items() if row.derived]
     demoted = _derived_folds(store, request.view, derived) if derived else {}
     profile = request.profile
+    value_exponent, decay_weight = profile.value_exponent, profile.decay_weight
     question_fold = profile.question_fold
     scored = []
     for seq, fused in pool:
@@ -616,16 +617,17 @@ def _scored(
         if row is None:
             continue
         folds = {
-            "value": fusion.value_factor(row.value, profile.value_exponent),
+            "value": fusion.value_factor(row.value, value_exponent),
             "decay": fusion.decay_factor(
-                fusion.decay(row.kind, _age_days(row, as_of)), profile.decay_weight
+                fusion.decay(row.kind, _age_days(row, as_of)), decay_weight
             ),
             "valence": fusion.valence_factor(row.valence),
         }
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
         folds["prefer"] = boosts.get(seq, 1.0)
-        folds.update(demoted.get(seq, {}))  # a part's gate on derivations
+        if seq in demoted:
+            folds.update(demoted[seq])  # a part's gate on derivations
         score = fused
         for factor in folds.values():
             score *= factor
