@@ -31,6 +31,21 @@ def test_rrf_weights_scale_votes() -> None:
     assert fused[0].key == 1 and fused[1].score == pytest.approx(0.5 / 61)
 
 
+@pytest.mark.parametrize("limit", [1, 5, 40, 400])
+def test_the_best_few_are_the_head_of_the_whole_order(limit: int) -> None:
+    # Few keys per place taken are sorted, many are walked by a heap: the same order.
+    votes: fusion.Fusion[int] = fusion.Fusion()
+    votes.add({
+        "lexical": [k * 7 % 101 for k in range(100)],
+        "semantic": [k * 13 % 101 for k in range(60)],
+        "thread": list(range(100, 0, -3)),
+    })  # fmt: skip
+    whole = votes.ranked()
+    assert votes.leaders(limit) == [(f.key, f.score) for f in whole[:limit]]
+    assert votes.ranked(limit) == whole[:limit]
+    assert [votes.fused(f.key) for f in whole] == whole
+
+
 @pytest.mark.parametrize(
     ("kind", "days", "remaining"),
     [("episodic", 0, 1.0), ("episodic", 7, 0.5), ("episodic", 14, 0.25),

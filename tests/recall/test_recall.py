@@ -401,7 +401,6 @@ def test_a_vector_space_reads_through_the_store_each_read_uses(store_target: Tar
 
 def test_equal_scores_rank_in_write_order_not_by_the_ids_random_tail(tmp_path: Path) -> None:
     from assocmem.recall import pipeline
-    from assocmem.recall.fusion import Fused
     from assocmem.recall.request import read_request
 
     db = str(tmp_path / "ties.db")
@@ -416,6 +415,6 @@ def test_equal_scores_rank_in_write_order_not_by_the_ids_random_tail(tmp_path: P
             (seqs[b], seqs[a]) for a, b in zip(by_id, by_id[1:], strict=False) if seqs[a] > seqs[b]
         )
         request = read_request(Scope(agent_id="ops"), "retry", as_of="2030-01-01T00:00:00Z")
-        pool = [Fused(key, 1.0, {}, {}, "lexical") for key in (newer, older)]
+        pool = [(key, 1.0) for key in (newer, older)]
         scored = pipeline._scored(mem._store, pool, {}, request)
     assert [entry.key for entry in scored] == [older, newer]

@@ -143,20 +143,22 @@ def expand(
             min_weight=threshold,
             limit=MAX_EXPANSION_PER_HOP + len(known),
         )
-        step: dict[int, Reach] = {}
+        # Each new concept's best path, as (-weight, concept, the concept it came from):
+        # a `Reach` is made only for those the hop keeps.
+        step: dict[int, tuple[float, int, int]] = {}
         for src, other, weight in rows:
             if other in known:
                 continue
-            origin = known[src]
-            path = Reach(other, min(origin.weight, weight), (*origin.path, other))
-            if other not in step or path.weight > step[other].weight:
-                step[other] = path
-        ranked = sorted(step.values(), key=lambda r: (-r.weight, r.concept_id))
+            strength = min(known[src].weight, weight)
+            if other not in step or strength > -step[other][0]:
+                step[other] = (-strength, other, src)
+        ranked = sorted(step.values())
         kept = ranked[:MAX_EXPANSION_PER_HOP]
         cut += len(ranked) - len(kept)
-        for reach in kept:
-            known[reach.concept_id] = reached[reach.concept_id] = reach
-        frontier = [r.concept_id for r in kept]
+        for negative, other, src in kept:
+            reach = Reach(other, -negative, (*known[src].path, other))
+            known[other] = reached[other] = reach
+        frontier = [other for _, other, _ in kept]
     return Expansion(reached, cut)
 
 

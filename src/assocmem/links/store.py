@@ -250,11 +250,9 @@ class LinkQueries(SQLStore):
         floor = min_weight / len(layers)
         with self.snapshot():  # the walk and the other layers' sums from one state
             found = self._neighbor_weights(scope, layers, concept_ids, floor, limit)
-        ranked = sorted(
-            ((src, other, w) for (src, other), w in found.items() if w >= min_weight),
-            key=lambda row: (-row[2], row[0], row[1]),
-        )
-        return ranked[:limit]
+        # Strongest first, ties on the two ends' ids.
+        ranked = sorted((-w, src, other) for (src, other), w in found.items() if w >= min_weight)
+        return [(src, other, -negative) for negative, src, other in ranked[:limit]]
 
     def _neighbor_weights(
         self,

@@ -11,6 +11,7 @@ alone, so no other agent's, project's or role's wording is ever shown.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -20,6 +21,9 @@ from assocmem.types import Scope
 # Uses of a concept counted per layer, newest first: enough to say how people write
 # it, and a bound on what a hub concept's spellings cost a read.
 USES_COUNTED = 32
+# Spellings chosen are kept, by stem and counts: a read shows every concept it reached,
+# and the next read reaches many of the same, counted the same.
+WORDS_KEPT = 4096
 
 
 class Worded(Protocol):
@@ -42,8 +46,13 @@ def shown(
     forms = store.concept_forms(scope, sorted(ids), USES_COUNTED) if ids else {}
     words = {stem: stem for stem in wanted}
     for concept_id, stem in ids.items():
-        words[stem] = word(stem, forms.get(concept_id, {}))
+        words[stem] = _kept_word(stem, tuple(forms.get(concept_id, {}).items()))
     return words
+
+
+@functools.lru_cache(maxsize=WORDS_KEPT)
+def _kept_word(stem: str, counts: tuple[tuple[str, int], ...]) -> str:
+    return word(stem, dict(counts))
 
 
 def word(stem: str, counts: Mapping[str, int]) -> str:

@@ -32,6 +32,10 @@ ARM_ORDER: tuple[str, ...] = (
     "hebbian_retrieval", "thread", "lexical_expansion", "semantic_expansion",
 )  # fmt: skip
 _POSITION = {arm: i for i, arm in enumerate(ARM_ORDER)}
+# A fusion's best few are taken by sorting every key while there are fewer than this
+# many times as many keys, by a heap above: sorting runs in C, a heap's loop in Python
+# (measured: the best 50 of 300 totals sort in half a heap's time, of 2,000 in twice).
+SORTED_BELOW = 10
 
 # Weight of each arm's vote. The three arms that match the question itself
 # (words, meaning, exact concepts) vote fully. A memory reached through a learned
@@ -236,30 +240,44 @@ class Fusion(Generic[K]):
         the fusion was made with; a key's vote in an arm of ``caps`` is at most its
         cap there."""
         self._confidence.update(confidence or {})
+        ranks, parts = self._ranks, self._parts
         for arm, keys in rankings.items():
             weight = self._weights.get(arm, 1.0)
             ceiling = (caps or {}).get(arm, {})
+            trust = self._confidence.get(arm)  # None: every vote of the arm is whole
             for rank, key in enumerate(keys, start=1):
-                by_arm = self._ranks.setdefault(key, {})
-                if arm not in by_arm:
-                    by_arm[arm] = rank
-                    vote = weight * _confidence(self._confidence, arm, key) / (self._k + rank)
-                    if key in ceiling:
-                        vote = min(vote, ceiling[key])
-                    self._parts.setdefault(key, {})[arm] = vote
+                by_arm = ranks.get(key)
+                if by_arm is None:  # a key's first vote
+                    by_arm = ranks[key] = {}
+                    parts[key] = {}
+                elif arm in by_arm:
+                    continue
+                by_arm[arm] = rank
+                share = 1.0 if trust is None else max(0.0, min(1.0, trust.get(key, 1.0)))
+                vote = weight * share / (self._k + rank)
+                if key in ceiling:
+                    vote = min(vote, ceiling[key])
+                parts[key][arm] = vote
 
     def ranked(self, limit: int | None = None) -> list[Fused[K]]:
         """Every key voted for (the best ``limit`` of them, if given), best first."""
+        return [self.fused(key) for key, _ in self.leaders(limit)]
+
+    def leaders(self, limit: int | None = None) -> list[tuple[K, float]]:
+        """Every key voted for (the best ``limit`` of them, if given) with its score, best
+        first: the order of `ranked`, without the ranks and parts only a few will show."""
         totals = [(-sum(parts.values()), key) for key, parts in self._parts.items()]
-        order = sorted(totals) if limit is None else heapq.nsmallest(limit, totals)
-        fused = []
-        for negative, key in order:
-            by_arm = self._ranks[key]
-            source = min(
-                by_arm, key=lambda arm: (by_arm[arm], _POSITION.get(arm, len(_POSITION)), arm)
-            )
-            fused.append(Fused(key, -negative, dict(by_arm), dict(self._parts[key]), source))
-        return fused
+        if limit is None or len(totals) < SORTED_BELOW * limit:
+            order = sorted(totals)[:limit]
+        else:
+            order = heapq.nsmallest(limit, totals)
+        return [(key, -negative) for negative, key in order]
+
+    def fused(self, key: K) -> Fused[K]:
+        """A key's votes so far: its score, its rank and vote in each arm, its best arm."""
+        by_arm, parts = self._ranks[key], self._parts[key]
+        source = min(by_arm, key=lambda arm: (by_arm[arm], _POSITION.get(arm, len(_POSITION)), arm))
+        return Fused(key, sum(parts.values()), dict(by_arm), dict(parts), source)
 
 
 def rrf(
@@ -279,12 +297,6 @@ def rrf(
     fusion: Fusion[K] = Fusion(weights=weights, k=k, confidence=confidence)
     fusion.add(rankings)
     return fusion.ranked()
-
-
-def _confidence(confidence: Mapping[str, Mapping[K, float]] | None, arm: str, key: K) -> float:
-    if confidence is None or arm not in confidence:
-        return 1.0
-    return max(0.0, min(1.0, confidence[arm].get(key, 1.0)))
 
 
 def decay(kind: str, age_days: float) -> float:

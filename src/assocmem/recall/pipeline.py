@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -39,13 +39,13 @@ from assocmem.errors import InvalidInput
 from assocmem.links import hebbian, lessons, precedents, wording
 from assocmem.recall import cues, filters, fusion, provenance, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
-from assocmem.recall.fusion import Fused, Fusion
+from assocmem.recall.fusion import Fusion
 from assocmem.recall.profiles import GENERAL, Profile
 from assocmem.schema import Condition, Cue, content_hash
 from assocmem.store import RankFields, Store, View
 from assocmem.store.rows import AskedRead, new_id
 from assocmem.text import times
-from assocmem.types import Item, ReadResult, Record, Scope
+from assocmem.types import Item, ReadResult, Record, Scope, Via
 from assocmem.vectors.space import SearchedVectors, VectorSpace
 
 if TYPE_CHECKING:
@@ -224,9 +224,10 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         # question itself. A memory lessons or precedents vote for is a guess at the
         # answer, not a match of the question: seeded from a wrong guess, the widened
         # searches would follow its words and push more of its topic into the read.
-        seeds = votes.ranked(depth)
+        # Only a question's words are widened: a read by concepts alone ranks no seeds.
+        seeds = votes.leaders(depth) if question is not None and not meaning_only else []
         votes.add({arm: rankings[arm] for arm in TAUGHT_ARMS if arm in rankings})
-        if seeds and question is not None and not meaning_only:
+        if seeds and question is not None:
             later = _later_arms(store, view, question, space, probe, seeds, depth)
             rankings["thread"], caps = _thread_arm(store, view, seeds, profile, depth)
             rankings.update(later)
@@ -236,20 +237,19 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             votes.add(
                 {"thread": rankings["thread"], **later}, confidence=widened, caps={"thread": caps}
             )
-        fused = votes.ranked(depth)
+        candidates = votes.leaders(depth)  # the fusion's best `depth`
         cues = [*request.cues, *(_question_cues(question) if question else [])]
-        candidates = fused  # the fusion's best `depth`
-        boosts = _boosts(store, request, cues, [f.key for f in candidates])
+        boosts = _boosts(store, request, cues, [seq for seq, _ in candidates])
         scored = _scored(store, candidates, boosts, request)
         if request.influence_only:  # gated before the cut, so k fills from the rest
             earned = _influence(store, view.scope, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
-        ranked = _items(store, scored[: request.k], request)
+        best = [entry.key for entry in scored[: request.k]]
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
         recalled = {hit.seq: hit for hit in precedent}
-        concept_ids = {c for seq, _ in ranked for r in reaches.get(seq, []) for c in r.path}
-        concept_ids |= {lesson.concept_id for seq, _ in ranked if seq in taught
+        concept_ids = {c for seq in best for r in reaches.get(seq, []) for c in r.path}
+        concept_ids |= {lesson.concept_id for seq in best if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
         # Shown as the scope wrote them (`wording`), every concept of the result at once.
         stems = store.concept_names(sorted(concept_ids | set(expansion.reached)))
@@ -257,6 +257,14 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         said = wording.shown(store, view.scope, stems, [*query_concepts, *earlier])
         names = {i: said[stem] for i, stem in stems.items()}
         asked_by = {handle: tuple(said[c] for c in cs) for handle, cs in asked_by.items()}
+        vias = {
+            seq: _explain(
+                reaches.get(seq, []), taught.get(seq), names,
+                (recalled[seq], asked_by) if seq in recalled else None,
+            )
+            for seq in best
+        } if request.explain else {}  # fmt: skip
+        ranked = _items(store, scored[: request.k], votes, vias, request)
         refused = (
             _refused(store, plain_view, request, question, query_ids, checked)
             if evidence_mode
@@ -271,15 +279,8 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         model, vector = space.embedder.model_id, probe.astype("float32").tobytes()
     asked = AskedRead(read_id, tuple(query_concepts), model, vector)
     store.record_read(request.view.scope, asked, [seq for seq, _ in ranked])
-    items = [
-        _explain(
-            item, reaches.get(seq, []), taught.get(seq), names, request.explain,
-            (recalled[seq], asked_by) if seq in recalled else None,
-        )
-        for seq, item in ranked
-    ]  # fmt: skip
     result = ReadResult(
-        items=tuple(items),
+        items=tuple(item for _, item in ranked),
         query_concepts=tuple(said[c] for c in query_concepts),
         expanded_concepts={
             names[r.concept_id]: r.weight
@@ -325,12 +326,12 @@ def _later_arms(
     question: QueryCues,
     space: VectorSpace | None,
     probe: np.ndarray | None,
-    fused: list[Fused[int]],
+    fused: list[tuple[int, float]],
     depth: int,
 ) -> dict[str, list[int]]:
     """The arms seeded by the best fused candidates beside their thread neighbours:
     the lexical and semantic searches again, widened by what the best few share."""
-    best = [f.key for f in fused[:FEEDBACK_DOCS]]
+    best = [seq for seq, _ in fused[:FEEDBACK_DOCS]]
     rankings = {"lexical_expansion": _lexical_expansion(store, view, question, best, depth)}
     if space is not None and probe is not None:
         vector = space.feedback_probe(store, probe, best)
@@ -532,24 +533,24 @@ def _informative(store: ReadStore, view: View, terms: Sequence[str]) -> list[str
 
 
 def _thread_arm(
-    store: ReadStore, view: View, fused: list[Fused[int]], profile: Profile, depth: int
+    store: ReadStore, view: View, fused: list[tuple[int, float]], profile: Profile, depth: int
 ) -> tuple[list[int], dict[int, float]]:
     """Thread neighbours of the best candidates, in the order of the hit they border;
     and each one's cap: the profile's share of that hit's fused score (forward for
     the memory after it, backward for the one before), so a neighbour is supported
     by its hit's evidence and never by more of it."""
     seeds = fused[:THREAD_SEEDS]
-    adjacency = store.thread_adjacency(view, [f.key for f in seeds])
+    adjacency = store.thread_adjacency(view, [seq for seq, _ in seeds])
     ranked: dict[int, None] = {}
     caps: dict[int, float] = {}
-    for seed in seeds:
-        before, after = adjacency.get(seed.key, (None, None))
+    for seed, score in seeds:
+        before, after = adjacency.get(seed, (None, None))
         sides = ((before, profile.thread_backward), (after, profile.thread_forward))
         for neighbour, share in sides:
-            if neighbour is None or neighbour == seed.key:
+            if neighbour is None or neighbour == seed:
                 continue
             ranked.setdefault(neighbour)
-            caps[neighbour] = max(caps.get(neighbour, 0.0), share * seed.score)
+            caps[neighbour] = max(caps.get(neighbour, 0.0), share * score)
     order = list(ranked)[:depth]
     return order, {seq: caps[seq] for seq in order}
 
@@ -570,12 +571,8 @@ class _Scored(NamedTuple):
     """A candidate's final score and its folds; ties break on its key (write order)."""
 
     score: float
-    candidate: Fused[int]
+    key: int
     folds: dict[str, float]
-
-    @property
-    def key(self) -> int:
-        return self.candidate.key
 
 
 def _influence(store: ReadStore, scope: Scope, seqs: Sequence[int], strict: bool) -> set[int]:
@@ -600,38 +597,41 @@ def _derived_folds(
 
 def _scored(
     store: ReadStore,
-    pool: list[Fused[int]],
+    pool: Sequence[tuple[int, float]],
     boosts: dict[int, float],
     request: ReadRequest,
 ) -> list[_Scored]:
     """Fold value, decay, valence, question form (where the profile folds it),
-    preference and provenance demotion into the fused scores; best first."""
+    preference and provenance demotion into the fused scores of ``pool`` (``(seq,
+    fused score)``); best first."""
     as_of = times.to_datetime(request.as_of or times.now())
-    fields = store.rank_fields([f.key for f in pool])
+    fields = store.rank_fields([seq for seq, _ in pool])
     derived = [seq for seq, row in fields.items() if row.derived]
     demoted = _derived_folds(store, request.view, derived) if derived else {}
     profile = request.profile
+    value_exponent, decay_weight = profile.value_exponent, profile.decay_weight
     question_fold = profile.question_fold
     scored = []
-    for candidate in pool:
-        row = fields.get(candidate.key)
+    for seq, fused in pool:
+        row = fields.get(seq)
         if row is None:
             continue
         folds = {
-            "value": fusion.value_factor(row.value, profile.value_exponent),
+            "value": fusion.value_factor(row.value, value_exponent),
             "decay": fusion.decay_factor(
-                fusion.decay(row.kind, _age_days(row, as_of)), profile.decay_weight
+                fusion.decay(row.kind, _age_days(row, as_of)), decay_weight
             ),
             "valence": fusion.valence_factor(row.valence),
         }
         if question_fold:
             folds["question"] = fusion.question_factor(fusion.question_share(row.text))
-        folds["prefer"] = boosts.get(candidate.key, 1.0)
-        folds.update(demoted.get(candidate.key, {}))  # a part's gate on derivations
-        score = candidate.score
+        folds["prefer"] = boosts.get(seq, 1.0)
+        if seq in demoted:
+            folds.update(demoted[seq])  # a part's gate on derivations
+        score = fused
         for factor in folds.values():
             score *= factor
-        scored.append(_Scored(score, candidate, folds))
+        scored.append(_Scored(score, seq, folds))
     # Ties go to the older memory by write order: an id's random tail would order two
     # memories written in one millisecond differently from one store to its rebuild.
     scored.sort(key=lambda entry: (-entry.score, entry.key))
@@ -639,27 +639,33 @@ def _scored(
 
 
 def _items(
-    store: ReadStore, best: Sequence[_Scored], request: ReadRequest
+    store: ReadStore,
+    best: Sequence[_Scored],
+    votes: Fusion[int],
+    vias: Mapping[int, tuple[Via, ...]],
+    request: ReadRequest,
 ) -> list[tuple[int, Item]]:
-    """The returned items, in order, with their records."""
+    """The returned items, in order, with their records; explained, each names the votes
+    that ranked it, its score parts and what brought it (``vias``)."""
     records = store.records_by_seq([entry.key for entry in best])
     for mark in store.hooks("mark"):
         records = dict(mark(store, records))
     moment = request.as_of or times.now()
-    return [
-        (
-            entry.key,
-            Item(
-                record=records[entry.key],
-                score=entry.score,
-                source=entry.candidate.source,
-                sources=entry.candidate.ranks,
-                parts={**entry.candidate.parts, **entry.folds},
-                expired=provenance.expired(records[entry.key].recheck_by, moment),
-            ),
+    items = []
+    for entry in best:
+        record = records[entry.key]
+        fused = votes.fused(entry.key)
+        item = Item(
+            record=record,
+            score=entry.score,
+            source=fused.source,
+            sources=fused.ranks if request.explain else {},
+            via=vias.get(entry.key, ()),
+            parts={**fused.parts, **entry.folds} if request.explain else {},
+            expired=provenance.expired(record.recheck_by, moment),
         )
-        for entry in best
-    ]
+        items.append((entry.key, item))
+    return items
 
 
 def _age_days(row: RankFields | Record, as_of: datetime) -> float:
@@ -682,17 +688,13 @@ def _touch(store: ReadStore, ranked: Sequence[tuple[int, Item]], as_of: str | No
 
 
 def _explain(
-    item: Item,
     reaches: Sequence[hebbian.Reach],
     taught: lessons.LearnedHit | None,
     names: dict[int, str],
-    explain: bool,
     precedent: tuple[precedents.PrecedentHit, dict[str, tuple[str, ...]]] | None = None,
-) -> Item:
-    """The item with what brought it: lessons, then learned links, then the earlier
-    reads (precedents, with their concepts) that voted for it."""
-    if not explain:
-        return replace(item, sources={}, parts={})
+) -> tuple[Via, ...]:
+    """What brought an item: lessons, then learned links, then the earlier reads
+    (precedents, with their concepts) that voted for it."""
     learned = lessons.via(taught, names) if taught is not None else ()
     recalled = precedents.via(*precedent) if precedent is not None else ()
-    return replace(item, via=learned + hebbian.via(reaches, names) + recalled)
+    return learned + hebbian.via(reaches, names) + recalled
