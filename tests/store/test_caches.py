@@ -186,3 +186,28 @@ def test_what_a_reader_keeps_between_reads_answers_as_a_fresh_connection_does(
         agree()
         other.update(asked.items[2].id, tags=["postmortem"])
         agree()
+
+
+def test_a_reader_that_kept_a_concepts_newest_carriers_reaches_past_them_when_asked_for_more(
+    store_target: Callable[..., str],
+) -> None:
+    """A concept's newest carriers a read kept (as a question's concept) are too few for
+    a later read that reaches it through a link and leaves out its own matches: that
+    read looks further back, as a fresh connection does."""
+    # Read ten years on: past every kind's window, so no read restarts a clock and
+    # the store stays as written.
+    later = (datetime.now(UTC) + timedelta(days=3650)).isoformat()
+    target = store_target()
+    with Memory(target, agent_id="ops") as reader:
+        reader.write_many(
+            [{"text": f"alpha note {n}", "concepts": ["alpha"]} for n in range(40)]
+            + [{"text": f"alpha beta note {n}", "concepts": ["alpha", "beta"]} for n in range(40)]
+        )
+        reader.read(concepts=["alpha"], k=5, as_of=later)  # keeps alpha's newest: all with beta
+        kept = reader.read(concepts=["beta"], k=60, as_of=later)
+        with Memory(target, agent_id="ops") as fresh:
+            anew = fresh.read(concepts=["beta"], k=60, as_of=later)
+    assert [(i.id, i.score, i.source) for i in kept.items] == [
+        (i.id, i.score, i.source) for i in anew.items
+    ]
+    assert any(i.source == "hebbian_retrieval" for i in kept.items)

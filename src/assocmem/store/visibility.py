@@ -25,6 +25,33 @@ class VisibilityQueries(SQLConnection):
     def memories_with_concepts(
         self, view: View, concept_ids: Sequence[int], *, per_concept: int, skip: Sequence[int] = ()
     ) -> dict[int, list[int]]:
+        # Each concept's newest visible carriers, as many as asked plus one per skipped
+        # memory, are remembered with the read memo (`_memo`): the next read that asks
+        # the same concept (a speaker's name, a hub its expansion reaches) asks nothing.
+        # Leaving out the skipped ones afterwards keeps at least ``per_concept``
+        # wherever that many exist.
+        wanted = per_concept + len(skip)
+        memo = self._memo(("carriers", view))
+        known: dict[int, tuple[int, list[int]]] = memo if memo is not None else {}
+        missing = [
+            c
+            for c in dict.fromkeys(concept_ids)
+            if c not in known or (known[c][0] < wanted and len(known[c][1]) == known[c][0])
+        ]
+        if missing:
+            found = self._newest_carriers(view, missing, wanted)
+            known.update((c, (wanted, found.get(c, []))) for c in missing)
+        left_out = set(skip)
+        carriers = {
+            c: [seq for seq in known[c][1] if seq not in left_out][:per_concept]
+            for c in dict.fromkeys(concept_ids)
+        }
+        return {c: seqs for c, seqs in carriers.items() if seqs}
+
+    def _newest_carriers(
+        self, view: View, concept_ids: Sequence[int], limit: int
+    ) -> dict[int, list[int]]:
+        """Each concept's ``limit`` newest carriers ``view`` admits, newest first."""
         # One statement: for each concept and layer, an ordered index scan cut by its
         # LIMIT, run as a correlated subquery over the bound lists (PostgreSQL runs
         # its own, a LATERAL join).
@@ -32,24 +59,19 @@ class VisibilityQueries(SQLConnection):
         if not concept_ids or not layers:
             return {}
         visible, params = self._view_sql(view, layers, "m")
-        exclude, left_out = "", []
-        if skip:
-            exclude = " AND mc.memory_seq NOT IN (SELECT value FROM json_each(?))"
-            left_out = [json.dumps(list(skip))]
         rows = self._query(
             "SELECT c.value, (SELECT group_concat(seq) FROM (SELECT mc.memory_seq AS seq"
             f" FROM memory_concepts mc JOIN memories m ON m.seq = mc.memory_seq AND {visible}"
-            f" WHERE mc.scope_id = l.value AND mc.concept_id = c.value{exclude}"
+            " WHERE mc.scope_id = l.value AND mc.concept_id = c.value"
             " ORDER BY mc.memory_seq DESC LIMIT ?)) FROM json_each(?) c, json_each(?) l",
-            [*params, *left_out, per_concept, json.dumps(list(dict.fromkeys(concept_ids))),
-             json.dumps(layers)],
-        )  # fmt: skip
+            [*params, limit, json.dumps(list(concept_ids)), json.dumps(layers)],
+        )
         found: dict[int, list[int]] = {}
         for concept, seqs in rows:
             if seqs:
                 found.setdefault(concept, []).extend(map(int, seqs.split(",")))
         # Each layer's newest, merged: the concept's newest in all of them.
-        return {c: sorted(seqs, reverse=True)[:per_concept] for c, seqs in found.items()}
+        return {c: sorted(seqs, reverse=True)[:limit] for c, seqs in found.items()}
 
     @translated
     def visible(self, view: View, seqs: Sequence[int]) -> set[int]:
