@@ -1,5 +1,6 @@
 """What a connection caches between reads (the scope layers a reader sees, concept
-ids by name) follows what other connections commit, on both backends.
+ids by name, and on SQLite what its last read looked up) follows what it and other
+connections commit, on both backends.
 
 PostgreSQL reads check both in the round trip that opens their snapshot; these
 tests hold whatever way a backend checks them.
@@ -7,6 +8,7 @@ tests hold whatever way a backend checks them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -211,3 +213,33 @@ def test_a_reader_that_kept_a_concepts_newest_carriers_reaches_past_them_when_as
         (i.id, i.score, i.source) for i in anew.items
     ]
     assert any(i.source == "hebbian_retrieval" for i in kept.items)
+
+
+def test_threads_sharing_a_reader_answer_as_a_fresh_connection_does(
+    store_target: Callable[..., str],
+) -> None:
+    """Threads reading through one connection, each read restarting clocks and keeping
+    its lookups, never see another's half-kept memo: every answer matches a fresh
+    connection's once the clocks are restarted."""
+    target = store_target()
+    with Memory(target, agent_id="ops") as reader:
+        reader.write_many([{"text": f"deploy {n} timed out on host h{n % 5}"} for n in range(60)])
+        _answers(reader)  # the clocks of what these questions return, restarted
+        answers: list[list[list[tuple[str, float, str]]]] = []
+        failed: list[BaseException] = []
+
+        def read_many() -> None:
+            try:
+                for _ in range(10):
+                    answers.append(_answers(reader))
+            except BaseException as exc:  # reported by the test thread
+                failed.append(exc)
+
+        threads = [threading.Thread(target=read_many) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not failed
+        expected = _fresh(target)
+        assert all(answer == expected for answer in answers)

@@ -259,11 +259,13 @@ class SQLiteStore(SQLStore):
         # A read-only store reads with its decay clocks as they are; so does any read
         # while a reader pins the WAL at its ceiling, which that write would wait on.
         if not self.read_only and self._wal_bytes() <= self.wal_ceiling_bytes:
-            state = self._memo_state
-            before = (state[0] if state else None, self._conn.total_changes)
-            super().touch(seqs, when)
-            if self._clock is None:  # written on this connection: data_version stays
-                self._carry_memo(before, (before[0], self._conn.total_changes), seqs, when)
+            with self._lock:  # no other thread's read or write between the two counts
+                state = self._memo_state
+                before = (state[0] if state else None, self._conn.total_changes)
+                super().touch(seqs, when)
+                if self._clock is None:  # written on this connection: data_version stays
+                    after = (before[0], self._conn.total_changes)
+                    self._carry_memo(before, after, seqs, when)
 
     def _begin(self) -> None:
         if self.read_only:
