@@ -243,3 +243,31 @@ def test_threads_sharing_a_reader_answer_as_a_fresh_connection_does(
         assert not failed
         expected = _fresh(target)
         assert all(answer == expected for answer in answers)
+
+
+def test_a_reader_that_kept_a_concepts_strongest_links_reaches_past_them_when_asked_for_more(
+    store_target: Callable[..., str],
+) -> None:
+    """A concept's strongest links a read kept are too few for a later read that
+    walks more of them (it asks more concepts, so more per side): that read looks
+    further, as a fresh connection does."""
+    later = (datetime.now(UTC) + timedelta(days=3650)).isoformat()  # no clock restarts
+    partners = [f"partner{n:02d}" for n in range(40)]
+    target = store_target()
+    with Memory(target, agent_id="ops") as reader:
+        reader.write_many(
+            [{"text": f"hub with {p}", "concepts": ["hub", p]} for p in partners for _ in (1, 2)]
+            + [{"text": f"{p} alone", "concepts": [p, "other"]} for p in partners[:4]]
+        )
+        # A forget folds the pending link counts into the links table, where a side's
+        # strongest rows are read (and kept).
+        reader.forget([reader.write("a note to forget").id])
+        reader.read(concepts=["hub"], k=5, as_of=later)  # keeps hub's strongest few
+        asked = ["hub", "other", *partners[:3]]
+        kept = reader.read(concepts=asked, k=60, as_of=later)
+        with Memory(target, agent_id="ops") as fresh:
+            anew = fresh.read(concepts=asked, k=60, as_of=later)
+    assert kept.expanded_concepts == anew.expanded_concepts
+    assert [(i.id, i.score, i.source) for i in kept.items] == [
+        (i.id, i.score, i.source) for i in anew.items
+    ]

@@ -325,7 +325,26 @@ class LinkQueries(SQLStore):
         """For each side ``(layer, concept, concept is the lower id)`` and its row
         limit, its strongest stored links at or above ``floor``, strongest first (ties
         on the other end's id): one statement for many sides, each cut by its own
-        LIMIT on its own index range."""
+        LIMIT on its own index range. Kept with the read memo (`links` changes only
+        at a fold, a write): a side read before with as many rows, or all it has,
+        asks nothing."""
+        memo = self._memo(("strongest links", floor))
+        known: dict[tuple[int, int, bool], tuple[int, list[tuple[int, float]]]] = (
+            memo if memo is not None else {}
+        )
+        missing = [
+            (key, limit)
+            for key, limit in sides
+            if key not in known or (known[key][0] < limit and len(known[key][1]) == known[key][0])
+        ]
+        if missing:
+            fetched = self._fetch_strongest(missing, floor)
+            known.update((key, (limit, fetched[key])) for key, limit in missing)
+        return {key: known[key][1][:limit] for key, limit in sides}
+
+    def _fetch_strongest(
+        self, sides: Sequence[tuple[tuple[int, int, bool], int]], floor: float
+    ) -> dict[tuple[int, int, bool], list[tuple[int, float]]]:
         found: dict[tuple[int, int, bool], list[tuple[int, float]]] = {k: [] for k, _ in sides}
         parts = []
         for (layer, concept, concept_is_a), limit in sides:
