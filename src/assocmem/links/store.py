@@ -43,6 +43,11 @@ class LinkQueries(SQLStore):
         """A new connection's copy of `pending_links` (empty where counts are not
         buffered)."""
         self._pending_links = PendingLinks()
+        # The pending span as this connection's last append left it, and the data
+        # version it holds for: another connection's commit moves the version, and a
+        # rollback or a fold here drops it. Saves a write reading back what it
+        # appended last.
+        self._span_written: tuple[Any, tuple[int | None, int, int, int]] | None = None
 
     def drop_pending_copy(self, level: int) -> None:
         """A rollback's hook: the copy may hold rows the rollback takes back."""
@@ -144,11 +149,6 @@ class LinkQueries(SQLStore):
         self._span_written = (self._current_version(), span)
         if number - base >= pending_links.fold_at(links):
             self.fold_links()
-
-    # The pending span as this connection's last append left it, and the data version
-    # it holds for: another connection's commit moves the version, and a rollback or a
-    # fold here drops it. Saves a write reading back what it appended last.
-    _span_written: tuple[Any, tuple[int | None, int, int, int]] | None = None
 
     def _span_to_append(self) -> tuple[int | None, int, int, int]:
         """`_pending_span`, as this connection's last append left it when no other
@@ -328,19 +328,10 @@ class LinkQueries(SQLStore):
         LIMIT on its own index range. Kept with the read memo (`links` changes only
         at a fold, a write): a side read before with as many rows, or all it has,
         asks nothing."""
-        memo = self._memo(("strongest links", floor))
-        known: dict[tuple[int, int, bool], tuple[int, list[tuple[int, float]]]] = (
-            memo if memo is not None else {}
+        kept = self._kept_lists(
+            ("strongest links", floor), sides, lambda missing: self._fetch_strongest(missing, floor)
         )
-        missing = [
-            (key, limit)
-            for key, limit in sides
-            if key not in known or (known[key][0] < limit and len(known[key][1]) == known[key][0])
-        ]
-        if missing:
-            fetched = self._fetch_strongest(missing, floor)
-            known.update((key, (limit, fetched[key])) for key, limit in missing)
-        return {key: known[key][1][:limit] for key, limit in sides}
+        return {key: kept[key][:limit] for key, limit in sides}
 
     def _fetch_strongest(
         self, sides: Sequence[tuple[tuple[int, int, bool], int]], floor: float

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from assocmem.errors import AssocmemError
 from assocmem.schema import Condition
 from assocmem.store.params import KEYED, chunked, in_list, qmarks, translated
-from assocmem.store.parts import StorePart, hooks_of, parts_of
+from assocmem.store.parts import StorePart, hooks_of, parts_of, tables
 from assocmem.store.protocol import View
 from assocmem.types import Scope
 
@@ -140,6 +140,10 @@ class SQLConnection:
         # token it was last read in (a forget elsewhere deletes names; see forget.py).
         self._concepts_epoch: Any = None
         self._epoch_read_in: int | None = None
+        # The data version a write transaction last read CONCEPTS_EPOCH under: until
+        # another connection commits, no forget elsewhere can have moved it (one here
+        # drops the caches itself).
+        self._epoch_version: Any = None
         # Outermost transactions and snapshots begun on this connection: a token that
         # tells one transaction's cached reads from the next one's.
         self._transactions = 0
@@ -150,8 +154,10 @@ class SQLConnection:
         self._in_snapshot = False
         self._snapshot_memo: dict[Any, Any] = {}
         # The store's state the memo was filled in (None: nothing is kept between
-        # snapshots), and the tables found empty then.
+        # snapshots).
         self._memo_state: Any = None
+        # The tables a snapshot checks for a first row as it begins (`snapshot_checks`).
+        self._skipped_when_empty = (*tables(self.parts(), "empty_checked"), *SKIPPED_WHEN_EMPTY)
         for on_init in self.hooks("on_init"):
             on_init(self)
 
@@ -366,6 +372,10 @@ class SQLConnection:
     def _memo_entries(self) -> int:
         return sum(len(memo) for memo in self._snapshot_memo.values())
 
+    def _empty_tables(self, flags: Sequence[Any]) -> frozenset[str]:
+        """The tables of `snapshot_checks`' emptiness ``flags`` (in their order) found empty."""
+        return frozenset(t for t, none in zip(self._skipped_when_empty, flags, strict=True) if none)
+
     def _empty(self, table: str) -> bool:
         """Whether ``table`` was empty when the open read snapshot began; False when
         not known (outside a snapshot, or a backend that did not look)."""
@@ -378,6 +388,29 @@ class SQLConnection:
             return None
         memo: dict[Any, Any] = self._snapshot_memo.setdefault(key, {})
         return memo
+
+    def _kept_lists(
+        self,
+        key: Any,
+        wanted: Sequence[tuple[Any, int]],
+        fetch: Callable[[list[tuple[Any, int]]], Mapping[Any, list[Any]]],
+    ) -> dict[Any, list[Any]]:
+        """Each ``(item, limit)`` of ``wanted``'s first ``limit`` rows, kept with the memo
+        under ``key``: an item is fetched (``fetch(items and limits)``, which returns
+        each item's rows, at most its limit, in their order) unless kept with as many
+        rows, or with all it has (fewer than were asked for). The lists returned hold
+        at least ``limit`` rows wherever that many exist; callers cut them."""
+        memo = self._memo(("lists", key))
+        kept: dict[Any, tuple[int, list[Any]]] = memo if memo is not None else {}
+        missing = [
+            (item, limit)
+            for item, limit in wanted
+            if item not in kept or (kept[item][0] < limit and len(kept[item][1]) == kept[item][0])
+        ]
+        if missing:
+            found = fetch(missing)
+            kept.update((item, (limit, found.get(item, []))) for item, limit in missing)
+        return {item: kept[item][1] for item, _ in wanted}
 
     def _remembered(self, key: Any, fetch: Callable[[], Any]) -> Any:
         """``fetch()``, remembered for the open read snapshot under ``key``."""
@@ -455,8 +488,14 @@ class SQLConnection:
         token = self._transactions if self._depth else None
         if token is not None and token == self._epoch_read_in:
             return
+        writing = self._depth and not self._in_snapshot
+        version = self._current_version() if writing else None
+        if version is not None and version == self._epoch_version:
+            self._epoch_read_in = token  # no one else committed since it was read
+            return
         rows = self._query(KEYED + "SELECT value FROM store_info WHERE key = ?", [CONCEPTS_EPOCH])
         self._note_concepts_epoch(rows[0][0] if rows else None, token)
+        self._epoch_version = version
 
     def _note_concepts_epoch(self, epoch: Any, token: int | None) -> None:
         """Keep the cached concept ids only if ``epoch`` (CONCEPTS_EPOCH as read in the

@@ -81,6 +81,9 @@ class ForgetQueries(SQLConnection):
                 for on_erase in self.hooks("on_erase"):
                     on_erase(self, agent, erased)
                 self._purge_text_index()
+                # What reads kept of them goes now, not when the next read finds the
+                # store changed.
+                self._forget_memo()
         if found and not self._depth:
             self._scrub_files()
         return len(found)

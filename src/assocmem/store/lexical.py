@@ -97,13 +97,9 @@ class LexicalBounds(SQLConnection):
         """The seq after which lie the newest `LEXICAL_WINDOW` memories of the layer
         written latest and at most as many of each other layer (0: every memory of
         ``layers``), and how many memories of the layers lie after it."""
-        memo = self._memo(("window", tuple(layers)))
-        if memo is not None and "window" in memo:
-            window: tuple[int, int] = memo["window"]
-            return window
-        window = self._find_window(layers)
-        if memo is not None:
-            memo["window"] = window
+        window: tuple[int, int] = self._remembered(
+            ("window", tuple(layers)), lambda: self._find_window(layers)
+        )
         return window
 
     def _find_window(self, layers: Sequence[int]) -> tuple[int, int]:

@@ -29,7 +29,7 @@ from assocmem.errors import (
 )
 from assocmem.schema import Condition
 from assocmem.store import lexical
-from assocmem.store.connection import SKIPPED_WHEN_EMPTY, snapshot_checks
+from assocmem.store.connection import snapshot_checks
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
@@ -174,7 +174,6 @@ class PostgresStore(SQLStore):
         self.path = url
         self._init_state()
         parts = self.parts()
-        self._skipped_when_empty = (*tables(parts, "empty_checked"), *SKIPPED_WHEN_EMPTY)
         self._forget_tables = (*FORGET_TABLES, *tables(parts, "forget_tables"))
         self._grown_tables = (*GROWN_TABLES, *tables(parts, "grown_tables"))
         # What every read checks first, sent with its BEGIN: a round trip each would
@@ -316,9 +315,7 @@ class PostgresStore(SQLStore):
         newest_scope, epoch, *empty = cursor.fetchone()
         self._version_in = (self._transactions, ("scopes", newest_scope))
         self._note_concepts_epoch(epoch, self._transactions)
-        self._empty_in_snapshot = frozenset(
-            t for t, none in zip(self._skipped_when_empty, empty, strict=True) if none
-        )
+        self._empty_in_snapshot = self._empty_tables(empty)
 
     def _data_version(self) -> Any:
         # Inside a write transaction no one else writes (the advisory lock): the scope

@@ -218,14 +218,9 @@ class MemoryRecords(SQLConnection):
         ).fetchone()
         return (int(row[0]), str(row[1]), str(row[2])) if row else None
 
-    # The data version under which a write transaction last found the concept cache
-    # current: until another connection commits, no forget elsewhere can have
-    # deleted names (one here drops the cache itself).
-    _concepts_checked_in: Any = None
-
     @translated
     def intern_concepts(self, names: Sequence[str]) -> dict[str, int]:
-        self._check_interned_cache()
+        self._check_concept_cache()
         cache, pending = self._concept_cache, self._pending_concepts
         missing = [n for n in dict.fromkeys(names) if n not in cache and n not in pending]
         if missing:
@@ -247,14 +242,6 @@ class MemoryRecords(SQLConnection):
                         found = [n for n in chunk if n not in pending]
                         pending.update(self._lookup_concepts(found))
         return {n: cache[n] if n in cache else pending[n] for n in names}
-
-    def _check_interned_cache(self) -> None:
-        """`_check_concept_cache`, skipped in a write transaction while no other
-        connection has committed since the last one that checked."""
-        version = self._current_version() if self._depth else None
-        if version is None or version != self._concepts_checked_in:
-            self._check_concept_cache()
-            self._concepts_checked_in = version
 
     def _lookup_concepts(self, names: Sequence[str]) -> dict[str, int]:
         return dict(

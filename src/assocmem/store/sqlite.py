@@ -48,17 +48,11 @@ from assocmem.store.checkpoints import (
     CHECKPOINT_RETRY_S,
     Checkpointer,
 )
-from assocmem.store.connection import (
-    BUSY_TIMEOUT_S,
-    SKIPPED_WHEN_EMPTY,
-    SYNCHRONOUS,
-    snapshot_checks,
-)
+from assocmem.store.connection import BUSY_TIMEOUT_S, SYNCHRONOUS, snapshot_checks
 from assocmem.store.core import SQLStore
 from assocmem.store.lexical import common_terms
 from assocmem.store.migrations import migrations
 from assocmem.store.params import in_list, translated
-from assocmem.store.parts import tables
 from assocmem.store.protocol import View
 from assocmem.store.refold import is_current, refold_once
 from assocmem.store.where_sqlite import condition_sql
@@ -142,7 +136,6 @@ class SQLiteStore(SQLStore):
         self.path = path
         self.read_only = _not_writable(path) if read_only is None else read_only
         self._init_state()
-        self._skipped_when_empty = (*tables(self.parts(), "empty_checked"), *SKIPPED_WHEN_EMPTY)
         # Asked only when the store changed since the last snapshot (`_open_snapshot`).
         self._snapshot_checks = snapshot_checks("0", self._skipped_when_empty)
         self._checked: tuple[Any, frozenset[str]] = (None, frozenset())
@@ -303,21 +296,15 @@ class SQLiteStore(SQLStore):
         return self._query("PRAGMA data_version")[0][0]
 
     def _open_snapshot(self) -> None:
-        conn = self._conn
-        conn.execute(self.snapshot_begin)
+        self._conn.execute(self.snapshot_begin)
         # Its first read begins the read transaction: what follows sees this version.
-        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        version = self._data_version()
         self._version_in = (self._transactions, version)
         # data_version moves with other connections' commits, total_changes with this
         # one's writes (committed or not): equal, nothing changed since the last read.
-        if not self._keep_memo((version, conn.total_changes)):
-            _, epoch, *empty = conn.execute(self._snapshot_checks).fetchone()
-            self._checked = (
-                epoch,
-                frozenset(
-                    t for t, none in zip(self._skipped_when_empty, empty, strict=True) if none
-                ),
-            )
+        if not self._keep_memo((version, self._conn.total_changes)):
+            _, epoch, *empty = self._query(self._snapshot_checks)[0]
+            self._checked = (epoch, self._empty_tables(empty))
         epoch, self._empty_in_snapshot = self._checked
         self._note_concepts_epoch(epoch, self._transactions)
 
@@ -544,19 +531,19 @@ class SQLiteStore(SQLStore):
     def _layer_stats(self, layers: Sequence[int]) -> tuple[int, int, int]:
         """Memories and tokens in these layers, and memories in the whole index: read
         once per snapshot (a read's arms and its size all ask)."""
-        memo = self._memo(("layer stats", tuple(layers)))
-        if memo is not None and "stats" in memo:
-            return memo["stats"]  # type: ignore[no-any-return]
+        stats: tuple[int, int, int] = self._remembered(
+            ("layer stats", tuple(layers)), lambda: self._read_layer_stats(layers)
+        )
+        return stats
+
+    def _read_layer_stats(self, layers: Sequence[int]) -> tuple[int, int, int]:
         docs, tokens, everyone = self._query(
             f"SELECT COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN docs END), 0),"
             f" COALESCE(SUM(CASE WHEN {in_list('scope_id', layers)} THEN tokens END), 0),"
             " COALESCE(SUM(docs), 0) FROM lexical_layers",
             [*layers, *layers],
         )[0]
-        stats = (int(docs), int(tokens), int(everyone))
-        if memo is not None:
-            memo["stats"] = stats
-        return stats
+        return int(docs), int(tokens), int(everyone)
 
     def _layer_docs(self, layers: Sequence[int]) -> tuple[int, int]:
         """Memories in these layers, and in the whole index."""

@@ -31,20 +31,15 @@ class VisibilityQueries(SQLConnection):
         # Leaving out the skipped ones afterwards keeps at least ``per_concept``
         # wherever that many exist.
         wanted = per_concept + len(skip)
-        memo = self._memo(("carriers", view))
-        known: dict[int, tuple[int, list[int]]] = memo if memo is not None else {}
-        missing = [
-            c
-            for c in dict.fromkeys(concept_ids)
-            if c not in known or (known[c][0] < wanted and len(known[c][1]) == known[c][0])
-        ]
-        if missing:
-            found = self._newest_carriers(view, missing, wanted)
-            known.update((c, (wanted, found.get(c, []))) for c in missing)
+        kept = self._kept_lists(
+            ("carriers", view),
+            [(c, wanted) for c in dict.fromkeys(concept_ids)],
+            lambda missing: self._newest_carriers(view, [c for c, _ in missing], wanted),
+        )
         left_out = set(skip)
         carriers = {
-            c: [seq for seq in known[c][1] if seq not in left_out][:per_concept]
-            for c in dict.fromkeys(concept_ids)
+            c: [seq for seq in seqs if seq not in left_out][:per_concept]
+            for c, seqs in kept.items()
         }
         return {c: seqs for c, seqs in carriers.items() if seqs}
 
@@ -114,12 +109,7 @@ class VisibilityQueries(SQLConnection):
         layers = self._layers(scope)
         if not layers:
             return 0
-        memo = self._memo(("size", tuple(layers)))  # a read asks more than once
-        if memo is not None and "size" in memo:
-            return int(memo["size"])
-        size = self._layer_size(layers)
-        if memo is not None:
-            memo["size"] = size
+        size: int = self._remembered(("size", tuple(layers)), lambda: self._layer_size(layers))
         return size
 
     def _layer_size(self, layers: Sequence[int]) -> int:
