@@ -188,12 +188,16 @@ def test_a_fold_records_the_size_it_left_links_at(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
     with Memory(path, agent_id="a") as mem:
         mem.write_many(
-            [{"text": f"n{i}", "concepts": [f"c{i}", f"d{i}", "e"]} for i in range(4000)]
-        )  # 12,000 pairs: past the minimum of a store whose links are still empty
+            [
+                {"text": f"{word}{i}", "concepts": [f"c{i}", f"d{i}", "e"]}
+                for i in range(2000)
+                for word in ("n", "m")
+            ]
+        )  # 12,000 pair changes: past the minimum of a store whose links are still empty
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT COUNT(*) FROM pending_links").fetchone() == (0,)
         (links,) = db.execute("SELECT COUNT(*) FROM links").fetchone()
-        assert links == 12_000
+        assert links == 6_000  # each pair written twice: stored (`once_seen`)
         assert db.execute(
             "SELECT value FROM store_info WHERE key = 'links_at_fold'"
         ).fetchone() == (str(links),)

@@ -18,7 +18,7 @@ from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
-from assocmem.links import pending_links
+from assocmem.links import once_seen, pending_links
 from assocmem.links.pending_links import PendingLinks, PendingSide
 from assocmem.links.rows import LearnedLink
 from assocmem.store.connection import roles_of
@@ -47,7 +47,7 @@ class LinkQueries(SQLStore):
         # version it holds for: another connection's commit moves the version, and a
         # rollback or a fold here drops it. Saves a write reading back what it
         # appended last.
-        self._span_written: tuple[Any, tuple[int | None, int, int, int]] | None = None
+        self._span_written: tuple[Any, tuple[int | None, int, int, int, int]] | None = None
 
     def drop_pending_copy(self, level: int) -> None:
         """A rollback's hook: the copy may hold rows the rollback takes back."""
@@ -90,11 +90,21 @@ class LinkQueries(SQLStore):
                 f"DELETE FROM links WHERE {in_list('scope_id', layers)} AND (a = ? OR b = ?)",
                 [*layers, concept, concept],
             )
+        if self.buffers_link_counts:
+            # A new memory may take the seq of one just deleted, and its counts are
+            # pending: it must not be read as folded too (`once_seen`).
+            self._conn.execute(
+                "UPDATE store_info SET value = (SELECT COALESCE(MAX(seq), 0) FROM memories)"
+                " WHERE key = ?",
+                [once_seen.FOLDED_SEQ],
+            )
 
     def merge_links(self, merged: Mapping[int, int]) -> None:
         """A refold's hook: each pair touching a merged concept is re-keyed to its new
         ends and summed; a memory that carried two merged spellings keeps each of its
         pairs counted once, as a write of it today would (and `forget` takes back)."""
+        if self.buffers_link_counts:
+            _store_once_seen(self, sorted({*merged, *merged.values()}))
         overcounts = _overcounts(self, merged)
         _merge_links(self)
         _uncount_overcounts(self, overcounts)
@@ -102,12 +112,32 @@ class LinkQueries(SQLStore):
     def move_links(self, seq: int, old: int, new: int) -> None:
         """An update's hook: a memory moved layers, so its write's pairs move with it."""
         self.uncount_cooccurrence(seq, old)
-        concepts = [
+        concepts = sorted(
             c for (c,) in self._query(
                 "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
             )
-        ]  # fmt: skip
-        self.count_cooccurrence([(new, concepts)], times.to_micros(times.now()))
+        )  # fmt: skip
+        at = times.to_micros(times.now())
+        if not self.buffers_link_counts:
+            self.count_cooccurrence([(new, concepts)], at)
+            return
+        # Counted here, not appended: the memory is folded (`settle` ran), so its pairs
+        # in the new layer are once-seen through it where nothing else holds them. A
+        # pair with a row gains a count; one another folded memory of the layer carries
+        # (once-seen through it) is stored with both counts. The memory's own concept
+        # rows still name the old layer here.
+        pairs = list(combinations(concepts, 2))
+        self._conn.executemany(
+            "UPDATE links SET count = count + 1, weight = weight + 1, updated_at = ?"
+            " WHERE scope_id = ? AND a = ? AND b = ?",
+            [(at, new, a, b) for a, b in pairs],
+        )
+        self._conn.executemany(
+            "INSERT INTO links (scope_id, a, b, weight, count, updated_at) SELECT ?, ?, ?, 2, 2, ?"
+            " WHERE NOT " + once_seen.stored_sql("?", "?", "?") + " AND "
+            + once_seen.carried_sql("?", "?", "?", once_seen.FOLDED),
+            [(new, a, b, at, new, a, b, a, new, b) for a, b in pairs],  # each in its order
+        )  # fmt: skip
 
     def count_cooccurrence(self, groups: Sequence[tuple[int, Sequence[int]]], at: int) -> None:
         """Add one co-occurrence to every pair of each group's concepts: ``groups`` holds
@@ -134,7 +164,7 @@ class LinkQueries(SQLStore):
         list once it is long enough. The last two are None on co-occurrence rows."""
         if not rows:
             return
-        first, last, links, base = self._span_to_append()
+        first, last, links, base, folded = self._span_to_append()
         number = last or base
         numbered = []
         for layer, ids, count, at, moved, outcome in rows:
@@ -145,12 +175,12 @@ class LinkQueries(SQLStore):
             " VALUES (?,?,?,?,?,?,?)",
             numbered,
         )
-        span = (first or numbered[0][0], number, links, base)
+        span = (first or numbered[0][0], number, links, base, folded)
         self._span_written = (self._current_version(), span)
         if number - base >= pending_links.fold_at(links):
             self.fold_links()
 
-    def _span_to_append(self) -> tuple[int | None, int, int, int]:
+    def _span_to_append(self) -> tuple[int | None, int, int, int, int]:
         """`_pending_span`, as this connection's last append left it when no other
         connection has committed since (inside a write transaction: no one can meanwhile)."""
         known = self._span_written
@@ -160,25 +190,33 @@ class LinkQueries(SQLStore):
                 return known[1]
         return self._pending_span()
 
-    def _pending_span(self) -> tuple[int | None, int, int, int]:
+    def _pending_span(self) -> tuple[int | None, int, int, int, int]:
         """First and last id of the pending rows (last 0: none), the rows `links` held at
-        the last fold, and the last id then (the pair changes pending are the last id
-        minus it)."""
+        the last fold, the last id then (the pair changes pending are the last id
+        minus it), and the last memory seq folded (`once_seen.FOLDED_SEQ`)."""
         # One subquery each: SQLite answers a lone MIN or MAX of the key from the
         # B-tree's edge, but both in one SELECT scan the table.
-        first, last, links, base = self._query(
+        first, last, links, base, folded = self._query(
             "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links),"
             " (SELECT value FROM store_info WHERE key = 'links_at_fold'),"
-            " (SELECT value FROM store_info WHERE key = 'pending_links_base')"
+            " (SELECT value FROM store_info WHERE key = 'pending_links_base'),"
+            f" (SELECT value FROM store_info WHERE key = '{once_seen.FOLDED_SEQ}')"
         )[0]
-        return first, last or 0, int(links or 0), int(base or 0)
+        return first, last or 0, int(links or 0), int(base or 0), int(folded or 0)
+
+    def _folded_seq(self) -> int:
+        """The last memory seq whose co-occurrence is folded, as this snapshot sees it."""
+        span: tuple[int | None, int, int, int, int] = self._remembered(
+            "pending span", self._pending_span
+        )
+        return span[4]
 
     def fold_links(self) -> None:
         """Fold every pending count into `links`, inside the caller's write transaction
         (which excludes every other writer), then empty the pending list."""
         if not self.buffers_link_counts:
             return
-        _, last, _, _ = self._pending_span()
+        _, last, _, _, _ = self._pending_span()
         if not last:
             return
         (feedback,) = self._conn.execute(
@@ -189,9 +227,12 @@ class LinkQueries(SQLStore):
         self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
         # The next rows number on from the last one: ids are never reused.
+        # Every memory written so far is now counted: its once-seen pairs are read
+        # from it from here on (`once_seen`).
         self._conn.execute(
             "INSERT INTO store_info (key, value) VALUES"
-            " ('links_at_fold', (SELECT COUNT(*) FROM links)), ('pending_links_base', ?)"
+            " ('links_at_fold', (SELECT COUNT(*) FROM links)), ('pending_links_base', ?),"
+            f" ('{once_seen.FOLDED_SEQ}', (SELECT COALESCE(MAX(seq), 0) FROM memories))"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [last],
         )
@@ -203,7 +244,7 @@ class LinkQueries(SQLStore):
         pending = self._pending_links
         if not self.buffers_link_counts:
             return pending
-        first, last, _, _ = self._remembered("pending span", self._pending_span)
+        first, last, _, _, _ = self._remembered("pending span", self._pending_span)
         if first is None or first != pending.first or last < pending.last:
             pending.clear()  # empty, or folded since the copy was made
         if first is not None and last > pending.last:
@@ -350,7 +391,28 @@ class LinkQueries(SQLStore):
             found[sides[index][0]].append((other, weight))
         for rows in found.values():  # a union keeps no order across its parts
             rows.sort(key=lambda row: (-row[1], row[0]))
+        if self.buffers_link_counts and floor <= 1.0:
+            self._add_once_seen(sides, found)
         return found
+
+    def _add_once_seen(
+        self,
+        sides: Sequence[tuple[tuple[int, int, bool], int]],
+        found: dict[tuple[int, int, bool], list[tuple[int, float]]],
+    ) -> None:
+        """Merge each side's once-seen pairs (weight 1, `once_seen`) into its strongest
+        stored rows ``found``, where fewer than its limit of those outweigh them."""
+        short = [(key, n) for key, n in sides if sum(w > 1.0 for _, w in found[key]) < n]
+        if not short:
+            return
+        seen: dict[tuple[int, int, bool], list[tuple[int, float]]] = {}
+        for index, other in once_seen.side_partners(self, short, self._folded_seq()):
+            seen.setdefault(short[index][0], []).append((other, 1.0))
+        for key, limit in short:
+            if key in seen:
+                rows = found[key] + seen[key]
+                rows.sort(key=lambda row: (-row[1], row[0]))
+                found[key] = rows[:limit]
 
     def _resolve_pending(
         self,
@@ -381,6 +443,20 @@ class LinkQueries(SQLStore):
                 keys.append(key)
         for index, (other, weight) in self._union(parts):
             stored[keys[index]][other] = weight
+        if self.buffers_link_counts:  # a pair with no row may be once-seen (`once_seen`)
+            missing = {
+                (key, other): (key[0], min(key[1], other), max(key[1], other))
+                for key, _, unresolved in lookups
+                for other in unresolved
+                if other not in stored[key]
+            }
+            if missing:
+                once = once_seen.pairs_seen_once(
+                    self, list(missing.values()), self._folded_seq(), times=False
+                )
+                for (key, other), pair in missing.items():
+                    if pair in once:
+                        stored[key][other] = 1.0
         for key, side, unresolved in lookups:
             for other in unresolved:
                 side.resolve(other, stored[key].get(other, 0.0))
@@ -451,10 +527,20 @@ class LinkQueries(SQLStore):
             names: dict[int, str] = {}
             for r in rows:
                 names[r[0]], names[r[1]] = r[7], r[8]
+            if self.buffers_link_counts:
+                # Once-seen pairs (`once_seen`) add 1 a layer: a pair the query cut may
+                # reach the top with them, so it is read whole.
+                seen = once_seen.pairs_around(self, layers, concept_ids, self._folded_seq())
+                outside = sorted({(a, b) for _, a, b in seen} - links.keys())
+                links.update(self._rows_of(layers, outside, once=False))
+                _add_seen(links, seen)
             if changes:
                 # A pair the query left out and nothing changed is weaker than `limit`
                 # pairs it returned, so merging the pending pairs keeps the top exact.
-                links.update(self._rows_of(layers, [p for p in changes if p not in links]))
+                # (Every once-seen pair around the concepts is in `links` already.)
+                links.update(
+                    self._rows_of(layers, [p for p in changes if p not in links], once=False)
+                )
                 written = self._pending_written([c.last_row for cs in changes.values() for c in cs])
                 for (a, b), change in changes.items():
                     row = links.get((a, b)) or LinkRow(a, b, 0.0, 0, 0.0, 0, "")
@@ -466,8 +552,9 @@ class LinkQueries(SQLStore):
                         row.feedback_count + sum(c.feedback_count for c in change),
                         max(row.updated_at, *(written[c.last_row] for c in change)),
                     )  # fmt: skip
-                # Only a pending pair the query did not return needs its names looked up.
-                unnamed = sorted({c for pair in links for c in pair} - names.keys())
+            # Only a pair the query did not return needs its names looked up.
+            unnamed = sorted({c for pair in links for c in pair} - names.keys())
+            if unnamed:
                 names.update(self._names_by_id(unnamed))
         ranked = sorted(
             links.values(),
@@ -476,9 +563,21 @@ class LinkQueries(SQLStore):
         return [replace(row, weight=max(0.0, row.weight)) for row in ranked]
 
     def _rows_of(
+        self, layers: Sequence[int], pairs: Sequence[tuple[int, int]], *, once: bool = True
+    ) -> dict[tuple[int, int], LinkRow]:
+        """The stored links of ``pairs``, summed over ``layers``, with the once-seen ones
+        (`once_seen`) unless ``once`` is false."""
+        found = self._stored_rows_of(layers, pairs)
+        if once and self.buffers_link_counts and pairs:
+            seen = once_seen.pairs_seen_once(
+                self, [(layer, a, b) for layer in layers for a, b in pairs], self._folded_seq()
+            )
+            _add_seen(found, seen)
+        return found
+
+    def _stored_rows_of(
         self, layers: Sequence[int], pairs: Sequence[tuple[int, int]]
     ) -> dict[tuple[int, int], LinkRow]:
-        """The stored links of ``pairs``, summed over ``layers``."""
         found: dict[tuple[int, int], LinkRow] = {}
         for chunk in chunked(sorted(pairs)):  # two IN lists of at most CHUNK ids each
             firsts, seconds = sorted({a for a, _ in chunk}), sorted({b for _, b in chunk})
@@ -494,13 +593,17 @@ class LinkQueries(SQLStore):
         return found
 
     def count_links(self, where: str, layers: Sequence[int]) -> dict[str, int]:
-        """The stats hook: the concept pairs linked in ``layers``, pending ones included."""
+        """The stats hook: the concept pairs linked in ``layers``, pending and once-seen
+        ones included."""
         if self.buffers_link_counts:
+            once = once_seen.all_pairs_sql(in_list("x.scope_id", layers))
             sql = (
                 f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
-                f" UNION SELECT a, b FROM pending_pairs WHERE {where}) AS pairs"
+                f" UNION SELECT a, b FROM pending_pairs WHERE {where}"
+                f" UNION SELECT a, b FROM ({once})) AS pairs"
             )
-            return {"links": int(self._query(sql, [*layers, *layers])[0][0])}
+            params = [*layers, *layers, *layers, self._folded_seq()]
+            return {"links": int(self._query(sql, params)[0][0])}
         sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
         return {"links": int(self._query(sql, layers)[0][0])}
 
@@ -524,14 +627,25 @@ class LinkQueries(SQLStore):
                 " SUM(l.outcome_sum), SUM(l.feedback_count), MAX(l.updated_at) FROM links l"
                 + joined
             ]
+            params: list[list[Any]] = [list(layers)]
             if self.buffers_link_counts:  # the pending rows, summed as the fold sums them
                 parts.append(
                     "SELECT s.access, ca.name, cb.name, SUM(l.count) + TOTAL(l.moved),"
                     " SUM(l.count), TOTAL(l.outcome), COUNT(l.outcome), MAX(l.at)"
                     " FROM pending_pairs l" + joined
                 )
-            for sql in parts:
-                for access, a, b, w, c, o, f, at in self._query(sql, layers):
+                params.append(list(layers))
+                # The once-seen pairs, each count 1 in its layer (`once_seen`).
+                once = once_seen.all_pairs_sql(in_list("x.scope_id", layers))
+                parts.append(
+                    "SELECT s.access, ca.name, cb.name, COUNT(*) + 0.0, COUNT(*), 0.0, 0,"
+                    f" MAX(l.at) FROM ({once}) l" + joined
+                )
+                params.append([*layers, self._folded_seq(), *layers])
+            for sql, values in zip(parts, params, strict=True):
+                for access, a, b, w, c, o, f, at in self._query(sql, values):
+                    if isinstance(at, str):  # a once-seen pair: its memory's created_at
+                        at = times.to_micros(at)
                     row = sums.setdefault((access, a, b), [0.0, 0, 0.0, 0, 0])
                     row[0] += float(w)
                     row[1] += int(c)
@@ -600,21 +714,34 @@ class LinkQueries(SQLStore):
 
 
 # The fold: each pending pair's changes summed into its `links` row (weight, count,
-# outcome sum, feedback count, then the latest time).
+# outcome sum, feedback count, then the latest time). A pair with no row adds the
+# once-seen count a memory folded before carries (`once_seen`), and gets a row only
+# if its state is more than that: a count over 1, or feedback.
 _FOLD = (
-    "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-    " updated_at) SELECT scope_id, a, b, {sums}, MAX(at) FROM pending_pairs"
-    " WHERE true GROUP BY scope_id, a, b ORDER BY scope_id, a, b"
+    # Materialized: each pair's two checks run once, not once per use of their result.
+    "WITH h AS MATERIALIZED (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
+    + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
+    + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b),"
+    " g AS MATERIALIZED (SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
+    + once_seen.carried_sql("h.scope_id", "h.a", "h.b", once_seen.FOLDED)
+    + " END AS seen FROM h)"
+    " INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+    " updated_at) SELECT scope_id, a, b, w + seen, c + seen, o, f, u FROM g"
+    " WHERE stored OR c + seen <> 1 OR f > 0 OR w + seen <> 1 OR o <> 0"
+    " ORDER BY scope_id, a, b"
     " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
     " count = links.count + excluded.count,"
     " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
     " feedback_count = links.feedback_count + excluded.feedback_count,"
     " updated_at = MAX(links.updated_at, excluded.updated_at)"
+)  # fmt: skip
+_FEEDBACK_SUMS = (
+    "SUM(p.count) + TOTAL(p.moved) AS w, SUM(p.count) AS c, TOTAL(p.outcome) AS o,"
+    " COUNT(p.outcome) AS f"
 )
-_FEEDBACK_SUMS = "SUM(count) + TOTAL(moved), SUM(count), TOTAL(outcome), COUNT(outcome)"
 # The same sums where no feedback is pending (writes' co-occurrence alone, the usual
 # case): TOTAL of only NULLs is 0.0 and COUNT 0, and the sort carries less per pair.
-_COUNT_SUMS = "SUM(count) + 0.0, SUM(count), 0.0, 0"
+_COUNT_SUMS = "SUM(p.count) + 0.0 AS w, SUM(p.count) AS c, 0.0 AS o, 0 AS f"
 
 # `json.dumps(..., separators=(",", ":"))` without building an encoder for every row.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
@@ -709,3 +836,30 @@ def _merge_links(store: SQLStore) -> None:
         "DELETE FROM links WHERE a IN (SELECT old_id FROM refold_map)"
         " OR b IN (SELECT old_id FROM refold_map)"
     )
+
+
+def _store_once_seen(store: LinkQueries, concepts: Sequence[int]) -> None:
+    """Give every once-seen pair with an end in ``concepts``, in any layer, its row
+    (`once_seen`): a merge re-keys and sums rows, and two once-seen pairs it joins
+    are one pair counted twice."""
+    layers = [layer for (layer,) in store._query("SELECT id FROM scopes ORDER BY id")]
+    if not layers or not concepts:
+        return
+    seen = once_seen.pairs_around(store, layers, concepts, store._folded_seq())
+    store._conn.executemany(
+        "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,1,1,?)",
+        [(layer, a, b, times.to_micros(at)) for (layer, a, b), at in sorted(seen.items())],
+    )
+
+
+def _add_seen(
+    found: dict[tuple[int, int], LinkRow], seen: Mapping[tuple[int, int, int], str | None]
+) -> None:
+    """Add once-seen pairs ``{(layer, a, b): created_at}`` to the rows ``found`` summed
+    over layers: each counts 1 to its pair's weight and count."""
+    for (_, a, b), created in seen.items():
+        row = found.get((a, b)) or LinkRow(a, b, 0.0, 0, 0.0, 0, "")
+        at = times.from_micros(times.to_micros(created)) if created else ""
+        found[(a, b)] = replace(
+            row, weight=row.weight + 1.0, count=row.count + 1, updated_at=max(row.updated_at, at)
+        )

@@ -1,0 +1,153 @@
+"""Pairs written together once and never rated: read from the memory that carries
+them instead of stored (SQLite).
+
+Most pairs of concepts are written together by one memory and never again, and no
+outcome rates them. As `links` rows with two weight indexes they were most of a
+store's disk, yet everything such a row says (count 1, weight 1, written when that
+memory was) `memory_concepts` already holds. So a SQLite store keeps no row for
+them, and reads them from there.
+
+Invariant: a pair's state in a layer is its `links` row where it has one. Without
+one, it is count 1 and weight 1 if a memory of the layer folded so far (seq at most
+`FOLDED_SEQ` in store_info) carries both ends, with that memory's `created_at` as
+its time; otherwise nothing. What `pending_links` holds is added to either, as
+before. A fold stores a pair once its count passes 1 or feedback reaches it, and a
+move, a forget and a merge keep the same rule, so no two memories folded so far
+carry a pair that has no row. Memories after `FOLDED_SEQ` are still pending: their
+counts are in `pending_links`, never read twice.
+
+PostgreSQL counts every pair straight into `links` and keeps every row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from assocmem.store.core import SQLStore
+from assocmem.store.params import chunked, in_list
+
+# store_info: the last memory seq whose co-occurrence the links fold has counted.
+FOLDED_SEQ = "links_folded_seq"
+# That seq, in SQL (NULL before the first fold: then nothing is once-seen).
+FOLDED = f"(SELECT CAST(value AS INTEGER) FROM store_info WHERE key = '{FOLDED_SEQ}')"
+
+# Whether a memory of the layer folded so far carries both ends of the pair.
+_CARRIED = (
+    "SELECT 1 FROM memory_concepts y CROSS JOIN memory_concepts x"
+    " ON x.scope_id = y.scope_id AND x.concept_id = {a} AND x.memory_seq = y.memory_seq"
+    " WHERE y.scope_id = {layer} AND y.concept_id = {b} AND y.memory_seq <= {folded}"
+)
+# Whether the pair has a row.
+_STORED = "SELECT 1 FROM links l WHERE l.scope_id = {layer} AND l.a = {a} AND l.b = {b}"
+
+
+def carried_sql(layer: str, a: str, b: str, folded: str) -> str:
+    """SQL true where a memory of ``layer`` folded so far carries both ``a`` and ``b``
+    (SQL expressions); it starts from ``b``'s memories (the higher id: usually the
+    rarer concept, as ids are given in the order concepts are first written)."""
+    return f"EXISTS ({_CARRIED.format(layer=layer, a=a, b=b, folded=folded)})"
+
+
+def stored_sql(layer: str, a: str, b: str) -> str:
+    """SQL true where pair (``a``, ``b``) has a `links` row in ``layer``."""
+    return f"EXISTS ({_STORED.format(layer=layer, a=a, b=b)})"
+
+
+def side_partners(
+    store: SQLStore, sides: Sequence[tuple[tuple[int, int, bool], int]], folded: int
+) -> Iterator[tuple[int, int]]:
+    """For each side ``((layer, concept, concept is the lower id), limit)``, the first
+    ``limit`` other ends (ascending id) of the concept's once-seen pairs there, as
+    ``(index of the side, other end)``: one statement for many sides, each driven by
+    the concept's own memories and cut by its own LIMIT."""
+    parts = []
+    for (layer, concept, concept_is_a), limit in sides:
+        near, far = ("a", "b") if concept_is_a else ("b", "a")
+        beyond = ">" if concept_is_a else "<"
+        parts.append((
+            "SELECT {n}, other FROM (SELECT DISTINCT y.concept_id AS other"
+            " FROM memory_concepts x CROSS JOIN memory_concepts y"
+            " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
+            " WHERE x.scope_id = ? AND x.concept_id = ? AND x.memory_seq <= ?"
+            f" AND y.concept_id {beyond} ?"
+            " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
+            f"  AND l.{near} = x.concept_id AND l.{far} = y.concept_id)"
+            " ORDER BY other LIMIT ?) AS side{n}",
+            [layer, concept, folded, concept, limit],
+        ))  # fmt: skip
+    return ((index, other) for index, (other,) in store._union(parts))
+
+
+def pairs_seen_once(
+    store: SQLStore, pairs: Sequence[tuple[int, int, int]], folded: int, *, times: bool = True
+) -> dict[tuple[int, int, int], str | None]:
+    """Which of ``pairs`` ``(layer, a, b)`` (``a < b``) are once-seen (no row, and a
+    memory folded so far carries both), with that memory's `created_at` (None unless
+    ``times``)."""
+    by_side: dict[tuple[int, int], list[int]] = {}
+    for layer, a, b in sorted(set(pairs)):
+        by_side.setdefault((layer, a), []).append(b)
+    when, joined = (
+        ("MIN(m.created_at)", " JOIN memories m ON m.seq = y.memory_seq") if times else ("NULL", "")
+    )
+    parts, keys = [], []
+    for (layer, a), others in by_side.items():
+        for chunk in chunked(others):
+            parts.append((
+                f"SELECT {{n}}, y.concept_id, {when} FROM memory_concepts y"
+                " CROSS JOIN memory_concepts x ON x.scope_id = y.scope_id"
+                f"  AND x.concept_id = ? AND x.memory_seq = y.memory_seq{joined}"
+                f" WHERE y.scope_id = ? AND {in_list('y.concept_id', chunk)}"
+                " AND y.memory_seq <= ?"
+                " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = y.scope_id"
+                "  AND l.a = x.concept_id AND l.b = y.concept_id)"
+                " GROUP BY y.concept_id",
+                [a, layer, *chunk, folded],
+            ))  # fmt: skip
+            keys.append((layer, a))
+    found: dict[tuple[int, int, int], str | None] = {}
+    for index, (b, created) in store._union(parts):
+        layer, a = keys[index]
+        found[(layer, a, b)] = created
+    return found
+
+
+def pairs_around(
+    store: SQLStore, layers: Sequence[int], concepts: Sequence[int], folded: int
+) -> dict[tuple[int, int, int], str]:
+    """Every once-seen pair of ``layers`` with an end in ``concepts``: ``{(layer, a, b):
+    created_at of the memory that carries it}``."""
+    found: dict[tuple[int, int, int], str] = {}
+    for chunk in chunked(sorted(set(concepts))):
+        rows = store._query(
+            "SELECT x.scope_id, x.concept_id, y.concept_id, MIN(m.created_at)"
+            " FROM memory_concepts x CROSS JOIN memory_concepts y"
+            " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
+            " JOIN memories m ON m.seq = x.memory_seq"
+            f" WHERE {in_list('x.scope_id', layers)} AND {in_list('x.concept_id', chunk)}"
+            " AND x.memory_seq <= ? AND y.concept_id <> x.concept_id"
+            " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
+            "  AND l.a = MIN(x.concept_id, y.concept_id)"
+            "  AND l.b = MAX(x.concept_id, y.concept_id))"
+            " GROUP BY x.scope_id, x.concept_id, y.concept_id",
+            [*layers, *chunk, folded],
+        )
+        for layer, concept, other, created in rows:
+            found[(layer, min(concept, other), max(concept, other))] = created
+    return found
+
+
+def all_pairs_sql(where: str) -> str:
+    """A SELECT of ``(scope_id, a, b, created_at)`` of every once-seen pair of the
+    layers ``where`` (a condition on ``x.scope_id``) admits; one bound parameter
+    follows its own: the folded seq."""
+    return (
+        "SELECT x.scope_id, x.concept_id AS a, y.concept_id AS b, MIN(m.created_at) AS at"
+        " FROM memory_concepts x CROSS JOIN memory_concepts y"
+        " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
+        " JOIN memories m ON m.seq = x.memory_seq"
+        f" WHERE {where} AND x.memory_seq <= ? AND y.concept_id > x.concept_id"
+        " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
+        "  AND l.a = x.concept_id AND l.b = y.concept_id)"
+        " GROUP BY x.scope_id, x.concept_id, y.concept_id"
+    )
