@@ -298,3 +298,14 @@ def test_plan(
     renamed: dict[int, str],
 ) -> None:
     assert plan(names, forms) == (merged, renamed)
+
+
+def test_stats_count_each_linked_pair_once_after_a_refold(old: Any) -> None:
+    target, _, _ = old
+    with Memory(target, agent_id="ops") as mem:
+        exported = {
+            frozenset((line["a"], line["b"]))
+            for line in mem.export_all()
+            if line.get("line") == "link"
+        }
+        assert mem.stats().links == len(exported)

@@ -21,7 +21,8 @@ PostgreSQL counts every pair straight into `links` and keeps every row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
 
 from assocmem.store.core import SQLStore
 from assocmem.store.params import chunked, in_list
@@ -33,24 +34,66 @@ FOLDED = f"(SELECT CAST(value AS INTEGER) FROM store_info WHERE key = '{FOLDED_S
 
 # Whether a memory of the layer folded so far carries both ends of the pair.
 _CARRIED = (
-    "SELECT 1 FROM memory_concepts y CROSS JOIN memory_concepts x"
-    " ON x.scope_id = y.scope_id AND x.concept_id = {a} AND x.memory_seq = y.memory_seq"
-    " WHERE y.scope_id = {layer} AND y.concept_id = {b} AND y.memory_seq <= {folded}"
+    "SELECT 1 FROM memory_concepts cy CROSS JOIN memory_concepts cx"
+    " ON cx.scope_id = cy.scope_id AND cx.concept_id = {a} AND cx.memory_seq = cy.memory_seq"
+    " WHERE cy.scope_id = {layer} AND cy.concept_id = {b} AND cy.memory_seq <= {folded}"
 )
 # Whether the pair has a row.
-_STORED = "SELECT 1 FROM links l WHERE l.scope_id = {layer} AND l.a = {a} AND l.b = {b}"
+_STORED = "SELECT 1 FROM links cl WHERE cl.scope_id = {layer} AND cl.a = {a} AND cl.b = {b}"
 
 
-def carried_sql(layer: str, a: str, b: str, folded: str) -> str:
-    """SQL true where a memory of ``layer`` folded so far carries both ``a`` and ``b``
-    (SQL expressions); it starts from ``b``'s memories (the higher id: usually the
-    rarer concept, as ids are given in the order concepts are first written)."""
-    return f"EXISTS ({_CARRIED.format(layer=layer, a=a, b=b, folded=folded)})"
+def carried_sql(layer: str, a: str, b: str, folded: str, besides: str | None = None) -> str:
+    """SQL true where a memory of ``layer`` folded so far (other than the seq
+    ``besides``) carries both ``a`` and ``b`` (SQL expressions); it starts from ``b``'s
+    memories (the higher id: usually the rarer concept, as ids are given in the order
+    concepts are first written)."""
+    other = f" AND cy.memory_seq <> {besides}" if besides is not None else ""
+    return f"EXISTS ({_CARRIED.format(layer=layer, a=a, b=b, folded=folded)}{other})"
 
 
 def stored_sql(layer: str, a: str, b: str) -> str:
     """SQL true where pair (``a``, ``b``) has a `links` row in ``layer``."""
     return f"EXISTS ({_STORED.format(layer=layer, a=a, b=b)})"
+
+
+def only_through(store: SQLStore, seq: int, layer: int) -> int:
+    """How many pairs of memory ``seq`` (of ``layer``) are once-seen through it alone:
+    no row, and no other memory of the layer folded so far carries them."""
+    (n,) = store._query(
+        "SELECT COUNT(*) FROM memory_concepts x JOIN memory_concepts y"
+        " ON y.memory_seq = x.memory_seq AND y.concept_id > x.concept_id"
+        " WHERE x.memory_seq = ? AND NOT "
+        + stored_sql("?", "x.concept_id", "y.concept_id")
+        + " AND NOT "
+        + carried_sql("?", "x.concept_id", "y.concept_id", FOLDED, besides="?"),
+        [seq, layer, layer, seq],
+    )[0]
+    return int(n)
+
+
+def joining(store: SQLStore, concepts: Sequence[int], layer: int) -> int:
+    """How the once-seen pairs of ``layer`` change when a folded memory carrying
+    ``concepts`` joins it (its concept rows not yet there): +1 for each pair with no row
+    nothing else carries, -1 for each pair with no row another memory carries (stored
+    from now on)."""
+    ids = json.dumps(sorted(set(concepts)))
+    (n,) = store._query(
+        "SELECT COALESCE(SUM(CASE WHEN "
+        + carried_sql("?", "x.value", "y.value", FOLDED)
+        + " THEN -1 ELSE 1 END), 0) FROM json_each(?) x, json_each(?) y"
+        " WHERE x.value < y.value AND NOT " + stored_sql("?", "x.value", "y.value"),
+        [layer, ids, ids, layer],
+    )[0]
+    return int(n)
+
+
+def count_change(store: SQLStore, changes: Mapping[int, int]) -> None:
+    """Add ``{layer: change}`` to each layer's count of once-seen pairs."""
+    store._conn.executemany(
+        "INSERT INTO links_once_seen (scope_id, pairs) VALUES (?, ?) ON CONFLICT (scope_id)"
+        " DO UPDATE SET pairs = links_once_seen.pairs + excluded.pairs",
+        [(layer, n) for layer, n in sorted(changes.items()) if n],
+    )
 
 
 def side_partners(

@@ -66,6 +66,8 @@ class LinkQueries(SQLStore):
                 "SELECT concept_id FROM memory_concepts WHERE memory_seq = ?", [seq]
             )
         )  # fmt: skip
+        if self.buffers_link_counts:  # its once-seen pairs go with it
+            once_seen.count_change(self, {layer: -once_seen.only_through(self, seq, layer)})
         pairs = Counter(combinations(concepts, 2))
         rows = [(n, n, layer, a, b) for (a, b), n in sorted(pairs.items())]
         self._conn.executemany(
@@ -126,6 +128,7 @@ class LinkQueries(SQLStore):
         # pair with a row gains a count; one another folded memory of the layer carries
         # (once-seen through it) is stored with both counts. The memory's own concept
         # rows still name the old layer here.
+        once_seen.count_change(self, {new: once_seen.joining(self, concepts, new)})
         pairs = list(combinations(concepts, 2))
         self._conn.executemany(
             "UPDATE links SET count = count + 1, weight = weight + 1, updated_at = ?"
@@ -223,7 +226,18 @@ class LinkQueries(SQLStore):
             "SELECT EXISTS (SELECT 1 FROM pending_links"
             " WHERE moved IS NOT NULL OR outcome IS NOT NULL)"
         ).fetchone()
-        self._conn.execute(_FOLD.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
+        # Each pending pair once, with its row's presence and its once-seen count (a
+        # memory folded before carries it): checked once, then counted and folded.
+        self._conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS fold_pairs (scope_id INTEGER, a INTEGER,"
+            " b INTEGER, w REAL, c INTEGER, o REAL, f INTEGER, u INTEGER, stored INTEGER,"
+            " seen INTEGER)"
+        )
+        self._conn.execute("DELETE FROM temp.fold_pairs")
+        self._conn.execute(_FOLD_PAIRS.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
+        self._conn.execute(_COUNT_ONCE_SEEN)
+        self._conn.execute(_FOLD)
+        self._conn.execute("DELETE FROM temp.fold_pairs")
         self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
         # The next rows number on from the last one: ids are never reused.
@@ -595,17 +609,33 @@ class LinkQueries(SQLStore):
     def count_links(self, where: str, layers: Sequence[int]) -> dict[str, int]:
         """The stats hook: the concept pairs linked in ``layers``, pending and once-seen
         ones included."""
-        if self.buffers_link_counts:
+        if not self.buffers_link_counts:
+            sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
+            return {"links": int(self._query(sql, layers)[0][0])}
+        folded = self._folded_seq()
+        if len(layers) > 1:  # a pair may be in several layers: each counted once
             once = once_seen.all_pairs_sql(in_list("x.scope_id", layers))
             sql = (
                 f"SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
                 f" UNION SELECT a, b FROM pending_pairs WHERE {where}"
                 f" UNION SELECT a, b FROM ({once})) AS pairs"
             )
-            params = [*layers, *layers, *layers, self._folded_seq()]
-            return {"links": int(self._query(sql, params)[0][0])}
-        sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE {where} GROUP BY a, b) AS pairs"
-        return {"links": int(self._query(sql, layers)[0][0])}
+            return {"links": int(self._query(sql, [*layers, *layers, *layers, folded])[0][0])}
+        # One layer: the rows and pending pairs, and its count of once-seen pairs less
+        # those a pending change also names.
+        (n,) = self._query(
+            f"SELECT (SELECT COUNT(*) FROM (SELECT a, b FROM links WHERE {where}"
+            f" UNION SELECT a, b FROM pending_pairs WHERE {where}))"
+            f" + (SELECT COALESCE(SUM(pairs), 0) FROM links_once_seen WHERE {where})"
+            " - (SELECT COUNT(*) FROM (SELECT DISTINCT scope_id, a, b FROM pending_pairs"
+            f"   WHERE {where}) p WHERE NOT "
+            + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
+            + " AND "
+            + once_seen.carried_sql("p.scope_id", "p.a", "p.b", "?")
+            + ")",
+            [*layers, *layers, *layers, *layers, folded],
+        )[0]
+        return {"links": int(n)}
 
     # -- portable: a whole store's links out and back in
 
@@ -664,25 +694,35 @@ class LinkQueries(SQLStore):
         with self.transaction():
             self.fold_links()  # the exported state replaces the pair's whole count
             ids = self.intern_concepts([n for link in links for n in (link.a, link.b)])
+            rows = sorted(
+                (
+                    self._own_layer(scope, link.access),
+                    *sorted((ids[link.a], ids[link.b])),
+                    link.weight,
+                    link.count,
+                    link.outcome_sum,
+                    link.feedback_count,
+                    times.to_micros(link.updated_at),
+                )  # fmt: skip
+                for link in links
+                if ids[link.a] != ids[link.b]
+            )
+            if self.buffers_link_counts:  # a once-seen pair it sets is stored from now on
+                seen = once_seen.pairs_seen_once(
+                    self,
+                    [(int(r[0]), int(r[1]), int(r[2])) for r in rows],
+                    self._folded_seq(),
+                    times=False,
+                )
+                stored = Counter(layer for layer, _, _ in seen)
+                once_seen.count_change(self, {layer: -n for layer, n in stored.items()})
             self._conn.executemany(
                 "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
                 " updated_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
                 " weight = excluded.weight, count = excluded.count,"
                 " outcome_sum = excluded.outcome_sum, feedback_count = excluded.feedback_count,"
                 " updated_at = excluded.updated_at",
-                sorted(
-                    (
-                        self._own_layer(scope, link.access),
-                        *sorted((ids[link.a], ids[link.b])),
-                        link.weight,
-                        link.count,
-                        link.outcome_sum,
-                        link.feedback_count,
-                        times.to_micros(link.updated_at),
-                    )  # fmt: skip
-                    for link in links
-                    if ids[link.a] != ids[link.b]
-                ),
+                rows,
             )
 
     def _pending_written(self, row_ids: Sequence[int]) -> dict[int, str]:
@@ -717,18 +757,25 @@ class LinkQueries(SQLStore):
 # outcome sum, feedback count, then the latest time). A pair with no row adds the
 # once-seen count a memory folded before carries (`once_seen`), and gets a row only
 # if its state is more than that: a count over 1, or feedback.
-_FOLD = (
-    # Materialized: each pair's two checks run once, not once per use of their result.
-    "WITH h AS MATERIALIZED (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
-    + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
-    + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b),"
-    " g AS MATERIALIZED (SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
+_FOLD_PAIRS = (
+    "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
     + once_seen.carried_sql("h.scope_id", "h.a", "h.b", once_seen.FOLDED)
-    + " END AS seen FROM h)"
-    " INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-    " updated_at) SELECT scope_id, a, b, w + seen, c + seen, o, f, u FROM g"
-    " WHERE stored OR c + seen <> 1 OR f > 0 OR w + seen <> 1 OR o <> 0"
-    " ORDER BY scope_id, a, b"
+    + " END FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
+    + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
+    + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b) AS h"
+)
+# A pair with no row that stays "count 1, weight 1, unrated" keeps none.
+_PLAIN = "NOT stored AND c + seen = 1 AND w + seen = 1 AND f = 0 AND o = 0"
+_COUNT_ONCE_SEEN = (
+    "INSERT INTO links_once_seen (scope_id, pairs)"
+    " SELECT scope_id, SUM(CASE WHEN seen THEN -1 ELSE 1 END) FROM temp.fold_pairs"
+    f" WHERE seen OR ({_PLAIN}) GROUP BY scope_id"
+    " ON CONFLICT (scope_id) DO UPDATE SET pairs = links_once_seen.pairs + excluded.pairs"
+)
+_FOLD = (
+    "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
+    " updated_at) SELECT scope_id, a, b, w + seen, c + seen, o, f, u FROM temp.fold_pairs"
+    f" WHERE NOT ({_PLAIN}) ORDER BY scope_id, a, b"
     " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
     " count = links.count + excluded.count,"
     " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
@@ -850,6 +897,8 @@ def _store_once_seen(store: LinkQueries, concepts: Sequence[int]) -> None:
         "INSERT INTO links (scope_id, a, b, weight, count, updated_at) VALUES (?,?,?,1,1,?)",
         [(layer, a, b, times.to_micros(at)) for (layer, a, b), at in sorted(seen.items())],
     )
+    stored = Counter(layer for layer, _, _ in seen)
+    once_seen.count_change(store, {layer: -n for layer, n in stored.items()})
 
 
 def _add_seen(

@@ -20,8 +20,15 @@ DELETE FROM pending_links;
 INSERT INTO store_info (key, value)
 SELECT 'links_folded_seq', COALESCE(MAX(seq), 0) FROM memories WHERE true
 ON CONFLICT (key) DO UPDATE SET value = excluded.value;
--- Stored times read YYYY-MM-DDTHH:MM:SS.ffffffZ: whole seconds, then the micros.
-DELETE FROM links
+-- Each layer's count of once-seen pairs, kept so `stats` need not enumerate them.
+CREATE TABLE links_once_seen (
+    scope_id INTEGER PRIMARY KEY,
+    pairs    INTEGER NOT NULL
+);
+-- The rows to delete; stored times read YYYY-MM-DDTHH:MM:SS.ffffffZ: whole seconds,
+-- then the micros.
+CREATE TEMP TABLE plain_links AS
+SELECT scope_id, a, b FROM links
 WHERE count = 1 AND weight = 1 AND outcome_sum = 0 AND feedback_count = 0
   AND EXISTS (
     SELECT 1 FROM memory_concepts y
@@ -32,5 +39,9 @@ WHERE count = 1 AND weight = 1 AND outcome_sum = 0 AND feedback_count = 0
       AND CAST(strftime('%s', substr(m.created_at, 1, 19)) AS INTEGER) * 1000000
           + CAST(substr(m.created_at, 21, 6) AS INTEGER) = links.updated_at
   );
+INSERT INTO links_once_seen (scope_id, pairs)
+SELECT scope_id, COUNT(*) FROM plain_links WHERE true GROUP BY scope_id;
+DELETE FROM links WHERE (scope_id, a, b) IN (SELECT scope_id, a, b FROM plain_links);
+DROP TABLE plain_links;
 INSERT INTO store_info (key, value) SELECT 'links_at_fold', COUNT(*) FROM links WHERE true
 ON CONFLICT (key) DO UPDATE SET value = excluded.value;
