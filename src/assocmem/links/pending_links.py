@@ -58,7 +58,9 @@ class PendingPair:
         self.outcome_sum = 0.0
         self.feedback_count = 0
         self.last_row = 0  # id of the latest pending row of the pair
-        self.stored: float | None = None  # weight in `links` (0 if absent); None: not looked up
+        # Weight folded so far: its `links` row's, 1 if once-seen (`once_seen`), else 0;
+        # None: not looked up.
+        self.stored: float | None = None
 
     @property
     def weight(self) -> float:
