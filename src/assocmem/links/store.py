@@ -5,8 +5,9 @@ whole store's links out and back in.
 
 A mixin of `SQLStore`. Invariants: no increment is lost, because each is a single
 upsert or an appended pending row inside a write transaction; a read sums
-`links` and this connection's copy of `pending_links` taken in the same snapshot,
-so a pair reads the same whether its counts are pending or folded.
+`links`, the once-seen pairs SQLite keeps no row for (`once_seen`) and this
+connection's copy of `pending_links`, taken in the same snapshot, so a pair reads
+the same whether its counts are pending, folded or once-seen.
 """
 
 from __future__ import annotations
