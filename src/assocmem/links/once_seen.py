@@ -22,6 +22,7 @@ PostgreSQL counts every pair straight into `links` and keeps every row.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 
 from assocmem.store.core import SQLStore
@@ -126,32 +127,38 @@ def pairs_seen_once(
 ) -> dict[tuple[int, int, int], str | None]:
     """Which of ``pairs`` ``(layer, a, b)`` (``a < b``) are once-seen (no row, and a
     memory folded so far carries both), with that memory's `created_at` (None unless
-    ``times``)."""
-    by_side: dict[tuple[int, int], list[int]] = {}
-    for layer, a, b in sorted(set(pairs)):
-        by_side.setdefault((layer, a), []).append(b)
+    ``times``). The pairs are asked around the end most of them share (a read's
+    question concept, say): its memories are walked once for all its partners."""
+    wanted = sorted(set(pairs))
+    shared = Counter(end for layer, a, b in wanted for end in ((layer, a), (layer, b)))
+    around: dict[tuple[int, int], list[int]] = {}
+    for layer, a, b in wanted:
+        # The end more pairs share; on a tie the higher id, usually the rarer concept.
+        center, other = (a, b) if (shared[(layer, a)], a) > (shared[(layer, b)], b) else (b, a)
+        around.setdefault((layer, center), []).append(other)
     when, joined = (
-        ("MIN(m.created_at)", " JOIN memories m ON m.seq = y.memory_seq") if times else ("NULL", "")
+        ("MIN(m.created_at)", " JOIN memories m ON m.seq = x.memory_seq") if times else ("NULL", "")
     )
     parts, keys = [], []
-    for (layer, a), others in by_side.items():
+    for (layer, center), others in around.items():
         for chunk in chunked(others):
             parts.append((
-                f"SELECT {{n}}, y.concept_id, {when} FROM memory_concepts y"
-                " CROSS JOIN memory_concepts x ON x.scope_id = y.scope_id"
-                f"  AND x.concept_id = ? AND x.memory_seq = y.memory_seq{joined}"
-                f" WHERE y.scope_id = ? AND {in_list('y.concept_id', chunk)}"
-                " AND y.memory_seq <= ?"
-                " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = y.scope_id"
-                "  AND l.a = x.concept_id AND l.b = y.concept_id)"
+                f"SELECT {{n}}, y.concept_id, {when} FROM memory_concepts x"
+                " CROSS JOIN memory_concepts y"
+                f" ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id{joined}"
+                " WHERE x.scope_id = ? AND x.concept_id = ? AND x.memory_seq <= ?"
+                f" AND {in_list('y.concept_id', chunk)}"
+                " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
+                "  AND l.a = MIN(x.concept_id, y.concept_id)"
+                "  AND l.b = MAX(x.concept_id, y.concept_id))"
                 " GROUP BY y.concept_id",
-                [a, layer, *chunk, folded],
+                [layer, center, folded, *chunk],
             ))  # fmt: skip
-            keys.append((layer, a))
+            keys.append((layer, center))
     found: dict[tuple[int, int, int], str | None] = {}
-    for index, (b, created) in store._union(parts):
-        layer, a = keys[index]
-        found[(layer, a, b)] = created
+    for index, (other, created) in store._union(parts):
+        layer, center = keys[index]
+        found[(layer, min(center, other), max(center, other))] = created
     return found
 
 

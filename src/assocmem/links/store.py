@@ -542,9 +542,13 @@ class LinkQueries(SQLStore):
             names: dict[int, str] = {}
             for r in rows:
                 names[r[0]], names[r[1]] = r[7], r[8]
-            if self.buffers_link_counts:
-                # Once-seen pairs (`once_seen`) add 1 a layer: a pair the query cut may
-                # reach the top with them, so it is read whole.
+            # Once-seen pairs (`once_seen`) add 1 a layer: a pair the query cut may reach
+            # the top with them, so each is read whole. One layer's are weight 1 alone:
+            # they cannot pass `limit` rows over 1.
+            around = self.buffers_link_counts and not (
+                len(layers) == 1 and len(rows) >= limit + lowered and rows[-1][2] > 1
+            )
+            if around:
                 seen = once_seen.pairs_around(self, layers, concept_ids, self._folded_seq())
                 outside = sorted({(a, b) for _, a, b in seen} - links.keys())
                 links.update(self._rows_of(layers, outside, once=False))
@@ -552,9 +556,9 @@ class LinkQueries(SQLStore):
             if changes:
                 # A pair the query left out and nothing changed is weaker than `limit`
                 # pairs it returned, so merging the pending pairs keeps the top exact.
-                # (Every once-seen pair around the concepts is in `links` already.)
+                # (Once-seen pairs around the concepts are in `links` already if read.)
                 links.update(
-                    self._rows_of(layers, [p for p in changes if p not in links], once=False)
+                    self._rows_of(layers, [p for p in changes if p not in links], once=not around)
                 )
                 written = self._pending_written([c.last_row for cs in changes.values() for c in cs])
                 for (a, b), change in changes.items():
