@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from assocmem.store.core import SQLStore
 from assocmem.store.params import chunked, in_list
@@ -127,39 +128,83 @@ def pairs_seen_once(
 ) -> dict[tuple[int, int, int], str | None]:
     """Which of ``pairs`` ``(layer, a, b)`` (``a < b``) are once-seen (no row, and a
     memory folded so far carries both), with that memory's `created_at` (None unless
-    ``times``). The pairs are asked around the end most of them share (a read's
-    question concept, say): its memories are walked once for all its partners."""
+    ``times``).
+
+    Each pair is looked for from the end fewer memories carry: each of its memories
+    is looked up at the other end. An end many asked pairs share (a read's question
+    concept, say) has its memories walked once for all of them instead."""
     wanted = sorted(set(pairs))
-    shared = Counter(end for layer, a, b in wanted for end in ((layer, a), (layer, b)))
+    ends = Counter(end for layer, a, b in wanted for end in ((layer, a), (layer, b)))
+    held = _carried_by(store, sorted(ends), folded)
     around: dict[tuple[int, int], list[int]] = {}
     for layer, a, b in wanted:
-        # The end more pairs share; on a tie the higher id, usually the rarer concept.
-        center, other = (a, b) if (shared[(layer, a)], a) > (shared[(layer, b)], b) else (b, a)
+        # The rarer end; between ends as common, the one more pairs share, then the
+        # higher id (ids are given in the order concepts are first written).
+        rank_a = (-held[(layer, a)], ends[(layer, a)], a)
+        rank_b = (-held[(layer, b)], ends[(layer, b)], b)
+        center, other = (a, b) if rank_a > rank_b else (b, a)
         around.setdefault((layer, center), []).append(other)
     when, joined = (
         ("MIN(m.created_at)", " JOIN memories m ON m.seq = x.memory_seq") if times else ("NULL", "")
     )
-    parts, keys = [], []
+    unstored = (
+        " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
+        "  AND l.a = MIN(x.concept_id, y.concept_id) AND l.b = MAX(x.concept_id, y.concept_id))"
+    )
+    parts: list[tuple[str, list[Any]]] = []
+    layer_of: list[int] = []
+    alone: dict[int, list[tuple[int, int]]] = {}
     for (layer, center), others in around.items():
+        if len(others) < _WALKED_FOR:
+            alone.setdefault(layer, []).extend((center, other) for other in others)
+            continue
         for chunk in chunked(others):
             parts.append((
-                f"SELECT {{n}}, y.concept_id, {when} FROM memory_concepts x"
+                f"SELECT {{n}}, x.concept_id, y.concept_id, {when} FROM memory_concepts x"
                 " CROSS JOIN memory_concepts y"
                 f" ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id{joined}"
                 " WHERE x.scope_id = ? AND x.concept_id = ? AND x.memory_seq <= ?"
-                f" AND {in_list('y.concept_id', chunk)}"
-                " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
-                "  AND l.a = MIN(x.concept_id, y.concept_id)"
-                "  AND l.b = MAX(x.concept_id, y.concept_id))"
-                " GROUP BY y.concept_id",
+                f" AND {in_list('y.concept_id', chunk)}{unstored} GROUP BY y.concept_id",
                 [layer, center, folded, *chunk],
             ))  # fmt: skip
-            keys.append((layer, center))
+            layer_of.append(layer)
+    for layer, few in alone.items():
+        # Pairs looked for one by one, in one statement: each walks its rarer end's
+        # memories and looks the other end up by key.
+        parts.append((
+            f"SELECT {{n}}, x.concept_id, y.concept_id, {when} FROM json_each(?) j"
+            " CROSS JOIN memory_concepts x CROSS JOIN memory_concepts y"
+            " ON y.scope_id = x.scope_id AND y.concept_id = j.value ->> 1"
+            f" AND y.memory_seq = x.memory_seq{joined}"
+            " WHERE x.scope_id = ? AND x.concept_id = j.value ->> 0 AND x.memory_seq <= ?"
+            f"{unstored} GROUP BY j.key",
+            [json.dumps(few), layer, folded],
+        ))  # fmt: skip
+        layer_of.append(layer)
     found: dict[tuple[int, int, int], str | None] = {}
-    for index, (other, created) in store._union(parts):
-        layer, center = keys[index]
-        found[(layer, min(center, other), max(center, other))] = created
+    for index, (near, far, created) in store._union(parts):
+        found[(layer_of[index], min(near, far), max(near, far))] = created
     return found
+
+
+# Memories of a concept counted to tell the rarer end of a pair, at most.
+_COUNTED = 64
+# Pairs sharing an end at which that end's memories are walked once for all of them.
+_WALKED_FOR = 4
+
+
+def _carried_by(
+    store: SQLStore, ends: Sequence[tuple[int, int]], folded: int
+) -> dict[tuple[int, int], int]:
+    """How many memories folded so far carry each ``(layer, concept)``, counted up to
+    `_COUNTED`: one statement, each count an index range cut by its LIMIT."""
+    (found,) = store._query(
+        "SELECT json_group_array((SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts"
+        "  WHERE scope_id = j.value ->> 0 AND concept_id = j.value ->> 1 AND memory_seq <= ?"
+        f"  LIMIT {_COUNTED}))) FROM json_each(?) j",
+        [folded, json.dumps(list(ends))],
+    )[0]
+    return dict(zip(ends, json.loads(found), strict=True))
 
 
 def pairs_around(
