@@ -123,3 +123,18 @@ def test_sqlite_without_once_seen_rows_reads_as_postgresql_with_them(
 def _links_of(path: str) -> list[tuple[Any, ...]]:
     with Memory(path, agent_id="a", role="ops") as mem:
         return _links(mem)
+
+
+def test_a_pending_count_adds_to_the_once_seen_pair_it_repeats(
+    store_target: Callable[..., str],
+) -> None:
+    with Memory(store_target(), agent_id="a") as mem:
+        mem.write("the canary deploy stalled", concepts=["canary", "stall"])
+        gone = mem.write("an unrelated note", concepts=["tea", "cup"]).id
+        mem.forget([gone])  # settles: the first pair is folded, once-seen on SQLite
+        mem.write("the canary stalled again", concepts=["canary", "stall"])  # pending
+        found = mem.read(concepts=["canary"], k=5, threshold=2.0)
+        assert "stall" in found.expanded_concepts  # 1 folded + 1 pending reach 2
+        (edge,) = mem.graph(["canary"]).edges
+        assert (edge.target, edge.weight, edge.count) == ("stall", 2.0, 2)
+        assert mem.stats().links == 1

@@ -187,6 +187,31 @@ def pairs_seen_once(
     return found
 
 
+def folded_weights(
+    store: SQLStore, pairs: Sequence[tuple[int, int, int]], folded: int
+) -> dict[tuple[int, int, int], float]:
+    """The folded weight of each pair ``(layer, a, b)`` (``a < b``) that has one: its
+    row's, else 1 where it is once-seen. One statement: each pair is a key lookup,
+    and without a row a walk of its rarer end's memories (each end counted up to
+    `_COUNTED`) looking the other end up by key."""
+    if not pairs:
+        return {}
+    layer, a, b = "(j.value ->> 0)", "(j.value ->> 1)", "(j.value ->> 2)"
+    counted = (
+        "(SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts WHERE scope_id = {layer}"
+        " AND concept_id = {c} AND memory_seq <= ? LIMIT " + str(_COUNTED) + "))"
+    )
+    rows = store._query(
+        "SELECT j.key, COALESCE((SELECT l.weight FROM links l WHERE l.scope_id = "
+        + layer + " AND l.a = " + a + " AND l.b = " + b + "), CASE WHEN "
+        + counted.format(layer=layer, c=a) + " <= " + counted.format(layer=layer, c=b)
+        + " THEN " + carried_sql(layer, b, a, "?") + " ELSE " + carried_sql(layer, a, b, "?")
+        + " END) FROM json_each(?) j",
+        [folded, folded, folded, folded, json.dumps(list(pairs))],
+    )  # fmt: skip
+    return {pairs[index]: float(weight) for index, weight in rows if weight}
+
+
 # Memories of a concept counted to tell the rarer end of a pair, at most.
 _COUNTED = 64
 # Pairs sharing an end at which that end's memories are walked once for all of them.

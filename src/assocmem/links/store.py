@@ -434,9 +434,9 @@ class LinkQueries(SQLStore):
         sides: Mapping[tuple[int, int, bool], PendingSide | None],
         fetched: Mapping[tuple[int, int, bool], list[tuple[int, float]]],
     ) -> None:
-        """Give each side's pending pairs new since it was last read their stored
+        """Give each side's pending pairs new since it was last read their folded
         weight: from the rows just fetched where they are among them, the rest read
-        in one statement for all sides (each part its own side's pairs)."""
+        in one statement for all sides (`once_seen.folded_weights`)."""
         lookups: list[tuple[tuple[int, int, bool], PendingSide, list[int]]] = []
         for key, side in sides.items():
             if side is None or not side.unresolved:
@@ -445,33 +445,16 @@ class LinkQueries(SQLStore):
                 side.resolve(other, weight)
             unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
             lookups.append((key, side, unresolved))
+        # One statement for every side's pairs: a row's weight, else 1 once-seen.
+        pairs = {
+            (key, other): (key[0], min(key[1], other), max(key[1], other))
+            for key, _, unresolved in lookups
+            for other in unresolved
+        }
+        folded = once_seen.folded_weights(self, sorted(set(pairs.values())), self._folded_seq())
         stored: dict[tuple[int, int, bool], dict[int, float]] = {key: {} for key, _, _ in lookups}
-        parts, keys = [], []
-        for key, _, unresolved in lookups:
-            near, far = ("a", "b") if key[2] else ("b", "a")
-            for others in chunked(unresolved):
-                parts.append((
-                    f"SELECT {{n}}, {far}, weight FROM links WHERE scope_id = ? AND {near} = ?"
-                    f" AND {in_list(far, others)}",
-                    [key[0], key[1], *others],
-                ))  # fmt: skip
-                keys.append(key)
-        for index, (other, weight) in self._union(parts):
-            stored[keys[index]][other] = weight
-        if self.buffers_link_counts:  # a pair with no row may be once-seen (`once_seen`)
-            missing = {
-                (key, other): (key[0], min(key[1], other), max(key[1], other))
-                for key, _, unresolved in lookups
-                for other in unresolved
-                if other not in stored[key]
-            }
-            if missing:
-                once = once_seen.pairs_seen_once(
-                    self, list(missing.values()), self._folded_seq(), times=False
-                )
-                for (key, other), pair in missing.items():
-                    if pair in once:
-                        stored[key][other] = 1.0
+        for (key, other), pair in pairs.items():
+            stored[key][other] = folded.get(pair, 0.0)
         for key, side, unresolved in lookups:
             for other in unresolved:
                 side.resolve(other, stored[key].get(other, 0.0))
