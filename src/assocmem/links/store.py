@@ -234,11 +234,18 @@ class LinkQueries(SQLStore):
             " b INTEGER, w REAL, c INTEGER, o REAL, f INTEGER, u INTEGER, stored INTEGER,"
             " seen INTEGER)"
         )
+        self._conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS fold_ends (scope_id INTEGER, concept INTEGER,"
+            " n INTEGER, PRIMARY KEY (scope_id, concept)) WITHOUT ROWID"
+        )
         self._conn.execute("DELETE FROM temp.fold_pairs")
+        self._conn.execute("DELETE FROM temp.fold_ends")
+        self._conn.execute(_FOLD_ENDS)
         self._conn.execute(_FOLD_PAIRS.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
         self._conn.execute(_COUNT_ONCE_SEEN)
         self._conn.execute(_FOLD)
         self._conn.execute("DELETE FROM temp.fold_pairs")
+        self._conn.execute("DELETE FROM temp.fold_ends")
         self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
         # The next rows number on from the last one: ids are never reused.
@@ -745,8 +752,21 @@ class LinkQueries(SQLStore):
 # outcome sum, feedback count, then the latest time). A pair with no row adds the
 # once-seen count a memory folded before carries (`once_seen`), and gets a row only
 # if its state is more than that: a count over 1, or feedback.
+# How many memories folded before carry each end of a pending pair (`fold_ends`): a
+# pair is looked for from its rarer end, and not at all where an end has none.
+_FOLD_ENDS = (
+    "INSERT INTO temp.fold_ends SELECT mc.scope_id, mc.concept_id, COUNT(*)"
+    " FROM memory_concepts mc WHERE (mc.scope_id, mc.concept_id) IN"
+    " (SELECT DISTINCT p.scope_id, j.value FROM pending_links p, json_each(p.concepts) j)"
+    f" AND mc.memory_seq <= {once_seen.FOLDED} GROUP BY mc.scope_id, mc.concept_id"
+)
+_ENDS = "(SELECT n FROM temp.fold_ends e WHERE e.scope_id = h.scope_id AND e.concept = h.{end})"
 _FOLD_PAIRS = (
-    "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
+    "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0"
+    f" WHEN {_ENDS.format(end='a')} IS NULL OR {_ENDS.format(end='b')} IS NULL THEN 0"
+    f" WHEN {_ENDS.format(end='a')} < {_ENDS.format(end='b')} THEN "
+    + once_seen.carried_sql("h.scope_id", "h.b", "h.a", once_seen.FOLDED)
+    + " ELSE "
     + once_seen.carried_sql("h.scope_id", "h.a", "h.b", once_seen.FOLDED)
     + " END FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
     + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
