@@ -193,13 +193,13 @@ def folded_weights(
     """The folded weight of each pair ``(layer, a, b)`` (``a < b``) that has one: its
     row's, else 1 where it is once-seen. One statement: each pair is a key lookup,
     and without a row a walk of its rarer end's memories (each end counted up to
-    `_COUNTED`) looking the other end up by key."""
+    `COUNTED`) looking the other end up by key."""
     if not pairs:
         return {}
     layer, a, b = "(j.value ->> 0)", "(j.value ->> 1)", "(j.value ->> 2)"
     counted = (
         "(SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts WHERE scope_id = {layer}"
-        " AND concept_id = {c} AND memory_seq <= ? LIMIT " + str(_COUNTED) + "))"
+        " AND concept_id = {c} AND memory_seq <= ? LIMIT " + str(COUNTED) + "))"
     )
     rows = store._query(
         "SELECT j.key, COALESCE((SELECT l.weight FROM links l WHERE l.scope_id = "
@@ -213,7 +213,7 @@ def folded_weights(
 
 
 # Memories of a concept counted to tell the rarer end of a pair, at most.
-_COUNTED = 64
+COUNTED = 64
 # Pairs sharing an end at which that end's memories are walked once for all of them.
 _WALKED_FOR = 4
 
@@ -222,11 +222,11 @@ def _carried_by(
     store: SQLStore, ends: Sequence[tuple[int, int]], folded: int
 ) -> dict[tuple[int, int], int]:
     """How many memories folded so far carry each ``(layer, concept)``, counted up to
-    `_COUNTED`: one statement, each count an index range cut by its LIMIT."""
+    `COUNTED`: one statement, each count an index range cut by its LIMIT."""
     (found,) = store._query(
         "SELECT json_group_array((SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts"
         "  WHERE scope_id = j.value ->> 0 AND concept_id = j.value ->> 1 AND memory_seq <= ?"
-        f"  LIMIT {_COUNTED}))) FROM json_each(?) j",
+        f"  LIMIT {COUNTED}))) FROM json_each(?) j",
         [folded, json.dumps(list(ends))],
     )[0]
     return dict(zip(ends, json.loads(found), strict=True))

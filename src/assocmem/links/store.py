@@ -752,9 +752,17 @@ class LinkQueries(SQLStore):
 # outcome sum, feedback count, then the latest time). A pair with no row adds the
 # once-seen count a memory folded before carries (`once_seen`), and gets a row only
 # if its state is more than that: a count over 1, or feedback.
-# How many memories folded before carry each end of a pending pair (`fold_ends`): a
-# pair is looked for from its rarer end, and not at all where an end has none.
+# How many memories folded before carry each end of a pending pair, counted up to
+# `once_seen.COUNTED` (`fold_ends`): a pair is looked for from its rarer end, and not
+# at all where an end has none.
 _FOLD_ENDS = (
+    "INSERT INTO temp.fold_ends SELECT d.scope_id, d.concept, (SELECT COUNT(*) FROM"
+    " (SELECT 1 FROM memory_concepts mc WHERE mc.scope_id = d.scope_id"
+    f" AND mc.concept_id = d.concept AND mc.memory_seq <= {once_seen.FOLDED}"
+    f" LIMIT {once_seen.COUNTED})) FROM (SELECT DISTINCT p.scope_id, j.value AS concept"
+    " FROM pending_links p, json_each(p.concepts) j) AS d"
+)
+_ENDS = (
     "INSERT INTO temp.fold_ends SELECT mc.scope_id, mc.concept_id, COUNT(*)"
     " FROM memory_concepts mc WHERE (mc.scope_id, mc.concept_id) IN"
     " (SELECT DISTINCT p.scope_id, j.value FROM pending_links p, json_each(p.concepts) j)"
@@ -763,7 +771,7 @@ _FOLD_ENDS = (
 _ENDS = "(SELECT n FROM temp.fold_ends e WHERE e.scope_id = h.scope_id AND e.concept = h.{end})"
 _FOLD_PAIRS = (
     "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0"
-    f" WHEN {_ENDS.format(end='a')} IS NULL OR {_ENDS.format(end='b')} IS NULL THEN 0"
+    f" WHEN {_ENDS.format(end='a')} = 0 OR {_ENDS.format(end='b')} = 0 THEN 0"
     f" WHEN {_ENDS.format(end='a')} < {_ENDS.format(end='b')} THEN "
     + once_seen.carried_sql("h.scope_id", "h.b", "h.a", once_seen.FOLDED)
     + " ELSE "
