@@ -16,6 +16,7 @@ import pytest
 
 from assocmem import Memory
 from assocmem.links import pending_links
+from tests.conftest import fresh_database
 
 VOCABULARY = [f"w{n}" for n in range(14)]
 AS_OF = "2030-01-01T00:00:00Z"
@@ -77,20 +78,18 @@ def _replay(mem: Memory, seed: int) -> None:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("fold_every", [1, 7, 10_000])
 def test_sqlite_without_once_seen_rows_reads_as_postgresql_with_them(
-    store_target: Callable[..., str],
-    backend: str,
+    postgres_server: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     seed: int,
     fold_every: int,
 ) -> None:
-    if backend != "postgres":
-        pytest.skip("PostgreSQL is the reference: it keeps a row for every pair")
+    reference = fresh_database(postgres_server)  # PostgreSQL keeps a row for every pair
     monkeypatch.setattr(pending_links, "FOLD_MIN", fold_every)
     monkeypatch.setattr(pending_links, "FOLD_MAX", fold_every)
     path = str(tmp_path / "lean.db")
     with (
-        Memory(store_target(), agent_id="a", role="ops") as full,
+        Memory(reference, agent_id="a", role="ops") as full,
         Memory(path, agent_id="a", role="ops") as lean,
     ):
         _replay(full, seed)
@@ -102,7 +101,7 @@ def test_sqlite_without_once_seen_rows_reads_as_postgresql_with_them(
         assert linked == full.stats().links
         lines = list(lean.export_all())
     # A reader of one layer counts its once-seen pairs from the kept count.
-    with Memory(store_target(), agent_id="a") as full, Memory(path, agent_id="a") as lean:
+    with Memory(reference, agent_id="a") as full, Memory(path, agent_id="a") as lean:
         public = lean.stats().links
         assert public == full.stats().links
         assert _links(lean) == _links(full)
