@@ -702,15 +702,8 @@ class LinkQueries(SQLStore):
                 for link in links
                 if ids[link.a] != ids[link.b]
             )
-            if self.buffers_link_counts:  # a once-seen pair it sets is stored from now on
-                seen = once_seen.pairs_seen_once(
-                    self,
-                    [(int(r[0]), int(r[1]), int(r[2])) for r in rows],
-                    self._folded_seq(),
-                    times=False,
-                )
-                stored = Counter(layer for layer, _, _ in seen)
-                once_seen.count_change(self, {layer: -n for layer, n in stored.items()})
+            if self.buffers_link_counts:
+                rows = self._unless_once_seen(rows)
             self._conn.executemany(
                 "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
                 " updated_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (scope_id, a, b) DO UPDATE SET"
@@ -719,6 +712,27 @@ class LinkQueries(SQLStore):
                 " updated_at = excluded.updated_at",
                 rows,
             )
+
+    def _unless_once_seen(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The rows an import must store: a row that says exactly what its once-seen
+        pair says (count 1, weight 1, unrated, its memory's time) stays unstored, and
+        a once-seen pair set to anything else is stored and no longer counted."""
+        seen = once_seen.pairs_seen_once(
+            self, [(int(r[0]), int(r[1]), int(r[2])) for r in rows], self._folded_seq()
+        )
+        kept, stored = [], set()
+        for row in rows:
+            key = (int(row[0]), int(row[1]), int(row[2]))
+            if key in seen:
+                created = seen[key]
+                plain = tuple(row[3:7]) == (1.0, 1, 0.0, 0)
+                if plain and created is not None and times.to_micros(created) == row[7]:
+                    continue
+                stored.add(key)
+            kept.append(row)
+        layers = Counter(layer for layer, _, _ in stored)
+        once_seen.count_change(self, {layer: -n for layer, n in layers.items()})
+        return kept
 
     def _pending_written(self, row_ids: Sequence[int]) -> dict[int, str]:
         """When each of the pending rows ``row_ids`` was written."""
