@@ -34,12 +34,19 @@ FOLDED_SEQ = "links_folded_seq"
 # That seq, in SQL (NULL before the first fold: then nothing is once-seen).
 FOLDED = f"(SELECT CAST(value AS INTEGER) FROM store_info WHERE key = '{FOLDED_SEQ}')"
 
+# Memories of a concept counted to tell the rarer end of a pair, at most.
+COUNTED = 64
+# Pairs sharing an end at which that end's memories are walked once for all of them.
+_WALKED_FOR = 4
+
 # Whether a memory of the layer folded so far carries both ends of the pair.
 _CARRIED = (
     "SELECT 1 FROM memory_concepts cy CROSS JOIN memory_concepts cx"
     " ON cx.scope_id = cy.scope_id AND cx.concept_id = {a} AND cx.memory_seq = cy.memory_seq"
     " WHERE cy.scope_id = {layer} AND cy.concept_id = {b} AND cy.memory_seq <= {folded}"
 )
+# The ends of a pair, lower id first, of the rows ``x`` and ``y`` of one memory.
+_ORDERED = ("MIN(x.concept_id, y.concept_id)", "MAX(x.concept_id, y.concept_id)")
 # Whether the pair has a row.
 _STORED = "SELECT 1 FROM links cl WHERE cl.scope_id = {layer} AND cl.a = {a} AND cl.b = {b}"
 
@@ -56,6 +63,15 @@ def carried_sql(layer: str, a: str, b: str, folded: str, besides: str | None = N
 def stored_sql(layer: str, a: str, b: str) -> str:
     """SQL true where pair (``a``, ``b``) has a `links` row in ``layer``."""
     return f"EXISTS ({_STORED.format(layer=layer, a=a, b=b)})"
+
+
+def counted_sql(layer: str, concept: str, folded: str) -> str:
+    """SQL of how many memories of ``layer`` folded so far carry ``concept``, counted up
+    to `COUNTED` (an index range cut by its LIMIT): enough to tell a pair's rarer end."""
+    return (
+        "(SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts WHERE scope_id = "
+        f"{layer} AND concept_id = {concept} AND memory_seq <= {folded} LIMIT {COUNTED}))"
+    )
 
 
 def only_through(store: SQLStore, seq: int, layer: int) -> int:
@@ -107,17 +123,15 @@ def side_partners(
     the concept's own memories and cut by its own LIMIT."""
     parts = []
     for (layer, concept, concept_is_a), limit in sides:
-        near, far = ("a", "b") if concept_is_a else ("b", "a")
         beyond = ">" if concept_is_a else "<"
         parts.append((
             "SELECT {n}, other FROM (SELECT DISTINCT y.concept_id AS other"
             " FROM memory_concepts x CROSS JOIN memory_concepts y"
             " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
             " WHERE x.scope_id = ? AND x.concept_id = ? AND x.memory_seq <= ?"
-            f" AND y.concept_id {beyond} ?"
-            " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
-            f"  AND l.{near} = x.concept_id AND l.{far} = y.concept_id)"
-            " ORDER BY other LIMIT ?) AS side{n}",
+            f" AND y.concept_id {beyond} ? AND NOT "
+            + stored_sql("x.scope_id", *_ORDERED)
+            + " ORDER BY other LIMIT ?) AS side{n}",
             [layer, concept, folded, concept, limit],
         ))  # fmt: skip
     return ((index, other) for index, (other,) in store._union(parts))
@@ -147,10 +161,7 @@ def pairs_seen_once(
     when, joined = (
         ("MIN(m.created_at)", " JOIN memories m ON m.seq = x.memory_seq") if times else ("NULL", "")
     )
-    unstored = (
-        " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
-        "  AND l.a = MIN(x.concept_id, y.concept_id) AND l.b = MAX(x.concept_id, y.concept_id))"
-    )
+    unstored = " AND NOT " + stored_sql("x.scope_id", *_ORDERED)
     parts: list[tuple[str, list[Any]]] = []
     layer_of: list[int] = []
     alone: dict[int, list[tuple[int, int]]] = {}
@@ -197,25 +208,15 @@ def folded_weights(
     if not pairs:
         return {}
     layer, a, b = "(j.value ->> 0)", "(j.value ->> 1)", "(j.value ->> 2)"
-    counted = (
-        "(SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts WHERE scope_id = {layer}"
-        " AND concept_id = {c} AND memory_seq <= ? LIMIT " + str(COUNTED) + "))"
-    )
     rows = store._query(
         "SELECT j.key, COALESCE((SELECT l.weight FROM links l WHERE l.scope_id = "
         + layer + " AND l.a = " + a + " AND l.b = " + b + "), CASE WHEN "
-        + counted.format(layer=layer, c=a) + " <= " + counted.format(layer=layer, c=b)
+        + counted_sql(layer, a, "?") + " <= " + counted_sql(layer, b, "?")
         + " THEN " + carried_sql(layer, b, a, "?") + " ELSE " + carried_sql(layer, a, b, "?")
         + " END) FROM json_each(?) j",
         [folded, folded, folded, folded, json.dumps(list(pairs))],
     )  # fmt: skip
     return {pairs[index]: float(weight) for index, weight in rows if weight}
-
-
-# Memories of a concept counted to tell the rarer end of a pair, at most.
-COUNTED = 64
-# Pairs sharing an end at which that end's memories are walked once for all of them.
-_WALKED_FOR = 4
 
 
 def _carried_by(
@@ -224,12 +225,29 @@ def _carried_by(
     """How many memories folded so far carry each ``(layer, concept)``, counted up to
     `COUNTED`: one statement, each count an index range cut by its LIMIT."""
     (found,) = store._query(
-        "SELECT json_group_array((SELECT COUNT(*) FROM (SELECT 1 FROM memory_concepts"
-        "  WHERE scope_id = j.value ->> 0 AND concept_id = j.value ->> 1 AND memory_seq <= ?"
-        f"  LIMIT {COUNTED}))) FROM json_each(?) j",
+        f"SELECT json_group_array({counted_sql('(j.value ->> 0)', '(j.value ->> 1)', '?')})"
+        " FROM json_each(?) j",
         [folded, json.dumps(list(ends))],
     )[0]
     return dict(zip(ends, json.loads(found), strict=True))
+
+
+def _seen_sql(where: str, partner: str) -> str:
+    """A SELECT of ``(scope_id, a, b, at)``: each concept ``a`` of a memory folded so
+    far that ``where`` admits (a condition on ``x``), each partner ``b`` that memory
+    carries (``partner``: how its id compares with ``a``'s) where the pair has no row,
+    and that memory's `created_at` ``at``. One bound parameter follows ``where``'s
+    own: the folded seq."""
+    return (
+        "SELECT x.scope_id AS scope_id, x.concept_id AS a, y.concept_id AS b,"
+        " MIN(m.created_at) AS at FROM memory_concepts x CROSS JOIN memory_concepts y"
+        " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
+        " JOIN memories m ON m.seq = x.memory_seq"
+        f" WHERE {where} AND x.memory_seq <= ? AND y.concept_id {partner} x.concept_id"
+        " AND NOT "
+        + stored_sql("x.scope_id", *_ORDERED)
+        + " GROUP BY x.scope_id, x.concept_id, y.concept_id"
+    )
 
 
 def pairs_around(
@@ -239,35 +257,16 @@ def pairs_around(
     created_at of the memory that carries it}``."""
     found: dict[tuple[int, int, int], str] = {}
     for chunk in chunked(sorted(set(concepts))):
-        rows = store._query(
-            "SELECT x.scope_id, x.concept_id, y.concept_id, MIN(m.created_at)"
-            " FROM memory_concepts x CROSS JOIN memory_concepts y"
-            " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
-            " JOIN memories m ON m.seq = x.memory_seq"
-            f" WHERE {in_list('x.scope_id', layers)} AND {in_list('x.concept_id', chunk)}"
-            " AND x.memory_seq <= ? AND y.concept_id <> x.concept_id"
-            " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
-            "  AND l.a = MIN(x.concept_id, y.concept_id)"
-            "  AND l.b = MAX(x.concept_id, y.concept_id))"
-            " GROUP BY x.scope_id, x.concept_id, y.concept_id",
-            [*layers, *chunk, folded],
-        )
-        for layer, concept, other, created in rows:
+        where = f"{in_list('x.scope_id', layers)} AND {in_list('x.concept_id', chunk)}"
+        for layer, concept, other, created in store._query(
+            _seen_sql(where, "<>"), [*layers, *chunk, folded]
+        ):
             found[(layer, min(concept, other), max(concept, other))] = created
     return found
 
 
 def all_pairs_sql(where: str) -> str:
-    """A SELECT of ``(scope_id, a, b, created_at)`` of every once-seen pair of the
-    layers ``where`` (a condition on ``x.scope_id``) admits; one bound parameter
-    follows its own: the folded seq."""
-    return (
-        "SELECT x.scope_id, x.concept_id AS a, y.concept_id AS b, MIN(m.created_at) AS at"
-        " FROM memory_concepts x CROSS JOIN memory_concepts y"
-        " ON y.memory_seq = x.memory_seq AND y.scope_id = x.scope_id"
-        " JOIN memories m ON m.seq = x.memory_seq"
-        f" WHERE {where} AND x.memory_seq <= ? AND y.concept_id > x.concept_id"
-        " AND NOT EXISTS (SELECT 1 FROM links l WHERE l.scope_id = x.scope_id"
-        "  AND l.a = x.concept_id AND l.b = y.concept_id)"
-        " GROUP BY x.scope_id, x.concept_id, y.concept_id"
-    )
+    """A SELECT of ``(scope_id, a, b, at)`` (``at``: the carrying memory's
+    `created_at`) of every once-seen pair of the layers ``where`` (a condition on
+    ``x.scope_id``) admits; one bound parameter follows its own: the folded seq."""
+    return _seen_sql(where, ">")

@@ -238,8 +238,7 @@ class LinkQueries(SQLStore):
             "CREATE TEMP TABLE IF NOT EXISTS fold_ends (scope_id INTEGER, concept INTEGER,"
             " n INTEGER, PRIMARY KEY (scope_id, concept)) WITHOUT ROWID"
         )
-        self._conn.execute("DELETE FROM temp.fold_pairs")
-        self._conn.execute("DELETE FROM temp.fold_ends")
+        # Both are left empty by the last fold, or by a rollback of it.
         self._conn.execute(_FOLD_ENDS)
         self._conn.execute(_FOLD_PAIRS.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
         self._conn.execute(_COUNT_ONCE_SEEN)
@@ -444,28 +443,22 @@ class LinkQueries(SQLStore):
         """Give each side's pending pairs new since it was last read their folded
         weight: from the rows just fetched where they are among them, the rest read
         in one statement for all sides (`once_seen.folded_weights`)."""
-        lookups: list[tuple[tuple[int, int, bool], PendingSide, list[int]]] = []
+        pairs: dict[tuple[PendingSide, int], tuple[int, int, int]] = {}
         for key, side in sides.items():
             if side is None or not side.unresolved:
                 continue
             for other, weight in fetched[key]:
                 side.resolve(other, weight)
-            unresolved = sorted({o for o in side.unresolved if side.pairs[o].stored is None})
-            lookups.append((key, side, unresolved))
+            for other in side.unresolved:
+                if side.pairs[other].stored is None:
+                    pairs[(side, other)] = (key[0], min(key[1], other), max(key[1], other))
         # One statement for every side's pairs: a row's weight, else 1 once-seen.
-        pairs = {
-            (key, other): (key[0], min(key[1], other), max(key[1], other))
-            for key, _, unresolved in lookups
-            for other in unresolved
-        }
         folded = once_seen.folded_weights(self, sorted(set(pairs.values())), self._folded_seq())
-        stored: dict[tuple[int, int, bool], dict[int, float]] = {key: {} for key, _, _ in lookups}
-        for (key, other), pair in pairs.items():
-            stored[key][other] = folded.get(pair, 0.0)
-        for key, side, unresolved in lookups:
-            for other in unresolved:
-                side.resolve(other, stored[key].get(other, 0.0))
-            side.unresolved.clear()
+        for (side, other), pair in pairs.items():
+            side.resolve(other, folded.get(pair, 0.0))
+        for side in sides.values():
+            if side is not None:
+                side.unresolved.clear()
 
     def _over_layers(
         self, scope: Scope, layers: Sequence[int], rows: Iterable[tuple[int, int, float]]
@@ -770,29 +763,22 @@ class LinkQueries(SQLStore):
 # `once_seen.COUNTED` (`fold_ends`): a pair is looked for from its rarer end, and not
 # at all where an end has none.
 _FOLD_ENDS = (
-    "INSERT INTO temp.fold_ends SELECT d.scope_id, d.concept, (SELECT COUNT(*) FROM"
-    " (SELECT 1 FROM memory_concepts mc WHERE mc.scope_id = d.scope_id"
-    f" AND mc.concept_id = d.concept AND mc.memory_seq <= {once_seen.FOLDED}"
-    f" LIMIT {once_seen.COUNTED})) FROM (SELECT DISTINCT p.scope_id, j.value AS concept"
+    "INSERT INTO temp.fold_ends SELECT d.scope_id, d.concept, "
+    + once_seen.counted_sql("d.scope_id", "d.concept", once_seen.FOLDED)
+    + " FROM (SELECT DISTINCT p.scope_id, j.value AS concept"
     " FROM pending_links p, json_each(p.concepts) j) AS d"
 )
-_ENDS = (
-    "INSERT INTO temp.fold_ends SELECT mc.scope_id, mc.concept_id, COUNT(*)"
-    " FROM memory_concepts mc WHERE (mc.scope_id, mc.concept_id) IN"
-    " (SELECT DISTINCT p.scope_id, j.value FROM pending_links p, json_each(p.concepts) j)"
-    f" AND mc.memory_seq <= {once_seen.FOLDED} GROUP BY mc.scope_id, mc.concept_id"
-)
-_ENDS = "(SELECT n FROM temp.fold_ends e WHERE e.scope_id = h.scope_id AND e.concept = h.{end})"
 _FOLD_PAIRS = (
     "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0"
-    f" WHEN {_ENDS.format(end='a')} = 0 OR {_ENDS.format(end='b')} = 0 THEN 0"
-    f" WHEN {_ENDS.format(end='a')} < {_ENDS.format(end='b')} THEN "
+    " WHEN ea.n = 0 OR eb.n = 0 THEN 0 WHEN ea.n < eb.n THEN "
     + once_seen.carried_sql("h.scope_id", "h.b", "h.a", once_seen.FOLDED)
     + " ELSE "
     + once_seen.carried_sql("h.scope_id", "h.a", "h.b", once_seen.FOLDED)
     + " END FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
     + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
     + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b) AS h"
+    " JOIN temp.fold_ends ea ON ea.scope_id = h.scope_id AND ea.concept = h.a"
+    " JOIN temp.fold_ends eb ON eb.scope_id = h.scope_id AND eb.concept = h.b"
 )
 # A pair with no row that stays "count 1, weight 1, unrated" keeps none.
 _PLAIN = "NOT stored AND c + seen = 1 AND w + seen = 1 AND f = 0 AND o = 0"
