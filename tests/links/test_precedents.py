@@ -8,12 +8,14 @@ one, so only the rated read's meaning can carry what it was taught.
 from __future__ import annotations
 
 import random
+import sqlite3
 
 import pytest
 
 from assocmem import InvalidInput, Memory, UnknownRead
+from assocmem.capabilities import migrations
 from assocmem.links import store_reads
-from tests.conftest import Target
+from tests.conftest import Target, raw_query
 from tests.synonyms import NAME as SYNONYMS
 from tests.synonyms import synonyms  # noqa: F401  (the fixture)
 
@@ -99,7 +101,8 @@ def test_unrated_reads_are_kept_to_a_bound_rated_ones_as_long_as_their_lessons(
 ) -> None:
     monkeypatch.setattr(store_reads, "READS_KEPT", 3)
     monkeypatch.setattr(store_reads, "PRUNE_EVERY", 1)
-    with Memory(store_target("bounded"), agent_id="ops") as mem:
+    target = store_target("bounded")
+    with Memory(target, agent_id="ops") as mem:
         ids = _notes(mem)
         rated, oldest = mem.read(ASKED[0], k=1), mem.read(ASKED[1], k=1)
         mem.feedback([ids[FIX]], 1.0, read=rated.id)
@@ -108,6 +111,65 @@ def test_unrated_reads_are_kept_to_a_bound_rated_ones_as_long_as_their_lessons(
             mem.feedback([ids[FIX]], 1.0, read=oldest.id)
         mem.feedback([ids[FIX]], 1.0, read=rated.id)  # rated: kept
         mem.feedback([ids[FIX]], 1.0, read=later[-1].id)
+    # What a pruned read returned goes with it; every kept read keeps its items.
+    kept = raw_query(target, "SELECT r.id, COUNT(i.memory_seq) FROM reads r"
+                     " LEFT JOIN read_items i ON i.read_seq = r.seq GROUP BY r.id")  # fmt: skip
+    assert len(kept) == 4 and all(items == 1 for _, items in kept)
+    assert raw_query(
+        target, "SELECT COUNT(*) FROM read_items WHERE read_seq NOT IN (SELECT seq FROM reads)"
+    ) == [(0,)]
+
+
+def _as_before_read_seqs(target: str, backend: str) -> None:
+    """Put a store's reads back in the shape before `read_items` named a read by its
+    seq (the handle in every row), and forget that the change was applied."""
+    name = "0027_read_items_by_seq" if backend == "sqlite" else "0026_read_items_by_seq"
+    (created,) = [sql for step, sql in migrations(backend) if step.endswith("_reads")]
+    steps = [
+        "CREATE TEMP TABLE kept_reads AS"
+        " SELECT id, scope_id, at, concepts, model, vector, rated_at FROM reads",
+        "CREATE TEMP TABLE kept_items AS SELECT r.id AS read_id, i.memory_seq"
+        " FROM read_items i JOIN reads r ON r.seq = i.read_seq",
+        "CREATE TEMP TABLE kept_lessons AS SELECT * FROM read_lessons",
+        "DROP TABLE read_items", "DROP TABLE read_lessons", "DROP TABLE reads",
+        created,
+        "INSERT INTO reads SELECT * FROM kept_reads",
+        "INSERT INTO read_items SELECT * FROM kept_items",
+        "INSERT INTO read_lessons SELECT * FROM kept_lessons",
+        f"DELETE FROM schema_migrations WHERE name = '{name}'",
+    ]  # fmt: skip
+    if backend == "sqlite":
+        conn = sqlite3.connect(target)
+        conn.executescript(";\n".join(steps))
+        conn.close()
+        return
+    import psycopg
+
+    with psycopg.connect(target) as pg:
+        for sql in steps:
+            pg.execute(sql.encode())
+
+
+def test_reads_kept_before_their_items_named_them_by_seq_still_rate_and_forget(
+    store_target: Target, backend: str
+) -> None:
+    target = store_target("renamed")
+    with Memory(target, agent_id="ops") as mem:
+        ids = _notes(mem)
+        rated, forgotten = mem.read(ASKED[0], k=5), mem.read(SYMPTOMS[0], k=3)
+        mem.feedback([ids[FIX]], 1.0, read=rated.id)
+    _as_before_read_seqs(target, backend)
+    with Memory(target, agent_id="ops") as mem:
+        both = f"SELECT COUNT(*) FROM reads WHERE id IN ('{rated.id}', '{forgotten.id}')"
+        assert raw_query(target, both) == [(2,)]
+        assert mem.read(ASKED[0], k=5).items[0].id == ids[FIX]  # what it was taught holds
+        assert mem.feedback([ids[FIX]], 1.0, read=rated.id).lessons_updated
+        mem.forget(ids=[forgotten.items[-1].id])
+        with pytest.raises(UnknownRead):  # unrated: only its items tie it to what went
+            mem.feedback([ids[FIX]], 1.0, read=forgotten.id)
+    assert raw_query(
+        target, "SELECT COUNT(*) FROM read_items WHERE read_seq NOT IN (SELECT seq FROM reads)"
+    ) == [(0,)]
 
 
 # -- precedents: by meaning ------------------------------------------------------------

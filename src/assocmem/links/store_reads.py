@@ -3,7 +3,8 @@
 A mixin of `SQLStore`. A read is queued in its process and written by the next
 write transaction (a reader never waits for the writer), or at close. A read row
 holds what was asked (concept names, the query vector) in the reader's own layer,
-never what the memories say; which memories it returned are `read_items` rows,
+never what the memories say; which memories it returned are `read_items` rows
+(naming the read by its integer `seq`, the handle being long for a row per item),
 deleted with the read when one of them is forgotten. Invariants: reads are found
 only through the reader's layers; unrated reads are kept up to `READS_KEPT` per
 layer, rated ones as long as their lessons.
@@ -87,9 +88,9 @@ class ReadQueries(SQLStore):
               read.vector) for scope, read, _ in batch],
         )  # fmt: skip
         self._conn.executemany(
-            "INSERT INTO read_items (read_id, memory_seq) VALUES (?,?)"
-            " ON CONFLICT (read_id, memory_seq) DO NOTHING",
-            [(read.id, seq) for _, read, returned in batch for seq in returned],
+            "INSERT INTO read_items (read_seq, memory_seq) SELECT seq, ? FROM reads WHERE id = ?"
+            " ON CONFLICT (read_seq, memory_seq) DO NOTHING",
+            [(seq, read.id) for _, read, returned in batch for seq in returned],
         )
         before, self._reads_written = self._reads_written, self._reads_written + len(batch)
         if before // PRUNE_EVERY != self._reads_written // PRUNE_EVERY:
@@ -123,9 +124,12 @@ class ReadQueries(SQLStore):
         self._delete_reads(doomed)
 
     def _delete_reads(self, read_ids: Sequence[str]) -> None:
-        for table, column in (("read_items", "read_id"), ("read_lessons", "read_id"),
-                              ("reads", "id")):  # fmt: skip
-            self._execute_in(f"DELETE FROM {table} WHERE {column} IN (?*)", read_ids)
+        self._execute_in(
+            "DELETE FROM read_items WHERE read_seq IN (SELECT seq FROM reads WHERE id IN (?*))",
+            read_ids,
+        )
+        self._execute_in("DELETE FROM read_lessons WHERE read_id IN (?*)", read_ids)
+        self._execute_in("DELETE FROM reads WHERE id IN (?*)", read_ids)
 
     @translated
     def asked_read(self, scope: Scope, read_id: str) -> AskedRead | None:
@@ -277,7 +281,8 @@ class ReadQueries(SQLStore):
         asked was answered by it, and would outlive it otherwise."""
         doomed = sorted(
             {read_id for (read_id,) in self._query(
-                "SELECT read_id FROM read_items WHERE memory_seq = ?"
+                "SELECT r.id FROM read_items i JOIN reads r ON r.seq = i.read_seq"
+                " WHERE i.memory_seq = ?"
                 " UNION SELECT read_id FROM read_lessons WHERE memory_seq = ?",
                 [seq, seq],
             )}
