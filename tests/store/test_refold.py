@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from assocmem import Memory
+from assocmem.store import refold
 from assocmem.store.refold import plan
 from assocmem.text.concepts import FOLDING
 from tests.conftest import Target, raw_query
@@ -35,6 +36,13 @@ OLD_NAMES = {
 SPELLINGS = {"old-se": "seeing", "old-see": "see", "old-expir": "expired", "old-expire": "expire"}
 
 
+# A store of the old folding wrote every spelling out, even one equal to its name.
+SPELLED_OUT = (
+    "UPDATE memory_concepts SET form = (SELECT c.name FROM concepts c"
+    " WHERE c.id = memory_concepts.concept_id) WHERE form = ''"
+)
+
+
 def _rewrite(target: str, sql: str) -> None:
     """Run one write statement directly on the store's database, committed."""
     if target.startswith("postgresql://"):
@@ -53,6 +61,7 @@ def _old_store(target: str) -> list[str]:
         mem.feedback([ids[1]], -0.5, query_concepts=["old-see", "old-retry"])
         # Both wordings taught the third note something: its lessons merge too.
         mem.feedback([ids[2]], 0.5, query_concepts=["old-retry", "old-se", "old-see"])
+    _rewrite(target, SPELLED_OUT)
     for current, name in OLD_NAMES.items():
         _rewrite(target, f"UPDATE concepts SET name = '{name}' WHERE name = '{current}'")
     for placeholder, form in SPELLINGS.items():
@@ -247,6 +256,24 @@ def test_each_memory_keeps_one_row_per_concept_and_its_spelling(old: Any) -> Non
     assert (third.concepts, third.concept_forms) == (("see", "cach"), ("seeing", "cache"))
 
 
+def test_a_spelling_equal_to_its_name_survives_the_name_changing(
+    store_target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="ops") as mem:
+        ids = [mem.write(f"note {word}", concepts=[word]).id or "" for word in ("timeout", "timer")]
+    # Both rows hold no spelling of their own: each wrote its concept as its name.
+    assert raw_query(target, "SELECT COUNT(*) FROM memory_concepts WHERE form = ''") == [(2,)]
+    # A folding that keeps three letters renames one concept and merges the other in.
+    monkeypatch.setattr(refold, "FOLDING", "three-letters")
+    monkeypatch.setattr(refold, "normalize_concept", lambda spelling: spelling.lower()[:3])
+    with Memory(target, agent_id="ops") as mem:
+        records = {r.id: r for r in mem.get(ids)}
+    assert [(records[i].concepts, records[i].concept_forms) for i in ids] == [
+        (("tim",), ("timeout",)), (("tim",), ("timer",)),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize("wording", ["see", "seeing", "sees"])
 def test_a_read_by_either_wording_finds_the_merged_memories(old: Any, wording: str) -> None:
     target, ids, _ = old
@@ -269,6 +296,7 @@ def test_concepts_may_trade_names(store_target: Target) -> None:
     target = store_target()
     with Memory(target, agent_id="ops") as mem:
         mem.write("a note", concepts=["old-a", "old-b"])
+    _rewrite(target, SPELLED_OUT)
     for placeholder, name, form in (("old-a", "timeout", "seeing"), ("old-b", "see", "timeouts")):
         _rewrite(target, f"UPDATE concepts SET name = '{name}' WHERE name = '{placeholder}'")
         _rewrite(target, f"UPDATE memory_concepts SET form = '{form}' WHERE form = '{placeholder}'")

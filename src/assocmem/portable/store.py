@@ -18,6 +18,7 @@ from assocmem.store.core import SQLStore
 from assocmem.store.params import in_list, translated
 from assocmem.store.parts import StorePart
 from assocmem.store.records import insert_memory_sql, memory_values
+from assocmem.store.rows import stored_form
 from assocmem.text import times
 from assocmem.types import Record, Scope
 
@@ -70,7 +71,7 @@ class PortableQueries(SQLStore):
                 "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
                 " VALUES (?,?,?,?,?)",
                 [
-                    (layer, ids[name], seq, pos, form)
+                    (layer, ids[name], seq, pos, stored_form(name, form))
                     for seq, layer, r in stored
                     for pos, (name, form) in enumerate(r.memory.concepts)
                 ],

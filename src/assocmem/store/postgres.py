@@ -38,6 +38,7 @@ from assocmem.store.parts import tables
 from assocmem.store.protocol import View
 from assocmem.store.records import MEMORY_COLUMNS, record_from_row
 from assocmem.store.refold import is_current, refold_once
+from assocmem.store.rows import read_form
 from assocmem.store.vacuums import Vacuumer
 from assocmem.store.where_postgres import condition_sql
 from assocmem.text import times
@@ -481,7 +482,7 @@ class PostgresStore(SQLStore):
             seqs,
         )
         return {
-            row[0]: record_from_row(row[:-1], [(name, form) for name, form in row[-1]])
+            row[0]: record_from_row(row[:-1], [(name, read_form(name, f)) for name, f in row[-1]])
             for row in rows
         }
 

@@ -21,6 +21,7 @@ from assocmem.store.connection import SQLConnection, access_key, readable_by
 from assocmem.store.params import KEYED, chunked, in_list, translated
 from assocmem.store.parts import Written
 from assocmem.store.protocol import RankFields, Store, View, new_id
+from assocmem.store.rows import SAME_AS_NAME, read_form, stored_form
 from assocmem.text import times
 from assocmem.types import Record, Scope, Stats, WriteResult
 
@@ -89,7 +90,7 @@ class MemoryRecords(SQLConnection):
                 "INSERT INTO memory_concepts (scope_id, concept_id, memory_seq, position, form)"
                 " VALUES (?,?,?,?,?)",
                 [
-                    (layer, ids[name], seq, pos, form)
+                    (layer, ids[name], seq, pos, stored_form(name, form))
                     for seq, layer, memory in stored
                     for pos, (name, form) in enumerate(memory.concepts)
                 ],
@@ -317,7 +318,9 @@ class MemoryRecords(SQLConnection):
             seqs,
         )
         return {
-            row[0]: record_from_row(row[:-1], [(name, form) for name, form in json.loads(row[-1])])
+            row[0]: record_from_row(
+                row[:-1], [(name, read_form(name, form)) for name, form in json.loads(row[-1])]
+            )
             for row in rows
         }
 
@@ -369,6 +372,10 @@ class MemoryRecords(SQLConnection):
         for index, (form, uses) in self._union(parts):
             forms = counts.setdefault(keys[index][0], {})
             forms[form] = forms.get(form, 0) + int(uses)
+        named = [c for c, forms in counts.items() if SAME_AS_NAME in forms]
+        for concept, name in self._names_by_id(named).items():
+            forms = counts[concept]
+            forms[name] = forms.get(name, 0) + forms.pop(SAME_AS_NAME)
         return counts
 
     @translated

@@ -15,11 +15,12 @@ by both backends; a schema migration cannot do this, as it needs the stemmer.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from assocmem.store.parts import ByConcept, by_concept
+from assocmem.store.rows import SAME_AS_NAME, read_form
 from assocmem.text.concepts import FOLDING, normalize_concept
 
 log = logging.getLogger(__name__)
@@ -63,10 +64,21 @@ def is_current(store: SQLStore) -> bool:
 
 def _refold(store: SQLStore) -> None:
     names = dict(store._query("SELECT id, name FROM concepts"))
-    forms = store._query(
+    stored = store._query(
         "SELECT concept_id, form, COUNT(*) FROM memory_concepts GROUP BY concept_id, form"
     )
-    merged, renamed = plan(names, forms)
+    spelled: Counter[tuple[int, str]] = Counter()
+    for concept, form, count in stored:
+        spelled[concept, read_form(names[concept], form)] += int(count)
+    merged, renamed = plan(names, [(c, form, n) for (c, form), n in spelled.items()])
+    # A row that spells its concept as the name says so by holding none: the
+    # spelling is written out before the concept leaves that name.
+    store._execute_in(
+        "UPDATE memory_concepts SET form = (SELECT c.name FROM concepts c"
+        " WHERE c.id = memory_concepts.concept_id) WHERE form = ? AND concept_id IN (?*)",
+        sorted({*merged, *renamed}),
+        before=[SAME_AS_NAME],
+    )
     if merged:
         _merge(store, merged)
     if renamed:

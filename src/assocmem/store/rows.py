@@ -32,6 +32,23 @@ def new_id() -> str:
     return "".join([_CROCKFORD_PAIRS[(value >> shift) & 1023] for shift in range(120, -1, -10)])
 
 
+# A memory's concept row holds the caller's spelling only where it differs from the
+# concept's name; the empty string, which takes no bytes on disk, stands for the name
+# itself (the spelling of about half the words a text is written in). A spelling is
+# never empty, and a refold writes the old name out before it renames a concept.
+SAME_AS_NAME = ""
+
+
+def stored_form(name: str, form: str) -> str:
+    """What a concept row holds for a memory that wrote concept ``name`` as ``form``."""
+    return SAME_AS_NAME if form == name else form
+
+
+def read_form(name: str, stored: str) -> str:
+    """The spelling a concept row of concept ``name`` holding ``stored`` stands for."""
+    return stored or name
+
+
 # Public integer ids are drawn from [1, 2^53 - 1]: exact as a JSON number anywhere.
 PUBLIC_ID_MAX = 2**53 - 1
 
