@@ -25,11 +25,9 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any
 
-# When to fold: once the pending pair changes reach a quarter of the pairs `links`
-# holds (its rows and its once-seen pairs, `once_seen`), so a fold (which rewrites
-# most pages of the links B-trees, and checks each pending pair against the
-# memories that carry its ends) is paid once per that many changes at any store
-# size, and a connection's copy (~200 bytes a
+# When to fold: once the pending pair changes reach a quarter of the rows of
+# `links`, so a fold (which rewrites most pages of the links B-trees) is paid once
+# per that many changes at any store size, and a connection's copy (~200 bytes a
 # pair, measured) stays in proportion to the store; never fewer than FOLD_MIN, so a
 # young store does not fold at every write, and never more than FOLD_MAX, which
 # bounds the copy (~20 MB; a server holds one per pooled connection) and a fold's
@@ -40,7 +38,7 @@ FOLD_MAX = 100_000
 
 
 def fold_at(links: int) -> int:
-    """Pending pair changes that start a fold when `links` holds ``links`` pairs."""
+    """Pending pair changes that start a fold when `links` holds ``links`` rows."""
     return min(FOLD_MAX, max(FOLD_MIN, links // FOLD_RATIO))
 
 

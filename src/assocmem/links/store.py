@@ -247,15 +247,12 @@ class LinkQueries(SQLStore):
         self._conn.execute("DELETE FROM temp.fold_ends")
         self._span_written = None
         self._conn.execute("DELETE FROM pending_links")
-        # The next rows number on from the last one: ids are never reused. The next
-        # fold waits on the pairs `links` holds, once-seen ones too (`fold_at`).
+        # The next rows number on from the last one: ids are never reused.
         # Every memory written so far is now counted: its once-seen pairs are read
         # from it from here on (`once_seen`).
         self._conn.execute(
             "INSERT INTO store_info (key, value) VALUES"
-            " ('links_at_fold', (SELECT COUNT(*) FROM links)"
-            " + (SELECT COALESCE(SUM(pairs), 0) FROM links_once_seen)),"
-            " ('pending_links_base', ?),"
+            " ('links_at_fold', (SELECT COUNT(*) FROM links)), ('pending_links_base', ?),"
             f" ('{once_seen.FOLDED_SEQ}', (SELECT COALESCE(MAX(seq), 0) FROM memories))"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [last],
