@@ -34,8 +34,12 @@ FOLDED_SEQ = "links_folded_seq"
 # That seq, in SQL (NULL before the first fold: then nothing is once-seen).
 FOLDED = f"(SELECT CAST(value AS INTEGER) FROM store_info WHERE key = '{FOLDED_SEQ}')"
 
-# Memories of a concept counted to tell the rarer end of a pair, at most.
-COUNTED = 64
+# Memories of a concept counted to tell the rarer end of a pair, at most. Counting
+# reads consecutive entries of one index range, far cheaper each than the random
+# probes of a walk, so counting this far costs about what a short walk does; a lower
+# cap leaves two ends past it looking alike, and a walk from the commoner one may
+# probe every memory of a concept used throughout a large store.
+COUNTED = 1024
 # Pairs sharing an end at which that end's memories are walked once for all of them.
 _WALKED_FOR = 4
 
