@@ -64,6 +64,15 @@ def carried_sql(layer: str, a: str, b: str, folded: str, besides: str | None = N
     return f"EXISTS ({_CARRIED.format(layer=layer, a=a, b=b, folded=folded)}{other})"
 
 
+def rarer_carried_sql(layer: str, a: str, b: str, n_a: str, n_b: str, folded: str) -> str:
+    """`carried_sql` walked from whichever end fewer memories carry: ``n_a`` and ``n_b``
+    are their counts (`counted_sql`); on a tie, from ``b``."""
+    return (
+        f"CASE WHEN {n_a} < {n_b} THEN {carried_sql(layer, b, a, folded)}"
+        f" ELSE {carried_sql(layer, a, b, folded)} END"
+    )
+
+
 def stored_sql(layer: str, a: str, b: str) -> str:
     """SQL true where pair (``a``, ``b``) has a `links` row in ``layer``."""
     return f"EXISTS ({_STORED.format(layer=layer, a=a, b=b)})"
@@ -207,19 +216,25 @@ def folded_weights(
 ) -> dict[tuple[int, int, int], float]:
     """The folded weight of each pair ``(layer, a, b)`` (``a < b``) that has one: its
     row's, else 1 where it is once-seen. One statement: each pair is a key lookup,
-    and without a row a walk of its rarer end's memories (each end counted up to
-    `COUNTED`) looking the other end up by key."""
+    and without a row a walk of its rarer end's memories looking the other end up by
+    key; each end of those pairs is counted once (many share a read's concept)."""
     if not pairs:
         return {}
-    layer, a, b = "(j.value ->> 0)", "(j.value ->> 1)", "(j.value ->> 2)"
     rows = store._query(
-        "SELECT j.key, COALESCE((SELECT l.weight FROM links l WHERE l.scope_id = "
-        + layer + " AND l.a = " + a + " AND l.b = " + b + "), CASE WHEN "
-        + counted_sql(layer, a, "?") + " <= " + counted_sql(layer, b, "?")
-        + " THEN " + carried_sql(layer, b, a, "?") + " ELSE " + carried_sql(layer, a, b, "?")
-        + " END) FROM json_each(?) j",
-        [folded, folded, folded, folded, json.dumps(list(pairs))],
-    )  # fmt: skip
+        "WITH asked (k, layer, a, b) AS ("
+        " SELECT key, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)),"
+        " stored (k, weight) AS (SELECT q.k, l.weight FROM asked q JOIN links l"
+        "  ON l.scope_id = q.layer AND l.a = q.a AND l.b = q.b),"
+        " unstored AS (SELECT * FROM asked WHERE k NOT IN (SELECT k FROM stored)),"
+        " ends (layer, concept, n) AS (SELECT layer, concept, "
+        + counted_sql("layer", "concept", "?")
+        + "  FROM (SELECT layer, a AS concept FROM unstored UNION SELECT layer, b FROM unstored))"
+        " SELECT k, weight FROM stored UNION ALL SELECT q.k, 1.0 FROM unstored q"
+        " JOIN ends ea ON ea.layer = q.layer AND ea.concept = q.a"
+        " JOIN ends eb ON eb.layer = q.layer AND eb.concept = q.b WHERE "
+        + rarer_carried_sql("q.layer", "q.a", "q.b", "ea.n", "eb.n", "?"),
+        [json.dumps(list(pairs)), folded, folded, folded],
+    )
     return {pairs[index]: float(weight) for index, weight in rows if weight}
 
 

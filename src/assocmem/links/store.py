@@ -760,8 +760,7 @@ class LinkQueries(SQLStore):
 # once-seen count a memory folded before carries (`once_seen`), and gets a row only
 # if its state is more than that: a count over 1, or feedback.
 # How many memories folded before carry each end of a pending pair, counted up to
-# `once_seen.COUNTED` (`fold_ends`): a pair is looked for from its rarer end, and not
-# at all where an end has none.
+# `once_seen.COUNTED` (`fold_ends`): a pair is looked for from its rarer end.
 _FOLD_ENDS = (
     "INSERT INTO temp.fold_ends SELECT d.scope_id, d.concept, "
     + once_seen.counted_sql("d.scope_id", "d.concept", once_seen.FOLDED)
@@ -769,11 +768,8 @@ _FOLD_ENDS = (
     " FROM pending_links p, json_each(p.concepts) j) AS d"
 )
 _FOLD_PAIRS = (
-    "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0"
-    " WHEN ea.n = 0 OR eb.n = 0 THEN 0 WHEN ea.n < eb.n THEN "
-    + once_seen.carried_sql("h.scope_id", "h.b", "h.a", once_seen.FOLDED)
-    + " ELSE "
-    + once_seen.carried_sql("h.scope_id", "h.a", "h.b", once_seen.FOLDED)
+    "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
+    + once_seen.rarer_carried_sql("h.scope_id", "h.a", "h.b", "ea.n", "eb.n", once_seen.FOLDED)
     + " END FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
     + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
     + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b) AS h"

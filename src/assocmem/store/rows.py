@@ -34,8 +34,8 @@ def new_id() -> str:
 
 # A memory's concept row holds the caller's spelling only where it differs from the
 # concept's name; the empty string, which takes no bytes on disk, stands for the name
-# itself (the spelling of about half the words a text is written in). A spelling is
-# never empty, and a refold writes the old name out before it renames a concept.
+# itself, as most short words are written. A spelling is never empty, and a refold
+# writes the old name out before it renames a concept.
 SAME_AS_NAME = ""
 
 
