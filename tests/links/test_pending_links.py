@@ -123,6 +123,55 @@ def test_a_reader_follows_writes_and_folds_of_another_connection(
         assert db.execute("SELECT SUM(count) FROM pending_pairs").fetchone() == (9,)
 
 
+def test_a_pending_pair_is_weighed_wherever_it_could_reach_a_concepts_strongest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A read looks a pending pair's folded weight up only where the pair could reach
+    # the weight of the concept's limit-th strongest link (the bar). These two reach
+    # it exactly: one whose row lies past the rows the read fetched, and one with no
+    # row that a folded memory carries once.
+    monkeypatch.setattr(pending_links, "fold_at", lambda links: NEVER)
+    path = str(tmp_path / "m.db")
+    with Memory(path, agent_id="a") as mem:
+        notes = iter(range(10**6))
+
+        def write(partner: str, times: int) -> None:
+            for _ in range(times):
+                mem.write(f"note {next(notes)}", concepts=["hub", partner])
+
+        for i in range(27):  # weight 3 each, the lowest ids after the hub's
+            write(f"a{i}", 3)
+        write("stored", 3)  # weight 3 as well: past the rows a read fetches
+        write("seen", 1)  # once-seen once folded: no row
+        for i in range(25):  # weight 4: a read of the hub follows 25, so the bar is 4
+            write(f"b{i}", 4)
+        with mem._store.transaction():
+            mem._store.fold_links()
+        write("stored", 1)  # 3 + 1: reaches the bar
+        write("seen", 3)  # 1 + 3: reaches it too
+
+        def expanded(reader: Memory) -> list[dict[str, float]]:
+            return [
+                reader.read(concepts=["hub"], threshold=threshold, hops=1).expanded_concepts
+                for threshold in (5, 1, 5)
+            ]
+
+        # A fresh connection reads at the bar first; another reads above it (neither
+        # pair can reach 5) first, then at it: the second read looks for the carrier
+        # of the pair the first found had no row.
+        with Memory(path, agent_id="a") as first:
+            waiting = [first.read(concepts=["hub"], threshold=1, hops=1).expanded_concepts]
+        waiting += expanded(mem)
+        with mem._store.transaction():
+            mem._store.fold_links()
+        folded = expanded(mem)
+        assert [folded[1], *folded] == waiting
+    assert waiting[1] == waiting[3] == {}
+    # ties on weight go to the lower id: both come before every b
+    at_the_bar = {"stored": 4, "seen": 4, **{f"b{i}": 4 for i in range(22)}}
+    assert waiting[0] == waiting[2] == at_the_bar
+
+
 def test_a_rolled_back_write_leaves_no_pending_count_behind(tmp_path: Path) -> None:
     with Memory(str(tmp_path / "m.db"), agent_id="a") as mem:
         mem.write("first", concepts=["retry", "backoff"])

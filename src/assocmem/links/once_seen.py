@@ -212,20 +212,22 @@ def pairs_seen_once(
 
 
 def folded_weights(
-    store: SQLStore, pairs: Sequence[tuple[int, int, int]], folded: int
+    store: SQLStore, pairs: Mapping[tuple[int, int, int], bool], folded: int
 ) -> dict[tuple[int, int, int], float]:
-    """The folded weight of each pair ``(layer, a, b)`` (``a < b``) that has one: its
-    row's, else 1 where it is once-seen. One statement: each pair is a key lookup,
-    and without a row a walk of its rarer end's memories looking the other end up by
-    key; each end of those pairs is counted once (many share a read's concept)."""
+    """The folded weight of each pair ``(layer, a, b)`` (``a < b``) of ``pairs`` that
+    has a row, and 1 for each once-seen one among those mapped to True (walked): the
+    rest are left out. One statement: each pair is a key lookup, and a walked one
+    without a row a walk of its rarer end's memories looking the other end up by
+    key; each end of those is counted once (many share a read's concept)."""
     if not pairs:
         return {}
+    asked = list(pairs)
     rows = store._query(
-        "WITH asked (k, layer, a, b) AS ("
-        " SELECT key, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)),"
+        "WITH asked (k, layer, a, b, walk) AS ("
+        " SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)),"
         " stored (k, weight) AS (SELECT q.k, l.weight FROM asked q JOIN links l"
         "  ON l.scope_id = q.layer AND l.a = q.a AND l.b = q.b),"
-        " unstored AS (SELECT * FROM asked WHERE k NOT IN (SELECT k FROM stored)),"
+        " unstored AS (SELECT * FROM asked WHERE walk AND k NOT IN (SELECT k FROM stored)),"
         " ends (layer, concept, n) AS (SELECT layer, concept, "
         + counted_sql("layer", "concept", "?")
         + "  FROM (SELECT layer, a AS concept FROM unstored UNION SELECT layer, b FROM unstored))"
@@ -233,9 +235,9 @@ def folded_weights(
         " JOIN ends ea ON ea.layer = q.layer AND ea.concept = q.a"
         " JOIN ends eb ON eb.layer = q.layer AND eb.concept = q.b WHERE "
         + rarer_carried_sql("q.layer", "q.a", "q.b", "ea.n", "eb.n", "?"),
-        [json.dumps(list(pairs)), folded, folded, folded],
+        [json.dumps([(*pair, int(pairs[pair])) for pair in asked]), folded, folded, folded],
     )
-    return {pairs[index]: float(weight) for index, weight in rows if weight}
+    return {asked[index]: float(weight) for index, weight in rows}
 
 
 def _carried_by(

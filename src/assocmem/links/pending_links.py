@@ -72,16 +72,24 @@ class PendingSide:
     """The pending pairs of one concept in one layer where it is the lower id (or
     the higher): ``{other end: PendingPair}``."""
 
-    __slots__ = ("pairs", "unresolved", "_ranked", "_lowered")
+    __slots__ = ("pairs", "unresolved", "rowless", "settled", "_ranked", "_lowered")
 
     def __init__(self) -> None:
         self.pairs: dict[int, PendingPair] = {}
-        self.unresolved: list[int] = []  # other ends added since their stored weight was read
+        # Other ends of pairs whose folded weight is not known yet (a pair is only
+        # looked up once it could matter: `LinkStore._resolve_pending`).
+        self.unresolved: list[int] = []
+        # Those of them found to have no row, not yet looked for in a memory
+        # (once-seen or nothing: `once_seen`).
+        self.rowless: set[int] = set()
+        # (bound on an unfetched pair's folded weight, bar) when last resolved: None
+        # once a row for this side arrives.
+        self.settled: tuple[float, float] | None = None
         self._ranked: list[tuple[float, int]] | None = None
         self._lowered: int | None = None
 
     def changed(self) -> None:
-        self._ranked = self._lowered = None
+        self._ranked = self._lowered = self.settled = None
 
     def lowered(self) -> int:
         """How many pairs pending feedback has lowered (a negative pending weight)."""
@@ -96,7 +104,8 @@ class PendingSide:
 
     def ranked(self) -> list[tuple[float, int]]:
         """``(stored + pending weight, other end)``, strongest first, ties on the lower
-        id; every pair must be resolved. Kept until the next row for this side."""
+        id; a pair not yet resolved counts its pending weight alone. Kept until the
+        next row for this side or a resolution (`changed`)."""
         if self._ranked is None:
             self._ranked = sorted(
                 (((p.stored or 0.0) + p.weight, other) for other, p in self.pairs.items()),

@@ -339,17 +339,24 @@ class LinkQueries(SQLStore):
         sides = {key: pending.side(key[0], key[1], concept_is_a=key[2]) for key in wanted}
         # Feedback may have lowered pending pairs: one more row per lowered pair keeps
         # `limit` rows whose weights nothing lowered.
-        fetched = self._strongest_rows(
-            [(key, limit + (side.lowered() if side else 0)) for key, side in sides.items()], floor
-        )
-        self._resolve_pending(sides, fetched)
+        needed = {key: limit + (side.lowered() if side else 0) for key, side in sides.items()}
+        # A side with pending pairs to resolve reads twice as deep: the last row read
+        # bounds what every row not read weighs (`_resolve_pending`).
+        deep = {
+            key: n * (2 if (side := sides[key]) and side.unresolved else 1)
+            for key, n in needed.items()
+        }
+        fetched = self._strongest_rows(list(deep.items()), floor)
+        self._resolve_pending(sides, fetched, needed, deep, floor, limit)
         return self._over_layers(
             scope,
             layers,
             (
                 (key[1], other, weight)
                 for key in wanted
-                for other, weight in _strongest(sides[key], fetched[key], floor, limit).items()
+                for other, weight in _strongest(
+                    sides[key], fetched[key][: needed[key]], floor, limit
+                ).items()
             ),
         )
 
@@ -439,26 +446,59 @@ class LinkQueries(SQLStore):
         self,
         sides: Mapping[tuple[int, int, bool], PendingSide | None],
         fetched: Mapping[tuple[int, int, bool], list[tuple[int, float]]],
+        needed: Mapping[tuple[int, int, bool], int],
+        depth: Mapping[tuple[int, int, bool], int],
+        floor: float,
+        limit: int,
     ) -> None:
-        """Give each side's pending pairs new since it was last read their folded
-        weight: from the rows just fetched where they are among them, the rest read
-        in one statement for all sides (`once_seen.folded_weights`)."""
-        pairs: dict[tuple[PendingSide, int], tuple[int, int, int]] = {}
+        """Give each side's pending pairs their folded weight where it can matter:
+        from the rows just fetched (``depth`` asked of each side, of which the first
+        ``needed`` rank it) where they are among them, the rest read in one statement
+        for all sides (`once_seen.folded_weights`).
+
+        A pair joins a side's strongest only if it reaches the side's bar (`_bar`).
+        One the rows do not hold weighs at most the last row fetched, if the fetch
+        was cut by its depth, or else 1 (once-seen) or below the floor; one found to
+        have no row, at most 1. A pair that cannot reach the bar whatever it weighs
+        stays unresolved and is not asked for: most of a common concept's pending
+        pairs, as its strongest links outweigh a few new counts."""
+        asked: dict[tuple[int, int, int], bool] = {}  # pair -> walk it if it has no row
+        looked: list[tuple[PendingSide, int, tuple[int, int, int]]] = []
+        settled: list[tuple[PendingSide, tuple[float, float]]] = []
         for key, side in sides.items():
             if side is None or not side.unresolved:
                 continue
-            for other, weight in fetched[key]:
+            rows = fetched[key]
+            unread = max(1.0, floor, rows[-1][1] if len(rows) >= depth[key] else floor)
+            bar = _bar(_with_pending(side, rows[: needed[key]]).values(), floor, limit)
+            if side.settled == (unread, bar):
+                continue  # nothing changed since this side was last resolved
+            settled.append((side, (unread, bar)))
+            for other, weight in rows:
                 side.resolve(other, weight)
-            for other in side.unresolved:
-                if side.pairs[other].stored is None:
-                    pairs[(side, other)] = (key[0], min(key[1], other), max(key[1], other))
-        # One statement for every side's pairs: a row's weight, else 1 once-seen.
-        folded = once_seen.folded_weights(self, sorted(set(pairs.values())), self._folded_seq())
-        for (side, other), pair in pairs.items():
-            side.resolve(other, folded.get(pair, 0.0))
-        for side in sides.values():
-            if side is not None:
-                side.unresolved.clear()
+            waiting, side.unresolved = side.unresolved, []
+            for other in waiting:
+                pair = side.pairs[other]
+                if pair.stored is not None:
+                    continue  # resolved by a row or from its other end
+                side.unresolved.append(other)
+                rowless = other in side.rowless
+                if (1.0 if rowless else unread) + pair.weight >= bar:
+                    ends = (key[0], min(key[1], other), max(key[1], other))
+                    asked[ends] = asked.get(ends, False) or 1.0 + pair.weight >= bar
+                    looked.append((side, other, ends))
+        if asked:
+            folded = once_seen.folded_weights(self, asked, self._folded_seq())
+            for side, other, ends in looked:
+                if ends in folded:
+                    side.resolve(other, folded[ends])
+                elif asked[ends]:
+                    side.resolve(other, 0.0)
+                else:
+                    side.rowless.add(other)
+        for side, state in settled:
+            side.changed()
+            side.settled = state
 
     def _over_layers(
         self, scope: Scope, layers: Sequence[int], rows: Iterable[tuple[int, int, float]]
@@ -811,6 +851,23 @@ def _id_list(ids: Sequence[int]) -> str:
     return _COMPACT.encode(list(ids))
 
 
+def _with_pending(side: PendingSide, rows: list[tuple[int, float]]) -> dict[int, float]:
+    """``{other end: weight}`` of the fetched ``rows`` of a side, each with its pending
+    change added."""
+    pending = side.pairs
+    return {o: w + (p.weight if (p := pending.get(o)) else 0.0) for o, w in rows}
+
+
+def _bar(weights: Iterable[float], floor: float, limit: int) -> float:
+    """The weight a pending pair the fetched rows do not hold must reach to be among
+    a side's ``limit`` strongest, given the rows' ``weights`` with their pending
+    changes. A pair the query did not return holds below the floor or (the query hit
+    its limit) at most the last weight returned, so with no pending change it ranks
+    below the limit-th of those; a pending pair joins if it reaches that."""
+    ranked = sorted(weights, reverse=True)
+    return max(floor, ranked[limit - 1]) if len(ranked) >= limit else floor
+
+
 def _strongest(
     side: PendingSide | None,
     rows: list[tuple[int, float]],
@@ -823,13 +880,10 @@ def _strongest(
     same links are chosen whether their counts are pending or folded."""
     if side is None:
         return dict(rows)
-    changed = side.pairs  # resolved already (`_resolve_pending`)
-    weights = {o: w + (p.weight if (p := changed.get(o)) else 0.0) for o, w in rows}
-    # A pair the query did not return holds below the floor or (the query hit its
-    # limit) at most the last weight returned, so with no pending change it ranks
-    # below the limit-th weight so far; a pending pair joins if it reaches that.
-    ranked = sorted(weights.values(), reverse=True)
-    bar = max(floor, ranked[limit - 1]) if len(ranked) >= limit else floor
+    weights = _with_pending(side, rows)  # pairs resolved already (`_resolve_pending`)
+    bar = _bar(weights.values(), floor, limit)
+    # A pair left unresolved (`_resolve_pending`) ranks by its pending weight alone,
+    # below the bar as its folded weight would leave it.
     for weight, other in side.ranked():
         if weight < bar:
             break
