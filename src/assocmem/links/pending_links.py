@@ -91,6 +91,11 @@ class PendingSide:
     def changed(self) -> None:
         self._ranked = self._lowered = self.settled = None
 
+    def resolved(self, settled: tuple[float, float]) -> None:
+        """Folded weights were read for some of its pairs under ``settled``."""
+        self._ranked = None
+        self.settled = settled
+
     def lowered(self) -> int:
         """How many pairs pending feedback has lowered (a negative pending weight)."""
         if self._lowered is None:

@@ -347,18 +347,23 @@ class LinkQueries(SQLStore):
             for key, n in needed.items()
         }
         fetched = self._strongest_rows(list(deep.items()), floor)
-        self._resolve_pending(sides, fetched, needed, deep, floor, limit)
-        return self._over_layers(
-            scope,
-            layers,
-            (
-                (key[1], other, weight)
-                for key in wanted
-                for other, weight in _strongest(
-                    sides[key], fetched[key][: needed[key]], floor, limit
-                ).items()
-            ),
-        )
+        # Each side's rows that rank it, with their pending changes, and its bar.
+        ranked: dict[tuple[int, int, bool], tuple[dict[int, float], float]] = {}
+        for key, side in sides.items():
+            if side is not None:
+                weights = _with_pending(side, fetched[key][: needed[key]])
+                ranked[key] = (weights, _bar(weights.values(), floor, limit))
+        self._resolve_pending(sides, fetched, deep, ranked, floor)
+        found: list[tuple[int, int, float]] = []
+        for key in wanted:
+            side = sides[key]
+            strongest = (
+                _strongest(side, *ranked[key], floor)
+                if side is not None
+                else dict(fetched[key][: needed[key]])
+            )
+            found += ((key[1], other, weight) for other, weight in strongest.items())
+        return self._over_layers(scope, layers, found)
 
     def _walk_in_one_statement(
         self,
@@ -446,22 +451,20 @@ class LinkQueries(SQLStore):
         self,
         sides: Mapping[tuple[int, int, bool], PendingSide | None],
         fetched: Mapping[tuple[int, int, bool], list[tuple[int, float]]],
-        needed: Mapping[tuple[int, int, bool], int],
         depth: Mapping[tuple[int, int, bool], int],
+        ranked: Mapping[tuple[int, int, bool], tuple[dict[int, float], float]],
         floor: float,
-        limit: int,
     ) -> None:
         """Give each side's pending pairs their folded weight where it can matter:
-        from the rows just fetched (``depth`` asked of each side, of which the first
-        ``needed`` rank it) where they are among them, the rest read in one statement
-        for all sides (`once_seen.folded_weights`).
+        from the rows just fetched (``depth`` asked of each side) where they are among
+        them, the rest read in one statement for all sides (`once_seen.folded_weights`).
 
-        A pair joins a side's strongest only if it reaches the side's bar (`_bar`).
-        One the rows do not hold weighs at most the last row fetched, if the fetch
-        was cut by its depth, or else 1 (once-seen) or below the floor; one found to
-        have no row, at most 1. A pair that cannot reach the bar whatever it weighs
-        stays unresolved and is not asked for: most of a common concept's pending
-        pairs, as its strongest links outweigh a few new counts."""
+        A pair joins a side's strongest only if it reaches the side's bar (`_bar`, in
+        ``ranked``). One the rows do not hold weighs at most the last row fetched, if
+        the fetch was cut by its depth, or else 1 (once-seen) or below the floor; one
+        found to have no row, at most 1. A pair that cannot reach the bar whatever it
+        weighs stays unresolved and is not asked for: most of a common concept's
+        pending pairs, as its strongest links outweigh a few new counts."""
         asked: dict[tuple[int, int, int], bool] = {}  # pair -> walk it if it has no row
         looked: list[tuple[PendingSide, int, tuple[int, int, int]]] = []
         settled: list[tuple[PendingSide, tuple[float, float]]] = []
@@ -470,7 +473,7 @@ class LinkQueries(SQLStore):
                 continue
             rows = fetched[key]
             unread = max(1.0, floor, rows[-1][1] if len(rows) >= depth[key] else floor)
-            bar = _bar(_with_pending(side, rows[: needed[key]]).values(), floor, limit)
+            bar = ranked[key][1]
             if side.settled == (unread, bar):
                 continue  # nothing changed since this side was last resolved
             settled.append((side, (unread, bar)))
@@ -497,8 +500,7 @@ class LinkQueries(SQLStore):
                 else:
                     side.rowless.add(other)
         for side, state in settled:
-            side.changed()
-            side.settled = state
+            side.resolved(state)
 
     def _over_layers(
         self, scope: Scope, layers: Sequence[int], rows: Iterable[tuple[int, int, float]]
@@ -869,21 +871,15 @@ def _bar(weights: Iterable[float], floor: float, limit: int) -> float:
 
 
 def _strongest(
-    side: PendingSide | None,
-    rows: list[tuple[int, float]],
-    floor: float,
-    limit: int,
+    side: PendingSide, weights: dict[int, float], bar: float, floor: float
 ) -> dict[int, float]:
-    """Up to ``limit`` of a concept's strongest links in a layer on one side, from its
-    stored strongest ``rows`` (`_strongest_rows`) and its pending ``side``, at or above
-    ``floor``: ``{other end: weight}``. Ties break on the other end's id, so the
-    same links are chosen whether their counts are pending or folded."""
-    if side is None:
-        return dict(rows)
-    weights = _with_pending(side, rows)  # pairs resolved already (`_resolve_pending`)
-    bar = _bar(weights.values(), floor, limit)
-    # A pair left unresolved (`_resolve_pending`) ranks by its pending weight alone,
-    # below the bar as its folded weight would leave it.
+    """A concept's strongest links in a layer on one side, at or above ``floor``:
+    ``{other end: weight}``, its stored strongest rows with their pending changes
+    (``weights``, added to) and the pending pairs of its ``side`` that reach its ``bar``
+    (`_bar`). Ties break on the other end's id, so the same links are chosen whether
+    their counts are pending or folded."""
+    # The pairs are resolved already (`_resolve_pending`). One left unresolved ranks
+    # by its pending weight alone, below the bar as its folded weight would leave it.
     for weight, other in side.ranked():
         if weight < bar:
             break
