@@ -77,7 +77,7 @@ class PendingSide:
     def __init__(self) -> None:
         self.pairs: dict[int, PendingPair] = {}
         # Other ends of pairs whose folded weight is not known yet (a pair is only
-        # looked up once it could matter: `LinkStore._resolve_pending`).
+        # looked up once it could matter: `LinkQueries._resolve_pending`).
         self.unresolved: list[int] = []
         # Those of them found to have no row, not yet looked for in a memory
         # (once-seen or nothing: `once_seen`).
@@ -106,11 +106,12 @@ class PendingSide:
         pair = self.pairs.get(other)
         if pair is not None and pair.stored is None:
             pair.stored = stored
+            self.rowless.discard(other)
 
     def ranked(self) -> list[tuple[float, int]]:
         """``(stored + pending weight, other end)``, strongest first, ties on the lower
         id; a pair not yet resolved counts its pending weight alone. Kept until the
-        next row for this side or a resolution (`changed`)."""
+        next row for this side (`changed`) or a resolution (`resolved`)."""
         if self._ranked is None:
             self._ranked = sorted(
                 (((p.stored or 0.0) + p.weight, other) for other, p in self.pairs.items()),
