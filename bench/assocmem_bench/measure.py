@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import platform
 import resource
@@ -46,15 +47,37 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+# Installed packages whose version can change a benchmark's figures: a model's
+# runtime rounds its vectors its own way (an embedder's rankings, and the recall
+# behind them, move with it), the vector libraries build their graphs theirs.
+VERSIONED = (
+    "assocmem", "numpy", "onnxruntime", "tokenizers", "sentence-transformers", "torch",
+    "faiss-cpu", "usearch", "hnswlib",
+)  # fmt: skip
+
+
 def environment(**extra: Any) -> dict[str, Any]:
-    """The machine a benchmark ran on, plus what the benchmark adds (backend, model)."""
+    """The machine a benchmark ran on, the versions of the installed packages of
+    `VERSIONED`, plus what the benchmark adds (backend, model)."""
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "packages": installed(VERSIONED),
         **extra,
     }
+
+
+def installed(names: Sequence[str]) -> dict[str, str]:
+    """``{name: version}`` of those of ``names`` installed here."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
 
 
 def free_port() -> int:

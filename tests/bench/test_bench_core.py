@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -66,3 +67,11 @@ def test_statements_benchmark_counts_one_write_transaction(tmp_path: Path) -> No
         assert report[read]["write_transactions"] == 0
         assert report[read]["statements"] > 0
     assert report["text_read_with_lessons"]["embedder"] == ToyEmbedder().model_id
+
+
+def test_a_report_names_the_versions_its_figures_depend_on() -> None:
+    measure = pytest.importorskip("assocmem_bench.measure")
+    versions = measure.environment()["packages"]
+    assert versions["assocmem"] == importlib.metadata.version("assocmem")
+    assert versions["numpy"] == importlib.metadata.version("numpy")
+    assert measure.installed(["assocmem", "no-such-package"]) == {"assocmem": versions["assocmem"]}
