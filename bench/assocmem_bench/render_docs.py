@@ -148,6 +148,9 @@ def _provenance(result: Results, reports: Path) -> list[str]:
     if env:
         machine = f"{env.get('platform')}, {env.get('cpus')} CPUs, Python {env.get('python')}"
         lines.append(f"- Machine: {machine}; report written {env.get('time')}")
+        if env.get("packages"):
+            named = ", ".join(f"{name} {version}" for name, version in env["packages"].items())
+            lines.append(f"- Packages: {named}")
     commit = run.get("commit")
     if commit:
         sha, dirty = commit.removesuffix("-dirty"), commit.endswith("-dirty")

@@ -88,6 +88,17 @@ def test_a_new_report_of_a_known_bench_gets_its_own_section(tmp_path: Path) -> N
     assert (tmp_path / "plots" / "locomo-other-recall.png").is_file()
 
 
+def test_a_section_names_the_package_versions_its_report_ran_with(tmp_path: Path) -> None:
+    results = _results(tmp_path)
+    report = json.loads((results / "locomo-none.json").read_text(encoding="utf-8"))
+    report["environment"]["packages"] = {"onnxruntime": "9.8.7", "numpy": "6.5"}
+    (results / "locomo-other.json").write_text(json.dumps(report), encoding="utf-8")
+    render_docs.render(results, tmp_path)
+    page = (tmp_path / "index.md").read_text(encoding="utf-8")
+    section = page.split("### `locomo-other.json`")[1].split("###")[0]
+    assert "- Packages: onnxruntime 9.8.7, numpy 6.5\n" in section
+
+
 @pytest.mark.parametrize(
     ("name", "text", "why"),
     [
