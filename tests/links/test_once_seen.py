@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from assocmem import Memory
-from assocmem.links import pending_links
+from assocmem.links import once_seen, pending_links
 from tests.conftest import fresh_database
 
 VOCABULARY = [f"w{n}" for n in range(14)]
@@ -77,16 +77,21 @@ def _replay(mem: Memory, seed: int) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("fold_every", [1, 7, 10_000])
+@pytest.mark.parametrize("common", [2, 5, once_seen.COMMON])
 def test_sqlite_without_once_seen_rows_reads_as_postgresql_with_them(
     postgres_server: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     seed: int,
     fold_every: int,
+    common: int,
 ) -> None:
     reference = fresh_database(postgres_server)  # PostgreSQL keeps a row for every pair
     monkeypatch.setattr(pending_links, "FOLD_MIN", fold_every)
     monkeypatch.setattr(pending_links, "FOLD_MAX", fold_every)
+    # Concepts marked common after a few memories: the walks bounded by their marks
+    # and the rows given between them must leave everything as it was.
+    monkeypatch.setattr(once_seen, "COMMON", common)
     path = str(tmp_path / "lean.db")
     with (
         Memory(reference, agent_id="a", role="ops") as full,
@@ -145,3 +150,76 @@ def test_a_pending_count_adds_to_the_once_seen_pair_it_repeats(
         (edge,) = mem.graph(["canary"]).edges
         assert (edge.target, edge.weight, edge.count) == ("stall", 2.0, 2)
         assert mem.stats().links == 1
+
+
+def test_a_pair_of_common_concepts_is_stored_from_its_first_count_and_counted_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once both ends are common, a pair written once gets a row; one written once
+    before they were marked and once after counts both, its first memory found by a
+    walk that stops at their marks."""
+    monkeypatch.setattr(pending_links, "FOLD_MIN", 1)
+    monkeypatch.setattr(pending_links, "FOLD_MAX", 1)
+    monkeypatch.setattr(once_seen, "COMMON", 3)
+    path = str(tmp_path / "common.db")
+    with Memory(path, agent_id="a") as mem:
+        mem.write("early", concepts=["hub", "spoke", "early"])  # hub-spoke once-seen
+        for n in range(3):
+            mem.write(f"hub {n}", concepts=["hub", f"h{n}"])
+            mem.write(f"spoke {n}", concepts=["spoke", f"s{n}"])
+        mem.write("settle", concepts=["x", "y"])  # this fold marks hub and spoke
+        assert _rows_between(path, "hub", "spoke") == []  # still once-seen: before the marks
+        mem.write("later", concepts=["hub", "spoke"])
+        mem.write("again", concepts=["hub", "h0"])
+        mem.write("settle again", concepts=["x", "z"])
+        assert _rows_between(path, "hub", "spoke") == [(2, 2.0)]  # both memories counted
+        mem.write("new pair", concepts=["hub", "s1"])  # s1 is not common: once-seen
+        for n in range(4):
+            mem.write(f"rim {n}", concepts=["rim", f"r{n}"])
+        mem.write("hub and rim", concepts=["hub", "rim"])  # both common: a row at once
+        mem.write("settle once more", concepts=["y", "z"])
+        assert _rows_between(path, "hub", "s1") == []
+        assert _rows_between(path, "hub", "rim") == [(1, 1.0)]
+        edges = {e.target: e.count for e in mem.graph(["hub"], depth=1).edges}
+        assert (edges["spoke"], edges["s1"], edges["rim"]) == (2, 1, 1)
+        assert mem.stats().links == 18  # every pair written, counted once, stored or not
+    with sqlite3.connect(path) as db:
+        marked = {name for (name,) in db.execute(
+            "SELECT c.name FROM links_common m JOIN concepts c ON c.id = m.concept_id"
+        )}  # fmt: skip
+    assert {"hub", "spoke", "rim"} <= marked
+
+
+def _rows_between(path: str, one: str, other: str) -> list[tuple[int, float]]:
+    with sqlite3.connect(path) as db:
+        return list(db.execute(
+            "SELECT l.count, l.weight FROM links l JOIN concepts x ON x.id IN (l.a, l.b)"
+            " JOIN concepts y ON y.id IN (l.a, l.b) WHERE x.name = ? AND y.name = ?",
+            [one, other],
+        ))  # fmt: skip
+
+
+def test_a_memory_moved_among_common_concepts_stores_its_pairs_for_later_walks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory moved into a layer after its concepts there were marked common gives
+    their pair a row: a later walk for the pair stops at the marks, before it."""
+    monkeypatch.setattr(pending_links, "FOLD_MIN", 1)
+    monkeypatch.setattr(pending_links, "FOLD_MAX", 1)
+    monkeypatch.setattr(once_seen, "COMMON", 3)
+    path = str(tmp_path / "moved.db")
+    with Memory(path, agent_id="a", role="ops") as mem:
+        for n in range(4):
+            mem.write(f"hub {n}", concepts=["hub", f"h{n}"])
+            mem.write(f"spoke {n}", concepts=["spoke", f"s{n}"])
+        moved = mem.write("restricted", concepts=["hub", "spoke"], access=["ops"]).id
+        mem.write("settle", concepts=["x", "y"])
+        mem.update(moved, access=[])  # into the public layer, where both are marked
+        assert _rows_between(path, "hub", "spoke") == [(1, 1.0)]
+        mem.write("public", concepts=["hub", "spoke"])
+        mem.write("settle again", concepts=["x", "z"])
+        (edge,) = [e for e in mem.graph(["hub"], depth=1).edges if e.target == "spoke"]
+        assert edge.count == 2
+        assert mem.stats().links == 11  # the moved pair counted once, as a row
+    with Memory(path, agent_id="a") as public:  # one layer: its kept once-seen count
+        assert public.stats().links == 11

@@ -16,6 +16,15 @@ move, a forget and a merge keep the same rule, so no two memories folded so far
 carry a pair that has no row. Memories after `FOLDED_SEQ` are still pending: their
 counts are in `pending_links`, never read twice.
 
+Common concepts bound the walks that tell a once-seen pair (`links_common`). A fold
+marks a concept of its pairs once `COMMON` memories of a layer folded so far carry
+it, with that folded seq (``since``). From then on, a fold gives every pair between
+two marked concepts a row, once-seen or not. So a pair between two marked concepts
+has no row only if the memories that carry it are at or before the later ``since``,
+and the walk for it reads that far only, from the end marked later: in a store that
+was marked as it grew, about `COMMON` memories, where the rarer end of two common
+concepts may have thousands.
+
 PostgreSQL counts every pair straight into `links` and keeps every row.
 """
 
@@ -42,6 +51,13 @@ FOLDED = f"(SELECT CAST(value AS INTEGER) FROM store_info WHERE key = '{FOLDED_S
 COUNTED = 1024
 # Pairs sharing an end at which that end's memories are walked once for all of them.
 _WALKED_FOR = 4
+# Folded memories of a layer carrying a concept at which a fold marks it common: a
+# walk for a pair between two common concepts then reads about this many memories,
+# where without the mark it reads the rarer end's memories, a number that grows with
+# the store. The price is a row for each pair between common concepts written
+# together only once; concepts this common mostly meet more than once, so their pair
+# has a row anyway, and few rows are added.
+COMMON = 64
 
 # Whether a memory of the layer folded so far carries both ends of the pair.
 _CARRIED = (
@@ -73,6 +89,28 @@ def rarer_carried_sql(layer: str, a: str, b: str, n_a: str, n_b: str, folded: st
     )
 
 
+def walk_sql(layer: str, a: str, b: str, ends: tuple[str, str, str, str], folded: str) -> str:
+    """SQL true where a memory of ``layer`` folded so far carries both ``a`` and ``b``,
+    for a pair with no row: ``ends`` are the two ends' counts (`counted_sql`) and
+    marks (their ``since`` in `links_common`, NULL where unmarked). Between two marked
+    concepts only the memories up to the later mark can carry it (module docstring):
+    those are walked, from the end marked later; otherwise `rarer_carried_sql`."""
+    n_a, n_b, since_a, since_b = ends
+    bound = f"MIN(MAX({since_a}, {since_b}), {folded})"
+    return (
+        f"CASE WHEN {since_a} IS NULL OR {since_b} IS NULL"
+        f" THEN {rarer_carried_sql(layer, a, b, n_a, n_b, folded)}"
+        f" WHEN {since_a} > {since_b} THEN {carried_sql(layer, b, a, bound)}"
+        f" WHEN {since_b} > {since_a} THEN {carried_sql(layer, a, b, bound)}"
+        f" ELSE {rarer_carried_sql(layer, a, b, n_a, n_b, bound)} END"
+    )
+
+
+def mark_sql(layer: str, concept: str) -> str:
+    """SQL of the fold seq ``concept`` was marked common at in ``layer`` (NULL: not)."""
+    return f"(SELECT since FROM links_common WHERE scope_id = {layer} AND concept_id = {concept})"
+
+
 def stored_sql(layer: str, a: str, b: str) -> str:
     """SQL true where pair (``a``, ``b``) has a `links` row in ``layer``."""
     return f"EXISTS ({_STORED.format(layer=layer, a=a, b=b)})"
@@ -102,20 +140,28 @@ def only_through(store: SQLStore, seq: int, layer: int) -> int:
     return int(n)
 
 
-def joining(store: SQLStore, concepts: Sequence[int], layer: int) -> int:
-    """How the once-seen pairs of ``layer`` change when a folded memory carrying
+def joining(store: SQLStore, seq: int, concepts: Sequence[int], layer: int) -> int:
+    """How the once-seen pairs of ``layer`` change when folded memory ``seq`` carrying
     ``concepts`` joins it (its concept rows not yet there): +1 for each pair with no row
     nothing else carries, -1 for each pair with no row another memory carries (stored
-    from now on)."""
+    from now on), 0 for a pair `common_after` (stored from now on too)."""
     ids = json.dumps(sorted(set(concepts)))
     (n,) = store._query(
         "SELECT COALESCE(SUM(CASE WHEN "
         + carried_sql("?", "x.value", "y.value", FOLDED)
-        + " THEN -1 ELSE 1 END), 0) FROM json_each(?) x, json_each(?) y"
+        + " THEN -1 WHEN "
+        + common_after("?", "x.value", "y.value", "?")
+        + " THEN 0 ELSE 1 END), 0) FROM json_each(?) x, json_each(?) y"
         " WHERE x.value < y.value AND NOT " + stored_sql("?", "x.value", "y.value"),
-        [layer, ids, ids, layer],
+        [layer, seq, layer, layer, ids, ids, layer],
     )[0]
     return int(n)
+
+
+def common_after(layer: str, a: str, b: str, seq: str) -> str:
+    """SQL true where ``a`` and ``b`` are both marked common in ``layer`` and memory
+    ``seq`` comes after the later mark: a pair it carries must have a row."""
+    return f"{seq} > MAX({mark_sql(layer, a)}, {mark_sql(layer, b)})"
 
 
 def count_change(store: SQLStore, changes: Mapping[int, int]) -> None:
@@ -211,32 +257,39 @@ def pairs_seen_once(
     return found
 
 
+# `folded_weights` in one statement.
+_FOLDED_WEIGHTS = (
+    "WITH asked (k, layer, a, b, walk) AS ("
+    " SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)),"
+    " stored (k, weight) AS (SELECT q.k, l.weight FROM asked q JOIN links l"
+    "  ON l.scope_id = q.layer AND l.a = q.a AND l.b = q.b),"
+    " unstored AS (SELECT * FROM asked WHERE walk AND k NOT IN (SELECT k FROM stored)),"
+    " ends (layer, concept, n, since) AS (SELECT layer, concept, "
+    + counted_sql("layer", "concept", "?")
+    + ", "
+    + mark_sql("layer", "concept")
+    + "  FROM (SELECT layer, a AS concept FROM unstored UNION SELECT layer, b FROM unstored))"
+    " SELECT k, weight FROM stored UNION ALL SELECT q.k, 1.0 FROM unstored q"
+    " JOIN ends ea ON ea.layer = q.layer AND ea.concept = q.a"
+    " JOIN ends eb ON eb.layer = q.layer AND eb.concept = q.b WHERE "
+    + walk_sql("q.layer", "q.a", "q.b", ("ea.n", "eb.n", "ea.since", "eb.since"), "?")
+)
+
+
 def folded_weights(
     store: SQLStore, pairs: Mapping[tuple[int, int, int], bool], folded: int
 ) -> dict[tuple[int, int, int], float]:
     """The folded weight of each pair ``(layer, a, b)`` (``a < b``) of ``pairs`` that
     has a row, and 1 for each once-seen one among those mapped to True (walked): the
     rest are left out. One statement: each pair is a key lookup, and a walked one
-    without a row a walk of its rarer end's memories looking the other end up by
-    key; each end of those is counted once (many share a read's concept)."""
+    without a row a walk of one end's memories looking the other end up by key
+    (`walk_sql`); each end of those is counted once (many share a read's concept)."""
     if not pairs:
         return {}
     asked = list(pairs)
-    rows = store._query(
-        "WITH asked (k, layer, a, b, walk) AS ("
-        " SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)),"
-        " stored (k, weight) AS (SELECT q.k, l.weight FROM asked q JOIN links l"
-        "  ON l.scope_id = q.layer AND l.a = q.a AND l.b = q.b),"
-        " unstored AS (SELECT * FROM asked WHERE walk AND k NOT IN (SELECT k FROM stored)),"
-        " ends (layer, concept, n) AS (SELECT layer, concept, "
-        + counted_sql("layer", "concept", "?")
-        + "  FROM (SELECT layer, a AS concept FROM unstored UNION SELECT layer, b FROM unstored))"
-        " SELECT k, weight FROM stored UNION ALL SELECT q.k, 1.0 FROM unstored q"
-        " JOIN ends ea ON ea.layer = q.layer AND ea.concept = q.a"
-        " JOIN ends eb ON eb.layer = q.layer AND eb.concept = q.b WHERE "
-        + rarer_carried_sql("q.layer", "q.a", "q.b", "ea.n", "eb.n", "?"),
-        [json.dumps([(*pair, int(pairs[pair])) for pair in asked]), folded, folded, folded],
-    )
+    # The JSON of the pairs, then the folded seq wherever the statement reads it.
+    ids = json.dumps([(*pair, int(pairs[pair])) for pair in asked])
+    rows = store._query(_FOLDED_WEIGHTS, [ids, *[folded] * (_FOLDED_WEIGHTS.count("?") - 1)])
     return {asked[index]: float(weight) for index, weight in rows}
 
 

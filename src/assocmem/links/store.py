@@ -94,6 +94,12 @@ class LinkQueries(SQLStore):
                 [*layers, concept, concept],
             )
         if self.buffers_link_counts:
+            for concept in gone:  # no mark of it stays either
+                self._conn.execute(
+                    f"DELETE FROM links_common WHERE {in_list('scope_id', layers)}"
+                    " AND concept_id = ?",
+                    [*layers, concept],
+                )
             # A new memory may take the seq of one just deleted, and its counts are
             # pending: it must not be read as folded too (`once_seen`).
             self._conn.execute(
@@ -107,7 +113,13 @@ class LinkQueries(SQLStore):
         ends and summed; a memory that carried two merged spellings keeps each of its
         pairs counted once, as a write of it today would (and `forget` takes back)."""
         if self.buffers_link_counts:
-            _store_once_seen(self, sorted({*merged, *merged.values()}))
+            involved = sorted({*merged, *merged.values()})
+            _store_once_seen(self, involved)
+            # Unmarked, a merged concept's pairs need no row they lack; a later fold
+            # marks it again once it is common.
+            self._conn.execute(
+                f"DELETE FROM links_common WHERE {in_list('concept_id', involved)}", involved
+            )
         overcounts = _overcounts(self, merged)
         _merge_links(self)
         _uncount_overcounts(self, overcounts)
@@ -129,18 +141,24 @@ class LinkQueries(SQLStore):
         # pair with a row gains a count; one another folded memory of the layer carries
         # (once-seen through it) is stored with both counts. The memory's own concept
         # rows still name the old layer here.
-        once_seen.count_change(self, {new: once_seen.joining(self, concepts, new)})
+        once_seen.count_change(self, {new: once_seen.joining(self, seq, concepts, new)})
         pairs = list(combinations(concepts, 2))
         self._conn.executemany(
             "UPDATE links SET count = count + 1, weight = weight + 1, updated_at = ?"
             " WHERE scope_id = ? AND a = ? AND b = ?",
             [(at, new, a, b) for a, b in pairs],
         )
+        # A pair with no row gets one counting both memories where another carries it,
+        # or counting this one where both its ends are common in the layer and this
+        # memory comes after their marks (`once_seen`).
         self._conn.executemany(
-            "INSERT INTO links (scope_id, a, b, weight, count, updated_at) SELECT ?, ?, ?, 2, 2, ?"
-            " WHERE NOT " + once_seen.stored_sql("?", "?", "?") + " AND "
-            + once_seen.carried_sql("?", "?", "?", once_seen.FOLDED),
-            [(new, a, b, at, new, a, b, a, new, b) for a, b in pairs],  # each in its order
+            "WITH p (layer, a, b, at, seq) AS (VALUES (?, ?, ?, ?, ?))"
+            " INSERT INTO links (scope_id, a, b, weight, count, updated_at)"
+            " SELECT layer, a, b, 1 + carried, 1 + carried, at FROM (SELECT p.*, "
+            + once_seen.carried_sql("p.layer", "p.a", "p.b", once_seen.FOLDED)
+            + " AS carried FROM p WHERE NOT " + once_seen.stored_sql("p.layer", "p.a", "p.b")
+            + ") WHERE carried OR " + once_seen.common_after("layer", "a", "b", "seq"),
+            [(new, a, b, at, seq) for a, b in pairs],
         )  # fmt: skip
 
     def count_cooccurrence(self, groups: Sequence[tuple[int, Sequence[int]]], at: int) -> None:
@@ -232,14 +250,18 @@ class LinkQueries(SQLStore):
         self._conn.execute(
             "CREATE TEMP TABLE IF NOT EXISTS fold_pairs (scope_id INTEGER, a INTEGER,"
             " b INTEGER, w REAL, c INTEGER, o REAL, f INTEGER, u INTEGER, stored INTEGER,"
-            " seen INTEGER)"
+            " seen INTEGER, common INTEGER)"
         )
         self._conn.execute(
             "CREATE TEMP TABLE IF NOT EXISTS fold_ends (scope_id INTEGER, concept INTEGER,"
-            " n INTEGER, PRIMARY KEY (scope_id, concept)) WITHOUT ROWID"
+            " n INTEGER, since INTEGER, PRIMARY KEY (scope_id, concept)) WITHOUT ROWID"
         )
         # Both are left empty by the last fold, or by a rollback of it.
         self._conn.execute(_FOLD_ENDS)
+        # Ends common by now are marked before the pairs are weighed, so this fold
+        # already gives every pair between marked ends a row (`once_seen`).
+        self._conn.execute(_MARK_COMMON, [once_seen.COMMON])
+        self._conn.execute(_MARKED_ENDS, [once_seen.COMMON])
         self._conn.execute(_FOLD_PAIRS.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
         self._conn.execute(_COUNT_ONCE_SEEN)
         self._conn.execute(_FOLD)
@@ -806,20 +828,37 @@ class LinkQueries(SQLStore):
 _FOLD_ENDS = (
     "INSERT INTO temp.fold_ends SELECT d.scope_id, d.concept, "
     + once_seen.counted_sql("d.scope_id", "d.concept", once_seen.FOLDED)
+    + ", "
+    + once_seen.mark_sql("d.scope_id", "d.concept")
     + " FROM (SELECT DISTINCT p.scope_id, j.value AS concept"
     " FROM pending_links p, json_each(p.concepts) j) AS d"
 )
+# Ends that `once_seen.COMMON` memories folded so far carry are marked common as of
+# the seq folded so far (before the first fold: 0, with nothing folded to count).
+_COMMON_NOW = "since IS NULL AND n >= ?"
+_MARK_COMMON = (
+    "INSERT INTO links_common (scope_id, concept_id, since)"
+    f" SELECT scope_id, concept, COALESCE({once_seen.FOLDED}, 0) FROM temp.fold_ends"
+    f" WHERE {_COMMON_NOW}"
+)
+_MARKED_ENDS = (
+    f"UPDATE temp.fold_ends SET since = COALESCE({once_seen.FOLDED}, 0) WHERE {_COMMON_NOW}"
+)
 _FOLD_PAIRS = (
     "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
-    + once_seen.rarer_carried_sql("h.scope_id", "h.a", "h.b", "ea.n", "eb.n", once_seen.FOLDED)
-    + " END FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
+    + once_seen.walk_sql(
+        "h.scope_id", "h.a", "h.b", ("ea.n", "eb.n", "ea.since", "eb.since"), once_seen.FOLDED
+    )
+    + " END, ea.since IS NOT NULL AND eb.since IS NOT NULL"
+    " FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
     + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
     + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b) AS h"
     " JOIN temp.fold_ends ea ON ea.scope_id = h.scope_id AND ea.concept = h.a"
     " JOIN temp.fold_ends eb ON eb.scope_id = h.scope_id AND eb.concept = h.b"
 )
-# A pair with no row that stays "count 1, weight 1, unrated" keeps none.
-_PLAIN = "NOT stored AND c + seen = 1 AND w + seen = 1 AND f = 0 AND o = 0"
+# A pair with no row that stays "count 1, weight 1, unrated" keeps none, unless its
+# ends are both common: then it is stored from its first co-occurrence on.
+_PLAIN = "NOT stored AND NOT common AND c + seen = 1 AND w + seen = 1 AND f = 0 AND o = 0"
 _COUNT_ONCE_SEEN = (
     "INSERT INTO links_once_seen (scope_id, pairs)"
     " SELECT scope_id, SUM(CASE WHEN seen THEN -1 ELSE 1 END) FROM temp.fold_pairs"
