@@ -223,3 +223,26 @@ def test_a_memory_moved_among_common_concepts_stores_its_pairs_for_later_walks(
         assert mem.stats().links == 11  # the moved pair counted once, as a row
     with Memory(path, agent_id="a") as public:  # one layer: its kept once-seen count
         assert public.stats().links == 11
+
+
+def test_forgetting_every_memory_of_a_common_concept_leaves_no_mark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pending_links, "FOLD_MIN", 1)
+    monkeypatch.setattr(pending_links, "FOLD_MAX", 1)
+    monkeypatch.setattr(once_seen, "COMMON", 3)
+    path = str(tmp_path / "forgotten.db")
+    with Memory(path, agent_id="a") as mem:
+        ids = [mem.write(f"hub {n}", concepts=["hub", f"h{n}"]).id for n in range(5)]
+        mem.write("settle", concepts=["x", "y"])
+        assert _marks(path) == ["hub"]
+        mem.forget(ids)
+    assert _marks(path) == []  # not even an id whose name is gone
+
+
+def _marks(path: str) -> list[str | None]:
+    """Each mark's concept name (None where the concept itself is gone)."""
+    with sqlite3.connect(path) as db:
+        return [name for (name,) in db.execute(
+            "SELECT c.name FROM links_common m LEFT JOIN concepts c ON c.id = m.concept_id"
+        )]  # fmt: skip

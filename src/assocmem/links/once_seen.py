@@ -147,13 +147,13 @@ def joining(store: SQLStore, seq: int, concepts: Sequence[int], layer: int) -> i
     from now on), 0 for a pair `common_after` (stored from now on too)."""
     ids = json.dumps(sorted(set(concepts)))
     (n,) = store._query(
-        "SELECT COALESCE(SUM(CASE WHEN "
-        + carried_sql("?", "x.value", "y.value", FOLDED)
+        "WITH v (layer, seq) AS (VALUES (?, ?)) SELECT COALESCE(SUM(CASE WHEN "
+        + carried_sql("v.layer", "x.value", "y.value", FOLDED)
         + " THEN -1 WHEN "
-        + common_after("?", "x.value", "y.value", "?")
-        + " THEN 0 ELSE 1 END), 0) FROM json_each(?) x, json_each(?) y"
-        " WHERE x.value < y.value AND NOT " + stored_sql("?", "x.value", "y.value"),
-        [layer, seq, layer, layer, ids, ids, layer],
+        + common_after("v.layer", "x.value", "y.value", "v.seq")
+        + " THEN 0 ELSE 1 END), 0) FROM v, json_each(?) x, json_each(?) y"
+        " WHERE x.value < y.value AND NOT " + stored_sql("v.layer", "x.value", "y.value"),
+        [layer, seq, ids, ids],
     )[0]
     return int(n)
 

@@ -94,11 +94,11 @@ class LinkQueries(SQLStore):
                 [*layers, concept, concept],
             )
         if self.buffers_link_counts:
-            for concept in gone:  # no mark of it stays either
+            if gone:  # no mark of them stays either
                 self._conn.execute(
                     f"DELETE FROM links_common WHERE {in_list('scope_id', layers)}"
-                    " AND concept_id = ?",
-                    [*layers, concept],
+                    f" AND {in_list('concept_id', gone)}",
+                    [*layers, *gone],
                 )
             # A new memory may take the seq of one just deleted, and its counts are
             # pending: it must not be read as folded too (`once_seen`).
@@ -836,14 +836,12 @@ _FOLD_ENDS = (
 # Ends that `once_seen.COMMON` memories folded so far carry are marked common as of
 # the seq folded so far (before the first fold: 0, with nothing folded to count).
 _COMMON_NOW = "since IS NULL AND n >= ?"
+_SINCE_NOW = f"COALESCE({once_seen.FOLDED}, 0)"
 _MARK_COMMON = (
     "INSERT INTO links_common (scope_id, concept_id, since)"
-    f" SELECT scope_id, concept, COALESCE({once_seen.FOLDED}, 0) FROM temp.fold_ends"
-    f" WHERE {_COMMON_NOW}"
+    f" SELECT scope_id, concept, {_SINCE_NOW} FROM temp.fold_ends WHERE {_COMMON_NOW}"
 )
-_MARKED_ENDS = (
-    f"UPDATE temp.fold_ends SET since = COALESCE({once_seen.FOLDED}, 0) WHERE {_COMMON_NOW}"
-)
+_MARKED_ENDS = f"UPDATE temp.fold_ends SET since = {_SINCE_NOW} WHERE {_COMMON_NOW}"
 _FOLD_PAIRS = (
     "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
     + once_seen.walk_sql(
