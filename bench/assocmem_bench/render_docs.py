@@ -426,6 +426,8 @@ def learning(result: Results) -> Section:
         name, line = image(result, f"curves-{embedder}", f"Learning curves, embedder {embedder}")
         plots.append((name, _curves_plot(curves, outcomes, config["top"])))
         lines += [line, "", *_learning_checks(section), ""]
+        if section.get("locomo"):
+            lines += _learning_transfer(section["locomo"])
     return Section(lines, plots)
 
 
@@ -473,6 +475,7 @@ def _learning_checks(section: dict[str, Any]) -> list[str]:
     )
     restart = next(iter(read_text["restart"].items()))
     untaught, taught = section["latency"]["no_feedback"], section["latency"]["taught"]
+    crowding = section["interference"]
     return [
         f"- Baselines, recall@{top} with no feedback: {baselines}.",
         f"- The n = {restart[0]} store read again in a fresh process: recall@{top} "
@@ -481,6 +484,51 @@ def _learning_checks(section: dict[str, Any]) -> list[str]:
         f"- Text-read latency untaught: p50 {untaught['p50_ms']} ms, p95 {untaught['p95_ms']} ms; "
         f"taught with {taught['outcomes']} outcomes per type: p50 {taught['p50_ms']} ms, "
         f"p95 {taught['p95_ms']} ms.",
+        f"- Half the types taught, {crowding['outcomes']} outcomes each: the untaught half's "
+        f"top {top} holds {crowding['untaught_mean_wrong_fixes_in_top5']['text']} wrong fixing "
+        f"notes a read ({crowding['untaught_mean_wrong_fixes_in_top5_no_feedback']['text']} "
+        f"with no feedback), {crowding['untaught_mean_taught_fixes_in_top5']['text']} of them "
+        f"taught ones ({crowding['untaught_mean_taught_fixes_in_top5_no_feedback']['text']}).",
+    ]
+
+
+def _learning_transfer(report: dict[str, Any]) -> list[str]:
+    """The LoCoMo split-half transfer: recall@k of held-out questions with no feedback,
+    with the other half's evidence rated, and with as many random turns rated; the
+    paired gains with their intervals; and what feedback brought in, by arm."""
+    k, by_category = report["k"], report["recall@10"]
+
+    def gain(block: dict[str, Any]) -> str:
+        if not block["ci95"]:
+            return f"{block['mean']:+.3f}"
+        low, high = block["ci95"]
+        return f"{block['mean']:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+    rows = [
+        [
+            name, block["n"], fixed(block["no_feedback"]), fixed(block["feedback"]),
+            gain(block["gain"]), fixed(block["random"]), gain(block["random_gain"]),
+        ]
+        for name, block in by_category.items()
+    ]  # fmt: skip
+    arrivals = "; ".join(
+        f"{source} {counts.get('evidence', 0):,} of {sum(counts.values()):,}"
+        for source, counts in report["feedback_newcomers"].items()
+    )
+    return [
+        f"LoCoMo transfer ({report['data']}): each conversation's questions split in two "
+        f"halves, {report['repeats']} times each way; recall@{k} of the held-out half's "
+        "evidence with the other half's evidence rated, and with as many random turns "
+        "rated; gains are paired, with 95% bootstrap intervals:",
+        "",
+        *table(
+            ["Category", "n", "no feedback", "feedback", "gain", "random", "random gain"],
+            rows,
+            words=(0, 4, 6),
+        ),
+        f"- Turns feedback brought into held-out top {k}s that are their evidence, by the "
+        f"arm that ranked them: {arrivals}.",
+        "",
     ]
 
 

@@ -170,3 +170,24 @@ def test_without_matplotlib_the_refusal_names_the_extra(
     with pytest.raises(DependencyMissing, match=r"assocmem\[docs\]"):
         render_docs.render(_results(tmp_path), tmp_path / "out")
     assert not (tmp_path / "out" / "index.md").exists()
+
+
+def test_a_learning_report_with_a_locomo_transfer_shows_its_gains(tmp_path: Path) -> None:
+    results = _results(tmp_path)
+    section = json.loads((results / "learning-none.json").read_text(encoding="utf-8"))
+    block = {"n": 2, "no_feedback": 0.5, "feedback": 0.75, "random": 0.5}
+    gains = {"gain": {"mean": 0.25, "ci95": [0.0, 0.5]}, "random_gain": {"mean": 0.0, "ci95": None}}
+    section["locomo"] = {
+        "data": "tiny.json",
+        "k": 10,
+        "repeats": 1,
+        "recall@10": {"overall(1-4)": {**block, **gains}},
+        "feedback_newcomers": {"learned": {"evidence": 1, "other": 3}},
+    }
+    (results / "learning-transfer.json").write_text(json.dumps(section), encoding="utf-8")
+    render_docs.render(results, tmp_path)
+    page = (tmp_path / "index.md").read_text(encoding="utf-8")
+    mine = page[page.index("### `learning-transfer.json`") :]
+    assert "LoCoMo transfer (tiny.json)" in mine
+    assert "| overall(1-4) | 2 | 0.500 | 0.750 | +0.250 [+0.000, +0.500] | 0.500 | +0.000 |" in mine
+    assert "learned 1 of 4" in mine
