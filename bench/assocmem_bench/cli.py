@@ -105,17 +105,31 @@ def _command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def _commit() -> str | None:
-    """The checkout's commit (``-dirty`` with tracked files changed), or None outside git."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(Path(__file__).parent), "describe", "--always", "--dirty",
-             "--abbrev=40"],
-            capture_output=True, text=True, timeout=30, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
+# What a bench writes, not what it runs: a report written into the checkout must not
+# mark the next bench's report as made from uncommitted code.
+OUTPUTS = "docs/benchmarks"
+
+
+def _commit(checkout: Path = Path(__file__).parent) -> str | None:
+    """The commit of the checkout holding ``checkout``, ``-dirty`` where a tracked file
+    outside `OUTPUTS` has changed; None outside git."""
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(checkout), *args],
+                capture_output=True, text=True, timeout=30, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    head = git("rev-parse", "HEAD")
+    if not head:
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ":/",
+                  f":(top,exclude){OUTPUTS}")  # fmt: skip
+    return f"{head}-dirty" if changed is None or changed else head
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

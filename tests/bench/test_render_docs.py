@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from assocmem_bench import render_docs
+from assocmem_bench import cli, render_docs
 from assocmem_bench.render_docs import UnreadableResults
 
 from assocmem.adapters.cli import main
@@ -191,3 +192,26 @@ def test_a_learning_report_with_a_locomo_transfer_shows_its_gains(tmp_path: Path
     assert "LoCoMo transfer (tiny.json)" in mine
     assert "| overall(1-4) | 2 | 0.500 | 0.750 | +0.250 [+0.000, +0.500] | 0.500 | +0.000 |" in mine
     assert "learned 1 of 4" in mine
+
+
+def test_a_report_written_into_the_checkout_does_not_mark_the_next_as_uncommitted(
+    tmp_path: Path,
+) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    code, report = tmp_path / "bench.py", tmp_path / "docs" / "benchmarks" / "results" / "a.json"
+    report.parent.mkdir(parents=True)
+    code.write_text("x = 1\n", encoding="utf-8")
+    report.write_text("{}\n", encoding="utf-8")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    head = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    report.write_text('{"written": true}\n', encoding="utf-8")  # a bench's own output
+    assert cli._commit(report.parent) == head
+    code.write_text("x = 2\n", encoding="utf-8")  # the code a bench runs
+    assert cli._commit(report.parent) == f"{head}-dirty"
+    assert cli._commit(tmp_path.parent / "elsewhere") is None
