@@ -129,7 +129,7 @@ def _commit(checkout: Path = Path(__file__).parent) -> str | None:
         return None
     changed = git("status", "--porcelain", "--untracked-files=no", "--", ":/",
                   f":(top,exclude){OUTPUTS}")  # fmt: skip
-    return f"{head}-dirty" if changed is None or changed else head
+    return head if changed == "" else f"{head}-dirty"  # None: git could not tell
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -197,8 +197,11 @@ def test_a_learning_report_with_a_locomo_transfer_shows_its_gains(tmp_path: Path
 def test_a_report_written_into_the_checkout_does_not_mark_the_next_as_uncommitted(
     tmp_path: Path,
 ) -> None:
-    def git(*args: str) -> None:
-        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(tmp_path), *args], check=True, capture_output=True, text=True
+        )
+        return done.stdout.strip()
 
     code, report = tmp_path / "bench.py", tmp_path / "docs" / "benchmarks" / "results" / "a.json"
     report.parent.mkdir(parents=True)
@@ -207,9 +210,7 @@ def test_a_report_written_into_the_checkout_does_not_mark_the_next_as_uncommitte
     git("init", "-q")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
-    head = subprocess.run(
-        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    head = git("rev-parse", "HEAD")
     report.write_text('{"written": true}\n', encoding="utf-8")  # a bench's own output
     assert cli._commit(report.parent) == head
     code.write_text("x = 2\n", encoding="utf-8")  # the code a bench runs
