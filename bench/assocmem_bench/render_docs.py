@@ -331,6 +331,10 @@ def scale(result: Results) -> Section:
         "Open ms",
         "Disk MB",
     ]
+    # Reports from before the day-later reads have no such column.
+    day_later = any("read_text_day_later" in m for sizes in runs.values() for m in sizes.values())
+    if day_later:
+        header.insert(6, "Text read a day later (clocks restarted) p50 / p95 ms")
     rows = [
         [
             backend,
@@ -339,6 +343,7 @@ def scale(result: Results) -> Section:
             w["single_per_s"],
             _pair(m["read_text"]),
             _pair(m.get("read_text_spread")),
+            *([_pair(m.get("read_text_day_later"))] if day_later else []),
             _pair(m["read_concepts"]),
             _pair(m["vector"].get("read")),
             m["open"]["open_ms"],

@@ -9,7 +9,10 @@ fresh process each:
    fill, and its last tenth, the rate at size N); no embedder;
 2. open the store (open time, RSS after open, the first read's time), then time
    concept reads and text reads of the queries with no embedder attached, so no
-   query is encoded;
+   query is encoded; last, the text reads again as of a day later, when every
+   memory a read returns has aged enough for the read to restart its decay clock
+   (a fresh one has barely aged: `fusion.ACCESS_RESET_MIN`), as when an agent
+   reads yesterday's notes;
 3. open it with the embedder (its vectors embedded and stored: vectors/s), encode
    the queries (timed apart), then time reads that run the vector arm too, each
    query's vector already known, so again no read pays for encoding;
@@ -32,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime, timedelta
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -223,6 +227,14 @@ def _read(target: str, queries: int) -> dict[str, Any]:
         concepts = _reads(lambda q: mem.read(concepts=q.split(), k=10), asked)
         text = _reads(lambda q: mem.read(q, k=10), asked)
         spread = _reads(lambda q: mem.read(q, k=10), spread_queries(queries))
+        tomorrow = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+        latencies, results = _timed(lambda q: mem.read(q, k=10, as_of=tomorrow), asked)
+        returned = sorted({item.id for result in results for item in result.items})
+        restarted = sum(record.accessed_at is not None for record in mem.get(returned))
+        day_later = {
+            **_summary(latencies, results),
+            "clocks_restarted": round(restarted / max(1, len(returned)), 3),
+        }
     return {
         "open": {
             "open_ms": round(opened * 1000, 1),
@@ -232,6 +244,7 @@ def _read(target: str, queries: int) -> dict[str, Any]:
         "read_concepts": concepts,
         "read_text": text,
         "read_text_spread": spread,
+        "read_text_day_later": day_later,
         "read_rss_peak_mb": peak_rss_mb(),
     }
 
@@ -268,7 +281,10 @@ def _timed(call: Callable[[str], Any], asked: Sequence[str]) -> tuple[list[float
 
 
 def _reads(call: Callable[[str], Any], asked: Sequence[str]) -> dict[str, float]:
-    latencies, results = _timed(call, asked)
+    return _summary(*_timed(call, asked))
+
+
+def _summary(latencies: Sequence[float], results: Sequence[Any]) -> dict[str, float]:
     returned = [len(result.items) for result in results]
     return {**latency(latencies), "mean_items": round(statistics.fmean(returned), 2)}
 

@@ -59,10 +59,11 @@ def test_scale_benchmark_smoke(db: str, tmp_path: Path) -> None:
         assert split["links"] > 0 and split["memories"] > 0
         assert sum(split.values()) <= size["disk_bytes_per_memory"] * 200 * 1.01
     assert size["open"]["open_ms"] > 0 and size["open"]["rss_after_open_mb"] > 0
-    reads_of = ("read_concepts", "read_text", "read_text_spread")
+    reads_of = ("read_concepts", "read_text", "read_text_spread", "read_text_day_later")
     for reads in (*(size[kind] for kind in reads_of), size["vector"]["read"]):
         assert 0 < reads["p50_ms"] <= reads["p95_ms"]
         assert reads["mean_items"] > 0
+    assert size["read_text_day_later"]["clocks_restarted"] == 1.0  # all a day old by then
     vector = size["vector"]
     assert vector["embedder"] == ToyEmbedder().model_id
     assert vector["vectors_per_s"] > 0 and vector["embed_query"]["p50_ms"] > 0

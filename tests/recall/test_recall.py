@@ -10,6 +10,7 @@ import pytest
 from assocmem import EmbedderMismatch, InvalidInput, Memory
 from assocmem.capabilities import open_store
 from assocmem.recall.profiles import CONVERSATION, GENERAL
+from assocmem.store import records
 from assocmem.testing import ToyEmbedder
 from assocmem.types import Scope
 from assocmem.vectors.embedders import load_embedder, register_embedder, unregister_embedder
@@ -200,6 +201,44 @@ def test_reading_restarts_the_clock_only_inside_the_window(store_target: Target)
         mem.read("kettles", as_of="2024-01-12T00:00:00Z")
         assert mem.get([fresh.id or ""])[0].accessed_at == "2024-01-12T00:00:00.000000Z"
         assert mem.get([stale.id or ""])[0].accessed_at is None
+
+
+def test_a_reads_clocks_are_its_own_at_once_and_stored_by_its_next_write(
+    store_target: Target,
+) -> None:
+    """A read restarts clocks without writing: its own connection reads them at once,
+    another once the reader's next write transaction stores them, or its close."""
+    path = store_target("lazy-clocks")
+    with Memory(path, agent_id="ops") as reader, Memory(path, agent_id="ops") as other:
+        note = reader.write("the kettle tripped the fuse", observed_at="2024-01-10T00:00:00Z")
+        aside = reader.write("the kettle needs descaling", observed_at="2024-01-10T00:00:00Z")
+        reader.read("kettle fuse", k=1, as_of="2024-01-12T00:00:00Z")
+        again = reader.read("kettle fuse", k=1, as_of="2024-01-13T00:00:00Z")
+        # The second read ranked with the clock the first restarted, and moved it again.
+        assert again.items[0].record.accessed_at == "2024-01-12T00:00:00.000000Z"
+        assert reader.get([note.id or ""])[0].accessed_at == "2024-01-13T00:00:00.000000Z"
+        assert other.get([note.id or ""])[0].accessed_at is None
+        reader.write("an unrelated note about the garden")
+        assert other.get([note.id or ""])[0].accessed_at == "2024-01-13T00:00:00.000000Z"
+        descaling = reader.read("descaling", k=1, as_of="2024-01-14T00:00:00Z")
+        assert [i.id for i in descaling.items] == [aside.id]
+        assert other.get([aside.id or ""])[0].accessed_at is None
+    with Memory(path, agent_id="ops") as later:  # the reader's close stored it
+        assert later.get([aside.id or ""])[0].accessed_at == "2024-01-14T00:00:00.000000Z"
+
+
+def test_restarted_clocks_past_the_queue_bound_are_stored_at_once(
+    store_target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(records, "CLOCKS_QUEUED_MAX", 1)
+    path = store_target("clock-bound")
+    with Memory(path, agent_id="ops") as reader, Memory(path, agent_id="ops") as other:
+        notes = [
+            reader.write(f"kettle note {n}", observed_at="2024-01-10T00:00:00Z") for n in range(3)
+        ]
+        assert len(reader.read("kettle note", k=3, as_of="2024-01-12T00:00:00Z").items) == 3
+        clocks = [r.accessed_at for r in other.get([n.id or "" for n in notes])]
+        assert clocks == ["2024-01-12T00:00:00.000000Z"] * 3
 
 
 def test_value_and_valence_fold_into_the_score(mem: Memory) -> None:

@@ -193,9 +193,12 @@ def served_app(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     thread.join(timeout=10)
 
 
-def test_a_read_request_writes_nothing_on_a_reader_and_still_moves_the_clock(
+def test_a_read_request_writes_nothing_and_still_moves_the_clock(
     served_app: tuple[str, Any],
 ) -> None:
+    """A read waits for no writer: it writes nothing on its reader connection nor on the
+    writer. The clocks it restarted wait in the writer, are read at once by every
+    connection of the process, and are written by the next write."""
     from tests.adapters.server_kit import post
 
     url, app = served_app
@@ -211,13 +214,21 @@ def test_a_read_request_writes_nothing_on_a_reader_and_still_moves_the_clock(
     pool._writer._conn.set_trace_callback(writer_log.append)
     status, read = post(url, "read", {"query": "deploy timed out"})
     assert status == 200 and [i["record"]["id"] for i in read["items"]] == [written["id"]]
+    assert reader_log and not [s for s in reader_log if s.startswith(WRITES)], reader_log
+    assert not [s for s in writer_log if s.startswith(WRITES)], writer_log
+    status, got = post(url, "get", {"ids": [written["id"]]})
+    assert status == 200 and got[0]["accessed_at"] is not None
+    status, _ = post(url, "write", {"text": "the deploy passed on retry"})
+    assert status == 200
     for reader in readers:
         reader._conn.set_trace_callback(None)
     pool._writer._conn.set_trace_callback(None)
-    assert reader_log and not [s for s in reader_log if s.startswith(WRITES)], reader_log
     assert [s for s in writer_log if s.startswith("UPDATE memories SET accessed_at")]
-    status, got = post(url, "get", {"ids": [written["id"]]})
-    assert status == 200 and got[0]["accessed_at"] is not None
+    with sqlite3.connect(pool._writer.path) as stored:
+        (clock,) = stored.execute(
+            "SELECT accessed_at FROM memories WHERE id = ?", [written["id"]]
+        ).fetchone()
+    assert clock is not None  # none before the read: written by the write after it
 
 
 def test_a_plain_memory_still_records_access(tmp_path: Path) -> None:

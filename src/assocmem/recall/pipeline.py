@@ -679,8 +679,8 @@ def _touch(store: ReadStore, ranked: Sequence[tuple[int, Item]], as_of: str | No
     now = as_of or times.now()
     moment = times.to_datetime(now)
     fresh = [
-        seq
-        for seq, item in ranked
+        item.record.id
+        for _, item in ranked
         if fusion.resets_clock(item.record.kind, _age_days(item.record, moment))
     ]
     if fresh:

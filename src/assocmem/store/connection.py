@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from assocmem.errors import AssocmemError
@@ -348,22 +347,6 @@ class SQLConnection:
         self._snapshot_memo.clear()
         self._memo_state = state
         return False
-
-    def _carry_memo(self, before: Any, after: Any, seqs: Sequence[int], when: str) -> None:
-        """Keep the memo across this connection's own restart of these memories' decay
-        clocks (``accessed_at`` set to ``when``), the only change it made between
-        states ``before`` and ``after``: a read's own touch then costs the next read
-        nothing."""
-        if self._memo_state is None or self._memo_state != before:
-            return
-        for key, memo in self._snapshot_memo.items():
-            if key[0] != "per seq":
-                continue
-            for seq in seqs:
-                found = memo.get(seq)
-                if found is not None and hasattr(found, "accessed_at"):
-                    memo[seq] = replace(found, accessed_at=when)
-        self._memo_state = after
 
     def _forget_memo(self) -> None:
         self._snapshot_memo.clear()

@@ -106,8 +106,10 @@ class Store(Protocol):
         once no memory of its layer carries it)."""
 
     @abc.abstractmethod
-    def touch(self, seqs: Sequence[int], when: str) -> None:
-        """Record a read: restart these memories' decay clocks at ``when``."""
+    def touch(self, ids: Sequence[str], when: str) -> None:
+        """Record a read: restart these memories' decay clocks at ``when``. The new
+        clocks may wait in the process for its next write (records it reads carry
+        them meanwhile)."""
 
     @abc.abstractmethod
     def keep_access_clock_in(self, writer: Store) -> None:

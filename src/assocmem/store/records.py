@@ -1,6 +1,11 @@
 """Memory records in SQL: the write (insert, deduplication, supersession, concepts),
 hydration of records, the access clock, the scan and the counts.
 
+A read restarts the decay clocks of what it returned without writing: the new clocks
+wait in the process, as the read itself does (links/store_reads.py), and the next
+write transaction writes them as it begins, or the store as it closes. Records this
+process reads carry them at once; another process sees them once written.
+
 A mixin of `SQLStore`. Invariants: a write is one transaction in which the memory,
 its concepts, vector and co-occurrence counts land together or not at all; a
 refused duplicate writes nothing, not even to the record it duplicates; one
@@ -13,9 +18,13 @@ names only records the writer can read.
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from assocmem.errors import AssocmemError
 from assocmem.schema import NewMemory
 from assocmem.store.connection import SQLConnection, access_key, readable_by
 from assocmem.store.params import KEYED, chunked, in_list, translated
@@ -27,6 +36,14 @@ from assocmem.types import Record, Scope, Stats, WriteResult
 
 if TYPE_CHECKING:
     import numpy as np
+
+log = logging.getLogger(__name__)
+
+# Restarted clocks waiting in a process for its next write; past this many they are
+# written at once, in a transaction of their own.
+CLOCKS_QUEUED_MAX = 10_000
+
+_Clocked = TypeVar("_Clocked", Record, RankFields)
 
 MEMORY_COLUMNS = (
     "seq, id, agent_id, project_id, channel, text, kind, tags, value, meta, source, "
@@ -53,6 +70,15 @@ class MemoryRecords(SQLConnection):
 
     # Where `touch` sends the access clock; None: this store's own connection.
     _clock: Store | None = None
+    read_only: bool = False
+
+    def _init_state(self) -> None:
+        super()._init_state()
+        # Restarted clocks not yet written (memory id -> when), oldest first, and those
+        # the open write transaction wrote: they leave the queue once it commits.
+        self._clocks_lock = threading.Lock()
+        self._clocks: dict[str, str] = {}
+        self._clocks_writing: dict[str, str] = {}
 
     # -- writes ---------------------------------------------------------------
 
@@ -277,7 +303,7 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
-        return self._per_seq("rank fields", seqs, self._rank_fields)
+        return self._with_clocks(self._per_seq("rank fields", seqs, self._rank_fields))
 
     def _rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
@@ -303,7 +329,19 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
-        return self._per_seq("records", seqs, self._records_by_seq)
+        return self._with_clocks(self._per_seq("records", seqs, self._records_by_seq))
+
+    def _with_clocks(self, found: dict[int, _Clocked]) -> dict[int, _Clocked]:
+        """``found`` (a dict of its own) with the clocks this process restarted and
+        has not written yet."""
+        # A reader connection's clocks wait in the writer that keeps them.
+        clocks = (self._clock if isinstance(self._clock, MemoryRecords) else self)._clocks
+        if clocks:
+            for seq, row in found.items():
+                when = clocks.get(row.id)
+                if when is not None and when != row.accessed_at:
+                    found[seq] = replace(row, accessed_at=when)
+        return found
 
     def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
         # Each record's concepts come in the same statement, as a JSON array of
@@ -389,15 +427,60 @@ class MemoryRecords(SQLConnection):
             result.setdefault(seq, []).append(concept)
         return result
 
-    @translated
-    def touch(self, seqs: Sequence[int], when: str) -> None:
+    def touch(self, ids: Sequence[str], when: str) -> None:
         if self._clock is not None:
-            self._clock.touch(seqs, when)
+            self._clock.touch(ids, when)
             return
-        with self.transaction():
-            self._execute_in(
-                "UPDATE memories SET accessed_at = ? WHERE seq IN (?*)", seqs, before=[when]
+        if self.read_only:  # it reads with its clocks as they are
+            return
+        with self._clocks_lock:
+            for memory_id in ids:
+                self._clocks.pop(memory_id, None)  # to the end: the newest
+                self._clocks[memory_id] = when
+            full = len(self._clocks) > CLOCKS_QUEUED_MAX
+        if full and self._depth == 0:
+            if self._may_write_clocks():
+                self.write_queued()
+            with self._clocks_lock:  # not written (a reader pins the WAL): the oldest go
+                while len(self._clocks) > CLOCKS_QUEUED_MAX:
+                    del self._clocks[next(iter(self._clocks))]
+
+    def write_queued(self) -> None:
+        """Write now what this process keeps for its next write transaction: the
+        restarted clocks, and what the parts queue (the reads kept as handles)."""
+        if not self.read_only:
+            with self.transaction():
+                pass  # `_on_begin` writes it
+
+    def _may_write_clocks(self) -> bool:
+        """Whether a transaction of the clocks' own would not wait on a reader."""
+        return True
+
+    def _on_begin(self) -> None:
+        with self._clocks_lock:
+            self._clocks_writing = dict(self._clocks)
+        if self._clocks_writing:
+            self._conn.executemany(
+                "UPDATE memories SET accessed_at = ? WHERE id = ?",
+                [(when, memory_id) for memory_id, when in self._clocks_writing.items()],
             )
+        super()._on_begin()
+
+    def _on_commit(self) -> None:
+        with self._clocks_lock:
+            for memory_id, when in self._clocks_writing.items():
+                if self._clocks.get(memory_id) == when:  # no later read moved it again
+                    del self._clocks[memory_id]
+            self._clocks_writing = {}
+        super()._on_commit()
+
+    def _close_parts(self) -> None:
+        super()._close_parts()  # a part's closing transaction writes the clocks too
+        if self._clocks:
+            try:
+                self.write_queued()
+            except AssocmemError as exc:
+                log.warning("restarted clocks not kept at close: %s", exc)
 
     def keep_access_clock_in(self, writer: Store) -> None:
         self._clock = writer

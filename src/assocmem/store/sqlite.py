@@ -248,17 +248,9 @@ class SQLiteStore(SQLStore):
     def _refused(self) -> StoreUnavailable:
         return StoreUnavailable(f"store {self.path!r} is open read-only; writes are refused")
 
-    def touch(self, seqs: Sequence[int], when: str) -> None:
-        # A read-only store reads with its decay clocks as they are; so does any read
-        # while a reader pins the WAL at its ceiling, which that write would wait on.
-        if not self.read_only and self._wal_bytes() <= self.wal_ceiling_bytes:
-            with self._lock:  # no other thread's read or write between the two counts
-                state = self._memo_state
-                before = (state[0] if state else None, self._conn.total_changes)
-                super().touch(seqs, when)
-                if self._clock is None:  # written on this connection: data_version stays
-                    after = (before[0], self._conn.total_changes)
-                    self._carry_memo(before, after, seqs, when)
+    def _may_write_clocks(self) -> bool:
+        # Not while a reader pins the WAL at its ceiling: that write would wait on it.
+        return self._wal_bytes() <= self.wal_ceiling_bytes
 
     def _begin(self) -> None:
         if self.read_only:
