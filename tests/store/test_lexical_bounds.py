@@ -5,6 +5,8 @@ stores what one-by-one would."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from assocmem import Memory, Scope
@@ -139,3 +141,35 @@ def test_a_terms_count_follows_writes_moves_and_forgets_in_the_readers_layers(
         mem.forget(ids=[m.id for m in mem.export() if m.text == "quagga alone"])
         assert counts(mem) == {"zebra": 2, "quagga": 0, "the": 0}
         assert counts(other) == {"zebra": 1, "quagga": 0, "the": 0}
+
+
+def test_a_search_again_with_added_words_ranks_as_the_whole_search_does(
+    store_target: Target,
+) -> None:
+    """A read that searches again with words added (lexical expansion) reuses its first
+    ranking on SQLite: every cut, score and tie is the whole search's."""
+    words = ["kettle", "fuse", "garden", "water", "deploy", "gate", "pool", "dry", "host"]
+    rng = random.Random(7)
+    texts = [" ".join(rng.choices(words, k=rng.randint(2, 6))) for _ in range(300)]
+    texts += texts[:40]  # repeats: memories that tie on every score
+    with Memory(store_target("added"), agent_id="ops") as mem:
+        mem.write_many([{"text": text} for text in texts])
+        store, view = mem._store, View(mem.scope)
+        statements: list[str] = []
+        for cut, terms, limit in [
+            (2, ["kettle", "fuse", "garden", "water"], 10),
+            (1, ["pool", "dry", "host"], 25),
+            (3, ["deploy", "gate", "kettle", "fuse"], 5),
+            (2, ["water", "fuse", "gate"], 400),
+        ]:
+            whole = store.lexical(view, terms, limit)  # outside a snapshot: nothing kept
+            with store.snapshot():
+                store.lexical(view, terms[:cut], limit)
+                if type(store).__name__ == "SQLiteStore":
+                    store._conn.set_trace_callback(statements.append)
+                again = store.lexical(view, terms, limit)
+                if type(store).__name__ == "SQLiteStore":
+                    store._conn.set_trace_callback(None)
+            assert again == whole and len(whole) == min(limit, len(whole)) > 0
+        if type(store).__name__ == "SQLiteStore":  # the kept ranking was used
+            assert sum(") AND (" in s for s in statements) == 4

@@ -455,8 +455,16 @@ class SQLiteStore(SQLStore):
         )
         every = " OR ".join(_phrase(term) for term in terms)
         if not common:
-            rows = self._query(ranked.format(bound="", where=where), [every, *params, limit])
-            return [(seq, float(score)) for seq, score in rows]
+            plain = ranked.format(bound="", where=where)
+            # The read snapshot's rankings of this view at this limit, by their terms.
+            kept = self._memo(("ranked", where, tuple(params), limit))
+            found = self._extended(kept, terms, plain, params, limit) if kept else None
+            if found is None:
+                rows = self._query(plain, [every, *params, limit])
+                found = [(seq, float(score)) for seq, score in rows]
+            if kept is not None:
+                kept[tuple(terms)] = found
+            return found
         rare = " OR ".join(_phrase(term) for term in terms if term not in common)
         start, _ = self._window(layers)
         statements = [(ranked.format(bound=" AND f.rowid > ?", where=where), [every, start])]
@@ -467,6 +475,46 @@ class SQLiteStore(SQLStore):
         scores: dict[int, float] = {}
         for sql, values in statements:
             for seq, score in self._query(sql, [*values, *params, limit]):
+                scores[seq] = max(float(score), scores.get(seq, float(score)))
+        best = sorted(scores, key=lambda seq: (-scores[seq], seq))[:limit]
+        return [(seq, scores[seq]) for seq in best]
+
+    def _extended(
+        self,
+        kept: dict[tuple[str, ...], list[tuple[int, float]]],
+        terms: Sequence[str],
+        plain: str,
+        params: Sequence[Any],
+        limit: int,
+    ) -> list[tuple[int, float]] | None:
+        """``terms``' best ``limit`` from a kept ranking of their leading terms (a read
+        searching again with words added, lexical expansion), in two statements that
+        rank fewer memories than the whole search would; None where none is kept.
+
+        BM25 sums over the query's terms, so a memory's score is its leading terms'
+        plus the added terms'. Memories holding both are ranked whole by ``(leading)
+        AND (added)``; one holding only the added terms scores what ``(added)`` gives
+        it; one holding only leading terms keeps its kept score. A memory the first two
+        statements leave out is beaten by ``limit`` they return, and one missing from
+        the kept ranking holds leading terms alone and is beaten by all of it: so the
+        merge is the whole search's ranking, scores and ties included (each score sums
+        the same terms in the same order; a term a memory lacks adds zero)."""
+        for cut in range(len(terms) - 1, 0, -1):
+            known = kept.get(tuple(terms[:cut]))
+            if known is not None:
+                break
+        else:
+            return None
+        leading, added = terms[:cut], terms[cut:]
+        if len(set(added)) < len(added) or set(added) & set(leading):
+            return None  # a repeated term counts twice: only the whole search ranks it
+        either = " OR ".join(_phrase(term) for term in leading)
+        more = " OR ".join(_phrase(term) for term in added)
+        scores = dict(known)
+        for match in (f"({either}) AND ({more})", more):
+            # A memory holding both gets its whole score from the first statement and
+            # less from the other two; the largest is its own.
+            for seq, score in self._query(plain, [match, *params, limit]):
                 scores[seq] = max(float(score), scores.get(seq, float(score)))
         best = sorted(scores, key=lambda seq: (-scores[seq], seq))[:limit]
         return [(seq, scores[seq]) for seq in best]
