@@ -303,7 +303,8 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
-        return self._with_clocks(self._per_seq("rank fields", seqs, self._rank_fields))
+        found = self._per_seq("rank fields", seqs, self._rank_fields)
+        return self._with_clocks("rank fields", found)
 
     def _rank_fields(self, seqs: Sequence[int]) -> dict[int, RankFields]:
         rows = self._query_in(
@@ -329,18 +330,23 @@ class MemoryRecords(SQLConnection):
 
     @translated
     def records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
-        return self._with_clocks(self._per_seq("records", seqs, self._records_by_seq))
+        return self._with_clocks("records", self._per_seq("records", seqs, self._records_by_seq))
 
-    def _with_clocks(self, found: dict[int, _Clocked]) -> dict[int, _Clocked]:
-        """``found`` (a dict of its own) with the clocks this process restarted and
-        has not written yet."""
+    def _with_clocks(self, key: str, found: dict[int, _Clocked]) -> dict[int, _Clocked]:
+        """``found`` (a dict of its own, `_per_seq`'s under ``key``) with the clocks this
+        process restarted and has not written yet; the read memo keeps what it gets,
+        so a record is copied once per restart, not once per read."""
         # A reader connection's clocks wait in the writer that keeps them.
         clocks = (self._clock if isinstance(self._clock, MemoryRecords) else self)._clocks
-        if clocks:
-            for seq, row in found.items():
-                when = clocks.get(row.id)
-                if when is not None and when != row.accessed_at:
-                    found[seq] = replace(row, accessed_at=when)
+        if not clocks:
+            return found
+        memo = self._memo(("per seq", key))
+        for seq, row in found.items():
+            when = clocks.get(row.id)
+            if when is not None and when != row.accessed_at:
+                found[seq] = row = replace(row, accessed_at=when)
+                if memo is not None:
+                    memo[seq] = row
         return found
 
     def _records_by_seq(self, seqs: Sequence[int]) -> dict[int, Record]:
