@@ -494,11 +494,12 @@ class SQLiteStore(SQLStore):
         BM25 sums over the query's terms, so a memory's score is its leading terms'
         plus the added terms'. Memories holding both are ranked whole by ``(leading)
         AND (added)``; one holding only the added terms scores what ``(added)`` gives
-        it; one holding only leading terms keeps its kept score. A memory the first two
-        statements leave out is beaten by ``limit`` they return, and one missing from
-        the kept ranking holds leading terms alone and is beaten by all of it: so the
-        merge is the whole search's ranking, scores and ties included (each score sums
-        the same terms in the same order; a term a memory lacks adds zero)."""
+        it; one holding only leading terms keeps its kept score. A memory holding an
+        added term that neither statement returns is beaten by the ``limit`` one of
+        them returns, and one holding only leading terms that the kept ranking lacks is
+        beaten by all of that ranking: so the merge is the whole search's ranking,
+        scores and ties included (each score sums the same terms in the same order; a
+        term a memory lacks adds zero)."""
         for cut in range(len(terms) - 1, 0, -1):
             known = kept.get(tuple(terms[:cut]))
             if known is not None:
