@@ -46,7 +46,6 @@ class ReadQueries(SQLStore):
     # The writer that keeps a reader connection's access clock (`keep_access_clock_in`):
     # the same parts over another connection, so it keeps the reader's reads too.
     _clock: ReadQueries | None
-    read_only: bool = False
 
     def init_reads(self) -> None:
         """A new connection's queue of reads to write."""
@@ -68,9 +67,8 @@ class ReadQueries(SQLStore):
 
     def flush_reads(self) -> None:
         """Write the queued reads now (a write transaction of their own)."""
-        if self._queued and not self.read_only:
-            with self.transaction():
-                pass  # `write_queued_reads` writes them
+        if self._queued:
+            self.write_queued()  # `write_queued_reads` writes them as it begins
 
     def write_queued_reads(self) -> None:
         """A write transaction's hook as it begins: the queued reads go in with it."""

@@ -94,6 +94,8 @@ class SQLConnection:
     # links in bulk (links/pending_links.py), where True; else they upsert each link.
     buffers_link_counts = False
     path: str  # the store's file or URL
+    # Opened only to read (a SQLite file it may not write): nothing it queues is written.
+    read_only: bool = False
     _conn: Any
 
     @classmethod

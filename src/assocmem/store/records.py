@@ -70,7 +70,6 @@ class MemoryRecords(SQLConnection):
 
     # Where `touch` sends the access clock; None: this store's own connection.
     _clock: Store | None = None
-    read_only: bool = False
 
     def _init_state(self) -> None:
         super()._init_state()
