@@ -665,6 +665,11 @@ def statements(result: Results) -> Section:
     if "text_read_with_lessons" in report:
         taught = report["text_read_with_lessons"]
         calls[f"a text read on {notes} with lessons and the {taught['embedder']} embedder"] = taught
+    if "text_read_by_meaning" in report:
+        meant = report["text_read_by_meaning"]
+        calls[
+            f"the same, more words taught, asking in words no note holds ({meant['question']!r})"
+        ] = meant
     header = [
         "Call",
         "Statements",

@@ -35,6 +35,15 @@ DECLARING_WRITE = {
 QUESTION = "why did the deploy time out on host h12?"
 # Earlier questions, and which of their results (by rank) was rated helpful.
 TAUGHT = (("which host timed out after 12 retries?", 2), ("what retried on host h3?", 1))
+# More rated questions, so that enough words are taught for the arm that reads a
+# question's unknown words by meaning (`links.meanings`), and a question in words
+# none of the notes use.
+TAUGHT_MORE = (
+    ("did the nightly deploy time out again on host h7?", 0),
+    ("how many retries before host h20 gave up on the deploy?", 1),
+    ("which note says the deploy failed after 30 retries?", 0),
+)
+REWORDED = "why did the rollout stall on machine h12?"
 # The learning bench's embedder: the packaged all-MiniLM-L6-v2.
 EMBEDDER = "minilm"
 
@@ -88,6 +97,11 @@ def run(
                 mem.feedback(read=asked.id, used=[asked.items[used].id], outcome=1.0)
             mem.read("why did the deploy time out?")
             taught = _traced(mem, lambda: mem.read(QUESTION))
+            for question, used in TAUGHT_MORE:
+                asked = mem.read(question, k=5)
+                mem.feedback(read=asked.id, used=[asked.items[used].id], outcome=1.0)
+            mem.read("why did the deploy time out?")
+            by_meaning = _traced(mem, lambda: mem.read(REWORDED))
             bar.update(1)
     report = {
         "benchmark": "statements",
@@ -95,6 +109,12 @@ def run(
         "text_read": {"memories": memories, **read},
         "text_read_after_a_write": {"memories": memories + 1, **after_write},
         "text_read_with_lessons": {"memories": memories, "embedder": model.model_id, **taught},
+        "text_read_by_meaning": {
+            "memories": memories,
+            "embedder": model.model_id,
+            "question": REWORDED,
+            **by_meaning,
+        },
     }
     Path(out).write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report

@@ -62,7 +62,13 @@ def test_statements_benchmark_counts_one_write_transaction(tmp_path: Path) -> No
     report = statements.run(str(tmp_path / "s.json"), memories=50, embedder=ToyEmbedder)
     assert json.loads((tmp_path / "s.json").read_text()) == report
     assert report["declaring_write"]["write_transactions"] == 1
-    for read in ("text_read", "text_read_after_a_write", "text_read_with_lessons"):
+    reads = (
+        "text_read",
+        "text_read_after_a_write",
+        "text_read_with_lessons",
+        "text_read_by_meaning",
+    )
+    for read in reads:
         assert report[read]["pragma_data_version"] == 1
         assert report[read]["write_transactions"] == 0
         assert report[read]["statements"] > 0

@@ -103,12 +103,42 @@ class LessonQueries(SQLStore):
         }
 
     @translated
+    def taught_concepts(self, scope: Scope) -> dict[int, str]:
+        """Every concept with helpful outcomes in the reader's layers, by id, with its
+        name: the words lessons were taught (remembered for the read snapshot)."""
+        layers = self._layers(scope)
+        if not layers or self._empty("lesson_concepts"):
+            return {}
+        rows = self._remembered(
+            ("taught concepts", tuple(layers)),
+            lambda: self._query(
+                "SELECT l.concept_id, c.name FROM lesson_concepts l"
+                f" JOIN concepts c ON c.id = l.concept_id WHERE {in_list('l.scope_id', layers)}"
+                " GROUP BY l.concept_id, c.name HAVING SUM(l.taught) > 0",
+                layers,
+            ),
+        )
+        return {int(c): str(name) for c, name in rows}
+
+    @translated
     def concept_lessons(
         self, scope: Scope, concept_ids: Sequence[int], limit: int
     ) -> dict[int, ConceptLessons]:
         layers = self._layers(scope)
         if not layers or not concept_ids:
             return {}
+        # Remembered per concept for the read snapshot: the learned arm and the arm
+        # by meaning read many of the same concepts, and so do reads in a row.
+        found: dict[int, ConceptLessons] = self._per_seq(
+            ("concept lessons", tuple(layers), limit),
+            concept_ids,
+            lambda wanted: self._concept_lessons(scope, layers, wanted, limit),
+        )
+        return found
+
+    def _concept_lessons(
+        self, scope: Scope, layers: Sequence[int], concept_ids: Sequence[int], limit: int
+    ) -> dict[int, ConceptLessons]:
         found: dict[int, ConceptLessons] = {}
         with self.snapshot():
             taught = self.lesson_taught(scope, concept_ids)

@@ -61,7 +61,8 @@ SORTED_BELOW = 10
 # direct arms rank first. A vote a quarter as confident weighs one direct arm's:
 # alone it ranks with what only one arm found. With no lesson for the question's
 # concepts the arm is empty. The precedent arm reaches what outcomes taught by
-# meaning instead (earlier rated reads near this question: see `precedents`), and
+# meaning instead (earlier rated reads near this question: see `precedents`; taught
+# words the question's unknown words mean: see `meanings`), and
 # weighs as much: what it carries is also what an outcome said. Each vote is
 # scaled by the share of the nearby past questions that agree, by how likely an
 # answer carries that far (past questions about other things can sit as near to a

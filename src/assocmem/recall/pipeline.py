@@ -36,7 +36,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from assocmem.errors import InvalidInput
-from assocmem.links import hebbian, lessons, precedents, wording
+from assocmem.links import hebbian, lessons, meanings, precedents, wording
 from assocmem.recall import cues, filters, fusion, provenance, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fusion
@@ -87,6 +87,7 @@ class ReadStore(
     hebbian.ConceptPostings,
     lessons.LessonReads,
     precedents.RatedReads,
+    meanings.TaughtWords,
     wording.Worded,
     filters.FieldProbe,
     SearchedVectors,
@@ -198,23 +199,41 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             shares = _word_shares(words, spread, rankings, not request.concepts_given)
             left_open = 1.0 - words.best
         learned: list[lessons.LearnedHit] = []
+        reading: meanings.Reading | None = None
         if meaning_only:
             rankings, shares = {"semantic": rankings.get("semantic", [])}, {}
         else:
+            if space is not None and question is not None and probe is not None:
+                reading = meanings.read(
+                    store, view, space.embedder.model_id, space.embedder.embed, question.terms,
+                    lambda stems: _spelled(store, view.scope, stems),
+                )  # fmt: skip
+            if reading is not None:  # both arms' lessons in one statement (kept for the read)
+                wanted = sorted({*query_ids, *reading.concept_ids})
+                store.concept_lessons(view.scope, wanted, lessons.LESSONS_PER_CONCEPT)
             learned = lessons.learned_hits(store, view, query_ids, len(set(query_concepts)))
             rankings["learned"] = [hit.seq for hit in learned[:depth]]
         voters = learned[:depth]
         precedent: list[precedents.PrecedentHit] = []
+        meant: list[meanings.MeaningHit] = []
         asked_by: dict[str, tuple[str, ...]] = {}
         if space is not None and probe is not None and not meaning_only:  # needs an embedder
             model_id = space.embedder.model_id
             precedent, asked_by = precedents.hits(store, view, model_id, probe, background)
-            rankings["precedent"] = [hit.seq for hit in precedent[:depth]]
+            meant = meanings.hits(store, view, reading) if reading is not None else []
+        # What outcomes taught, reached by meaning: earlier questions that meant this
+        # one (precedents) and taught words its words mean (meanings), one arm.
+        by_meaning = {hit.seq: hit.confidence for hit in meant}
+        for hit in precedent:
+            by_meaning[hit.seq] = max(by_meaning.get(hit.seq, 0.0), hit.confidence)
+        meaning_ranked = sorted(by_meaning, key=lambda seq: (-by_meaning[seq], -seq))[:depth]
+        if space is not None and probe is not None and not meaning_only:
+            rankings["precedent"] = meaning_ranked
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
             confidence={
                 "learned": {hit.seq: hit.confidence for hit in voters},
-                "precedent": {hit.seq: hit.confidence * left_open for hit in precedent[:depth]},
+                "precedent": {seq: by_meaning[seq] * left_open for seq in meaning_ranked},
                 **shares,
             },
         )
@@ -248,9 +267,12 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         reaches = {seq: r for seq, _, r in associative}
         taught = {hit.seq: hit for hit in learned}
         recalled = {hit.seq: hit for hit in precedent}
+        stood = {hit.seq: hit for hit in meant}
         concept_ids = {c for seq in best for r in reaches.get(seq, []) for c in r.path}
         concept_ids |= {lesson.concept_id for seq in best if seq in taught
                         for lesson in taught[seq].lessons}  # fmt: skip
+        concept_ids |= {s.concept_id for seq in best if seq in stood
+                        for _, s in stood[seq].stand_ins[: meanings.SHOWN]}  # fmt: skip
         # Shown as the scope wrote them (`wording`), every concept of the result at once.
         stems = store.concept_names(sorted(concept_ids | set(expansion.reached)))
         earlier = [c for concepts in asked_by.values() for c in concepts]
@@ -261,6 +283,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             seq: _explain(
                 reaches.get(seq, []), taught.get(seq), names,
                 (recalled[seq], asked_by) if seq in recalled else None,
+                stood.get(seq),
             )
             for seq in best
         } if request.explain else {}  # fmt: skip
@@ -692,9 +715,18 @@ def _explain(
     taught: lessons.LearnedHit | None,
     names: dict[int, str],
     precedent: tuple[precedents.PrecedentHit, dict[str, tuple[str, ...]]] | None = None,
+    meant: meanings.MeaningHit | None = None,
 ) -> tuple[Via, ...]:
     """What brought an item: lessons, then learned links, then the earlier reads
-    (precedents, with their concepts) that voted for it."""
+    (precedents, with their concepts) that voted for it, then the taught words the
+    question's words mean."""
     learned = lessons.via(taught, names) if taught is not None else ()
     recalled = precedents.via(*precedent) if precedent is not None else ()
-    return learned + hebbian.via(reaches, names) + recalled
+    stood = meanings.via(meant, names) if meant is not None else ()
+    return learned + hebbian.via(reaches, names) + recalled + stood
+
+
+def _spelled(store: ReadStore, scope: Scope, stems: Mapping[int, str]) -> dict[int, str]:
+    """Each concept id's stem spelled as the scope writes it (`wording`)."""
+    said = wording.shown(store, scope, stems)
+    return {concept_id: said[stem] for concept_id, stem in stems.items()}
