@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from assocmem import Memory
-from assocmem.links.meanings import StandIn, _phrased
+from assocmem.links.meanings import StandIn, _pairs, _phrased
 from assocmem.text.concepts import tokenize
 from assocmem.types import Item
 from tests.conftest import Target
@@ -139,3 +139,9 @@ def test_two_words_are_read_as_one_phrase_only_where_the_phrase_is_surer() -> No
     assert list(_phrased(["mouth", "organ", "broken"], read)) == ["mouth organ", "broken"]
     read["mouth organ"] = [_stand_in("mouth organ", 0.3)]  # no surer than "organ" alone
     assert list(_phrased(["mouth", "organ", "broken"], read)) == ["mouth", "organ", "broken"]
+
+
+def test_a_phrase_is_two_unknown_words_next_to_each_other_within_a_clause() -> None:
+    unknown = {"mouth", "organ", "wire", "clip", "umpire"}
+    question = "Broken mouth organ, wire and umpire: wire clip?"
+    assert _pairs(question, unknown) == ["mouth organ", "wire clip"]

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 import threading
 import weakref
 from collections import OrderedDict
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assocmem.links.lessons import LESSONS_PER_CONCEPT
 from assocmem.optional import require_numpy
 from assocmem.store import ConceptLessons, View
-from assocmem.text.concepts import normalize_concept
+from assocmem.text.concepts import normalize_concept, tokenize
 from assocmem.types import Scope, Via
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ SHOWN = 3
 # Taught words sampled, evenly by id, for the null (see `_null`): enough for its
 # quantiles, few enough that measuring it costs a small part of a read.
 CALIBRATION = 512
+# What ends a clause: a phrase is read within one.
+_CLAUSE = re.compile(r"[,;:.!?()\[\]{}\"]")
 # Question words whose vectors are kept per embedder: words recur from read to read.
 WORDS_KEPT = 4096
 
@@ -136,12 +139,14 @@ def read(
     model: str,
     embed: Embed,
     words: Sequence[str],
+    question: str,
     show: Callable[[Mapping[int, str]], Mapping[int, str]],
 ) -> Reading | None:
     """The stand-ins of the question's ``words`` that no memory of the reader holds and
     no lesson was taught, or None when there are none (or too few taught words to
-    tell). ``show`` spells concepts as the scope writes them (an embedder knows
-    words, not stems)."""
+    tell); two such words next to each other in ``question`` are read as a phrase
+    too. ``show`` spells concepts as the scope writes them (an embedder knows words,
+    not stems)."""
     taught = store.taught_concepts(view.scope)
     if len(taught) <= NEAREST:
         return None
@@ -152,9 +157,20 @@ def read(
     if not order:
         return None
     vocabulary = _vocabulary(store, view.scope, model, taught, embed, show)
-    pairs = [f"{a} {b}" for a, b in zip(order, order[1:], strict=False)]
+    pairs = _pairs(question, set(order))
     found = _stand_ins(vocabulary, order + pairs, _vectors(model, embed, order + pairs))
     return Reading(_phrased(order, found), len(order) / len(set(words)))
+
+
+def _pairs(question: str, unknown: set[str]) -> list[str]:
+    """Two unknown words next to each other in the question, within one clause (a
+    phrase does not run across a comma), as phrases."""
+    pairs = []
+    for clause in _CLAUSE.split(question):
+        tokens = tokenize(clause)
+        pairs += [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)
+                  if a in unknown and b in unknown]  # fmt: skip
+    return list(dict.fromkeys(pairs))
 
 
 def hits(store: TaughtWords, view: View, reading: Reading) -> list[MeaningHit]:
@@ -233,7 +249,7 @@ def _phrased(order: Sequence[str], read: Mapping[str, list[StandIn]]) -> dict[st
     while i < len(order):
         if i + 1 < len(order):
             phrase = f"{order[i]} {order[i + 1]}"
-            if surest(phrase) > max(surest(order[i]), surest(order[i + 1])):
+            if phrase in read and surest(phrase) > max(surest(order[i]), surest(order[i + 1])):
                 kept[phrase] = read[phrase]
                 i += 2
                 continue

@@ -206,7 +206,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             if space is not None and question is not None and probe is not None:
                 reading = meanings.read(
                     store, view, space.embedder.model_id, space.embedder.embed, question.terms,
-                    lambda stems: _spelled(store, view.scope, stems),
+                    question.probe, lambda stems: _spelled(store, view.scope, stems),
                 )  # fmt: skip
             if reading is not None:  # both arms' lessons in one statement (kept for the read)
                 wanted = sorted({*query_ids, *reading.concept_ids})
