@@ -10,8 +10,8 @@ the memories they were taught. Word against word is sharper than question
 against question: a sentence embedding of a question is much of it its frame
 ("how do I fix", "any tips for"), which questions share, while a word and its
 synonym sit far nearer each other than either sits to the rest of a vocabulary.
-Two adjacent unknown words are also read as one phrase, and kept as one where
-the phrase stands in more surely than either word.
+Two unknown words next to each other in one clause are also read as one phrase,
+and kept as one where the phrase stands in more surely than either word.
 
 How near is near depends on the embedder and on the vocabulary, so no cosine is
 fixed. A word's stand-ins are the taught words nearer it than its `NEAREST`-th
@@ -64,8 +64,9 @@ NEAREST = 10
 # Stand-ins a result names in `via`, best first.
 SHOWN = 3
 # Taught words sampled, evenly by id, for the null (see `_null`): enough for its
-# quantiles, few enough that measuring it costs a small part of a read.
-CALIBRATION = 512
+# quantiles, few enough that measuring it again after new words were taught costs
+# a small part of a read.
+CALIBRATION = 256
 # What ends a clause: a phrase is read within one.
 _CLAUSE = re.compile(r"[,;:.!?()\[\]{}\"]")
 # Question words whose vectors are kept per embedder: words recur from read to read.
@@ -290,13 +291,16 @@ def _null(matrix: Any) -> list[float]:
     """How far each of an even sample of taught words' nearest other taught word
     stands out from the rest, in standard deviations of its similarities, sorted."""
     np = require_numpy()
-    step = max(1, len(matrix) // CALIBRATION)
-    rows = np.arange(0, len(matrix), step)[:CALIBRATION]
-    similarity = (matrix[rows] @ matrix.T).astype(np.float64)
-    similarity[np.arange(len(rows)), rows] = np.nan  # not itself
-    mean = np.nanmean(similarity, axis=1)
-    spread = np.nanstd(similarity, axis=1)
-    best = np.nanmax(similarity, axis=1)
+    rows = np.unique(np.linspace(0, len(matrix) - 1, min(len(matrix), CALIBRATION)).round())
+    rows = rows.astype(np.intp)
+    similarity = matrix[rows] @ matrix.T
+    own = similarity[np.arange(len(rows)), rows].astype(np.float64)
+    others = len(matrix) - 1  # each word's similarities to the rest, itself left out
+    mean = (similarity.sum(axis=1, dtype=np.float64) - own) / others
+    square = (np.square(similarity).sum(axis=1, dtype=np.float64) - own**2) / others
+    spread = np.sqrt(np.maximum(square - mean**2, 0.0))
+    similarity[np.arange(len(rows)), rows] = -np.inf
+    best = similarity.max(axis=1).astype(np.float64)
     kept = spread > 0
     return sorted(((best[kept] - mean[kept]) / spread[kept]).tolist())
 
