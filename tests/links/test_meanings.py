@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from assocmem import Memory
-from assocmem.links.meanings import StandIn, _pairs, _phrased
+from assocmem.links.meanings import WORDS_READ, StandIn, _pairs, _phrased
 from assocmem.text.concepts import tokenize
 from assocmem.types import Item
 from tests.conftest import Target
@@ -145,3 +145,13 @@ def test_a_phrase_is_two_unknown_words_next_to_each_other_within_a_clause() -> N
     unknown = {"mouth", "organ", "wire", "clip", "umpire"}
     question = "Broken mouth organ, wire and umpire: wire clip?"
     assert _pairs(question, unknown) == ["mouth organ", "wire clip"]
+
+
+def test_a_long_question_is_read_by_meaning_only_in_its_first_words(store_target: Target) -> None:
+    with Memory(store_target("long"), agent_id="ops", embedder=SYNONYMS) as mem:
+        ids = _taught(mem)
+        filler = " ".join(f"zq{n}" for n in range(WORDS_READ))  # words nothing holds
+        ahead = {i.id: i for i in mem.read(f"{OTHER_WORDS} {filler}", k=5).items}
+        behind = {i.id: i for i in mem.read(f"{filler} {OTHER_WORDS}", k=5).items}
+        assert ("spasm", "cramp") in _stood_in(ahead[ids[FIX]])
+        assert not any(_stood_in(item) for item in behind.values())

@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 # few nearer stand in for it, the rest of the vocabulary is what an unrelated word
 # comes to. Few enough that a word's stand-ins are its near-synonyms, not its topic.
 NEAREST = 10
+# Untaught words of one question read by meaning, the first ones: a question longer
+# than this is a passage, and its meaning as a whole is the precedents' to read.
+WORDS_READ = 32
 # Stand-ins a result names in `via`, best first.
 SHOWN = 3
 # Taught words sampled, evenly by id, for the null (see `_null`): enough for its
@@ -153,6 +156,7 @@ def read(
         return None
     stems = set(taught.values())
     untaught = [w for w in dict.fromkeys(words) if normalize_concept(w) not in stems]
+    untaught = untaught[:WORDS_READ]
     held = store.match_counts(view.scope, untaught, 1) if untaught else {}
     order = [w for w in untaught if not held.get(w)]
     if not order:
