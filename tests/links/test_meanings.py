@@ -70,11 +70,18 @@ def test_words_the_memories_hold_are_read_by_them_not_stood_in_for(
     store_target: Target,
 ) -> None:
     with Memory(store_target("held"), agent_id="ops", embedder=SYNONYMS) as mem:
-        _taught(mem)
+        ids = _taught(mem)
         # "trail" and "mornings" are in a note: words find it, nothing stands in (and
         # no rated question meant anything near it).
         items = mem.read("Trail mornings?", k=5).items
         assert items and not any("precedent" in item.sources for item in items)
+        # Once a note holds "spasm", it is read by its words, though it means "cramp";
+        # "calves", which no note holds, still stands in for "legs".
+        mem.write("Spasm drills on Tuesdays.")
+        found = {item.id: item for item in mem.read(OTHER_WORDS, k=5).items}
+        paths = _stood_in(found[ids[FIX]])
+        assert ("calves", "legs") in paths
+        assert not any(path[0] == "spasm" for path in paths)
 
 
 def test_with_too_few_taught_words_or_no_embedder_nothing_stands_in(
@@ -124,20 +131,20 @@ def test_a_fresh_process_reads_by_meaning_as_the_teaching_one_did(store_target: 
 _AS_OF = "2100-01-01T00:00:00Z"
 
 
-def _stand_in(word: str, sureness: float) -> StandIn:
-    return StandIn(word, 1, sureness)
+def _stand_in(sureness: float) -> StandIn:
+    return StandIn(1, sureness)
 
 
 def test_two_words_are_read_as_one_phrase_only_where_the_phrase_is_surer() -> None:
     read = {
-        "mouth": [_stand_in("mouth", 0.2)],
-        "organ": [_stand_in("organ", 0.3)],
-        "mouth organ": [_stand_in("mouth organ", 0.9)],
-        "organ broken": [_stand_in("organ broken", 0.25)],
-        "broken": [_stand_in("broken", 0.6)],
+        "mouth": [_stand_in(0.2)],
+        "organ": [_stand_in(0.3)],
+        "mouth organ": [_stand_in(0.9)],
+        "organ broken": [_stand_in(0.25)],
+        "broken": [_stand_in(0.6)],
     }
     assert list(_phrased(["mouth", "organ", "broken"], read)) == ["mouth organ", "broken"]
-    read["mouth organ"] = [_stand_in("mouth organ", 0.3)]  # no surer than "organ" alone
+    read["mouth organ"] = [_stand_in(0.3)]  # no surer than "organ" alone
     assert list(_phrased(["mouth", "organ", "broken"], read)) == ["mouth", "organ", "broken"]
 
 

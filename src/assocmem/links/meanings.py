@@ -102,7 +102,6 @@ class StandIn:
     from the rest than this one does from the question word's (see the module
     docstring)."""
 
-    word: str
     concept_id: int
     sureness: float
 
@@ -126,10 +125,10 @@ class MeaningHit:
 @dataclass(frozen=True)
 class Reading:
     """A question's unknown words as the taught words that stand in for them (kept
-    phrases as one word), and the part of its words they are (``left_open``)."""
+    phrases as one word), and the part of its words they are (``unknown``)."""
 
     stand_ins: dict[str, list[StandIn]]
-    left_open: float
+    unknown: float
 
     @property
     def concept_ids(self) -> list[int]:
@@ -137,7 +136,7 @@ class Reading:
         return sorted({s.concept_id for found in self.stand_ins.values() for s in found})
 
 
-def read(
+def reading(
     store: TaughtWords,
     view: View,
     model: str,
@@ -212,7 +211,7 @@ def hits(store: TaughtWords, view: View, reading: Reading) -> list[MeaningHit]:
     found_hits = []
     for seq in store.visible(view, sorted(votes)):
         by_word = votes[seq]
-        score = reading.left_open * sum(vote for vote, _ in by_word.values()) / whole
+        score = reading.unknown * sum(vote for vote, _ in by_word.values()) / whole
         ordered = sorted(by_word.items(), key=lambda kv: (-kv[1][0], kv[0]))
         found_hits.append(MeaningHit(seq, min(1.0, score), tuple((w, s) for w, (_, s) in ordered)))
     found_hits.sort(key=lambda hit: (-hit.confidence, -hit.seq))
@@ -235,7 +234,7 @@ def _stand_ins(
         background = np.partition(near, -NEAREST)[-NEAREST]
         mean = float(near.mean())
         found[word] = [
-            StandIn(word, vocabulary.ids[i], vocabulary.sureness((float(near[i]) - mean) / spread))
+            StandIn(vocabulary.ids[i], vocabulary.sureness((float(near[i]) - mean) / spread))
             for i in np.flatnonzero(near > background)
         ]
     return found
@@ -357,21 +356,14 @@ def _vectors(model: str, embed: Embed, words: Sequence[str]) -> Any:
     np = require_numpy()
     with _LOCK:
         kept = _WORDS.setdefault(model, OrderedDict())
-        missing = [w for w in words if w not in kept]
+        have = {word: kept[word] for word in words if word in kept}
+    missing = [word for word in dict.fromkeys(words) if word not in have]
     if missing:
-        made = embed(missing)
-        with _LOCK:
-            for word, vector in zip(missing, made, strict=True):
-                kept[word] = vector
-            while len(kept) > WORDS_KEPT:
-                kept.popitem(last=False)
+        have.update(zip(missing, embed(missing), strict=True))
     with _LOCK:
-        rows = []
         for word in words:
-            vector = kept.get(word)
-            if vector is None:  # dropped by another thread meanwhile
-                vector = embed([word])[0]
-            else:
-                kept.move_to_end(word)
-            rows.append(vector)
-    return np.stack(rows)
+            kept[word] = have[word]
+            kept.move_to_end(word)
+        while len(kept) > WORDS_KEPT:
+            kept.popitem(last=False)
+    return np.stack([have[word] for word in words])

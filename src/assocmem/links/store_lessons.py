@@ -112,9 +112,9 @@ class LessonQueries(SQLStore):
         rows = self._remembered(
             ("taught concepts", tuple(layers)),
             lambda: self._query(
-                "SELECT l.concept_id, c.name FROM lesson_concepts l"
-                f" JOIN concepts c ON c.id = l.concept_id WHERE {in_list('l.scope_id', layers)}"
-                " GROUP BY l.concept_id, c.name HAVING SUM(l.taught) > 0",
+                "SELECT t.concept_id, c.name FROM (SELECT concept_id FROM lesson_concepts"
+                f" WHERE {in_list('scope_id', layers)} GROUP BY concept_id"
+                " HAVING SUM(taught) > 0) AS t JOIN concepts c ON c.id = t.concept_id",
                 layers,
             ),
         )

@@ -204,7 +204,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             rankings, shares = {"semantic": rankings.get("semantic", [])}, {}
         else:
             if space is not None and question is not None and probe is not None:
-                reading = meanings.read(
+                reading = meanings.reading(
                     store, view, space.embedder.model_id, space.embedder.embed, question.terms,
                     question.probe, lambda stems: _spelled(store, view.scope, stems),
                 )  # fmt: skip
@@ -217,23 +217,25 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         precedent: list[precedents.PrecedentHit] = []
         meant: list[meanings.MeaningHit] = []
         asked_by: dict[str, tuple[str, ...]] = {}
+        by_meaning: dict[int, float] = {}
         if space is not None and probe is not None and not meaning_only:  # needs an embedder
             model_id = space.embedder.model_id
             precedent, asked_by = precedents.hits(store, view, model_id, probe, background)
             meant = meanings.hits(store, view, reading) if reading is not None else []
-        # What outcomes taught, reached by meaning: earlier questions that meant this
-        # one (precedents) and taught words its words mean (meanings), one arm.
-        by_meaning = {hit.seq: hit.confidence for hit in meant}
-        for hit in precedent:
-            by_meaning[hit.seq] = max(by_meaning.get(hit.seq, 0.0), hit.confidence)
-        meaning_ranked = sorted(by_meaning, key=lambda seq: (-by_meaning[seq], -seq))[:depth]
-        if space is not None and probe is not None and not meaning_only:
-            rankings["precedent"] = meaning_ranked
+            # What outcomes taught, reached by meaning: earlier questions that meant this
+            # one (precedents) and taught words its words mean (meanings), one arm.
+            by_meaning = {hit.seq: hit.confidence for hit in meant}
+            for hit in precedent:
+                by_meaning[hit.seq] = max(by_meaning.get(hit.seq, 0.0), hit.confidence)
+            surest = sorted(by_meaning, key=lambda seq: (-by_meaning[seq], -seq))
+            rankings["precedent"] = surest[:depth]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
             confidence={
                 "learned": {hit.seq: hit.confidence for hit in voters},
-                "precedent": {seq: by_meaning[seq] * left_open for seq in meaning_ranked},
+                "precedent": {
+                    seq: by_meaning[seq] * left_open for seq in rankings.get("precedent", [])
+                },
                 **shares,
             },
         )
