@@ -6,10 +6,20 @@ Each test runs on both backends, with an embedder that knows a few synonyms
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from assocmem import Memory
-from assocmem.links.meanings import WORDS_READ, StandIn, _pairs, _phrased
+from assocmem.links.meanings import (
+    WORDS_READ,
+    StandIn,
+    _null,
+    _pairs,
+    _phrased,
+    _stand_ins,
+    _Vocabulary,
+)
 from assocmem.text.concepts import tokenize
 from assocmem.types import Item
 from tests.conftest import Target
@@ -146,6 +156,44 @@ def test_two_words_are_read_as_one_phrase_only_where_the_phrase_is_surer() -> No
     assert list(_phrased(["mouth", "organ", "broken"], read)) == ["mouth organ", "broken"]
     read["mouth organ"] = [_stand_in(0.3)]  # no surer than "organ" alone
     assert list(_phrased(["mouth", "organ", "broken"], read)) == ["mouth", "organ", "broken"]
+
+
+def test_a_stand_in_must_stand_out_from_the_rest_and_be_near() -> None:
+    # Taught words as a sentence embedder places nouns: all somewhat alike (a shared
+    # part), in threes of one topic. A word with little of the shared part (an
+    # abstract word among nouns) has low similarities, close together, so it stands
+    # out far toward the word it is least far from, yet it is not near it.
+    numpy = pytest.importorskip("numpy")
+    rng = numpy.random.default_rng(0)
+    dims = 1024
+
+    def unit(v: Any) -> Any:
+        return (v / numpy.linalg.norm(v)).astype(numpy.float32)
+
+    shared = unit(rng.normal(size=dims))
+    topics = [unit(rng.normal(size=dims)) for _ in range(20)]
+    taught = numpy.stack(
+        [
+            unit(0.6 * shared + 0.5 * t + 0.5 * unit(rng.normal(size=dims)))
+            for t in topics
+            for _ in "abc"
+        ]
+    )
+    vocabulary = _Vocabulary(list(range(len(taught))), taught, {}, *_null(taught))
+    own = taught[0] - (taught[0] @ shared) * shared
+    abstract = unit(0.4 * unit(own) + unit(rng.normal(size=dims)))
+    synonym = unit(taught[0] + 0.3 * unit(rng.normal(size=dims)))
+    found = _stand_ins(vocabulary, ["abstract", "synonym"], numpy.stack([abstract, synonym]))
+
+    def surest(word: str) -> StandIn:
+        return max(found[word], key=lambda s: s.sureness)
+
+    near = taught @ abstract
+    standing = float((near[0] - near.mean()) / near.std())
+    assert vocabulary.sureness(standing, float("inf")) > 0.9  # standing out, it would pass
+    assert surest("abstract") == StandIn(0, vocabulary.sureness(standing, float(near[0])))
+    assert surest("abstract").sureness < 0.05
+    assert surest("synonym").concept_id == 0 and surest("synonym").sureness > 0.95
 
 
 def test_a_phrase_is_two_unknown_words_next_to_each_other_within_a_clause() -> None:

@@ -15,12 +15,17 @@ and kept as one where the phrase stands in more surely than either word.
 
 How near is near depends on the embedder and on the vocabulary, so no cosine is
 fixed. A word's stand-ins are the taught words nearer it than its `NEAREST`-th
-nearest; each is as sure as the word stands out toward it from the rest of the
-vocabulary (in standard deviations of the word's similarities), ranked among how
-far each taught word's nearest other taught word stands out (a conformal test:
-taught words are mostly not rewordings of each other, so that is how far a word
-with no synonym among them gets). Until more words than `NEAREST` were taught,
-nothing says how near an unrelated word comes, and the arm is empty.
+nearest. Each is ranked among each taught word's nearest other taught word (a
+conformal test: taught words are mostly not rewordings of each other, so that is
+how near a word with no synonym among them gets), twice: by how far the word stands
+out toward it from the rest of the vocabulary (in standard deviations of the
+word's similarities), and by how near it is. A stand-in is as sure as the lower
+rank: it must pass both. Standing out alone is not enough, as a word whose
+similarities to the vocabulary are all low and close together (an abstract word
+against concrete ones: "recommendations") stands out far toward whatever it is
+least far from; nearness alone is not either, as a word near the whole vocabulary
+is near everything. Until more words than `NEAREST` were taught, nothing says how
+near an unrelated word comes, and the arm is empty.
 
 A memory's confidence is the part of the question's unknown words that stand in
 for words taught to it: each word counts its surest stand-in's sureness times the
@@ -98,9 +103,9 @@ Embed = Callable[[Sequence[str]], "np.ndarray"]
 @dataclass(frozen=True)
 class StandIn:
     """A taught word standing in for a word of the question: ``sureness`` in (0, 1)
-    is the share of taught words whose nearest other taught word stands out less
-    from the rest than this one does from the question word's (see the module
-    docstring)."""
+    is the share of taught words whose nearest other taught word both stands out
+    less from the rest and is less near than this one is to the question word, the
+    lower of the two (see the module docstring)."""
 
     concept_id: int
     sureness: float
@@ -222,7 +227,7 @@ def _stand_ins(
     vocabulary: _Vocabulary, words: Sequence[str], vectors: Any
 ) -> dict[str, list[StandIn]]:
     """The taught words standing in for each of ``words``: those nearer it than its
-    `NEAREST`-th nearest, each as sure as it stands out from the rest."""
+    `NEAREST`-th nearest, each as sure as it stands out from the rest and is near."""
     np = require_numpy()
     similarity = vectors @ vocabulary.matrix.T
     found: dict[str, list[StandIn]] = {}
@@ -232,9 +237,9 @@ def _stand_ins(
         if spread <= 0:
             continue
         background = np.partition(near, -NEAREST)[-NEAREST]
-        mean = float(near.mean())
+        standing = (near - float(near.mean())) / spread
         found[word] = [
-            StandIn(vocabulary.ids[i], vocabulary.sureness((float(near[i]) - mean) / spread))
+            StandIn(vocabulary.ids[i], vocabulary.sureness(float(standing[i]), float(near[i])))
             for i in np.flatnonzero(near > background)
         ]
     return found
@@ -274,25 +279,32 @@ def via(hit: MeaningHit, names: Mapping[int, str]) -> tuple[Via, ...]:
 
 @dataclass
 class _Vocabulary:
-    """A scope's taught words as one model embedded them: ids in row order, and how
-    far each sampled taught word's nearest other stands out from the rest (``null``,
-    sorted: how far a word with no synonym among them gets)."""
+    """A scope's taught words as one model embedded them: ids in row order, and for
+    each sampled taught word its nearest other, how far it stands out from the rest
+    (``standing``) and how near it is (``nearness``), each sorted: how far and how
+    near a word with no synonym among them gets."""
 
     ids: list[int]
     matrix: Any
     vectors: dict[int, Any]
-    null: list[float]
+    standing: list[float]
+    nearness: list[float]
 
-    def sureness(self, standing: float) -> float:
-        """The share of the null a word standing out this far beats, by Laplace's rule
-        of succession."""
-        below = bisect.bisect_left(self.null, standing)
-        return (below + 1) / (len(self.null) + 2)
+    def sureness(self, standing: float, similarity: float) -> float:
+        """The share of the taught words' nearest others that a stand-in this far out
+        and this near beats on both counts, the lower share, by Laplace's rule of
+        succession."""
+        below = min(
+            bisect.bisect_left(self.standing, standing),
+            bisect.bisect_left(self.nearness, similarity),
+        )
+        return (below + 1) / (len(self.standing) + 2)
 
 
-def _null(matrix: Any) -> list[float]:
-    """How far each of an even sample of taught words' nearest other taught word
-    stands out from the rest, in standard deviations of its similarities, sorted."""
+def _null(matrix: Any) -> tuple[list[float], list[float]]:
+    """For each of an even sample of taught words, its nearest other taught word: how
+    far that stands out from the rest, in standard deviations of its similarities,
+    and how near it is; each list sorted."""
     np = require_numpy()
     rows = np.unique(np.linspace(0, len(matrix) - 1, min(len(matrix), CALIBRATION)).round())
     rows = rows.astype(np.intp)
@@ -305,7 +317,8 @@ def _null(matrix: Any) -> list[float]:
     similarity[np.arange(len(rows)), rows] = -np.inf
     best = similarity.max(axis=1).astype(np.float64)
     kept = spread > 0
-    return sorted(((best[kept] - mean[kept]) / spread[kept]).tolist())
+    standing = sorted(((best[kept] - mean[kept]) / spread[kept]).tolist())
+    return standing, sorted(best[kept].tolist())
 
 
 # Per store: (scope, model) -> its taught words' vectors.
@@ -345,7 +358,7 @@ def _vocabulary(
     matrix = np.stack([vectors[i] for i in ids])
     # Measured again whenever the vocabulary changed, so that what a read finds
     # depends on what was taught, not on which reads this process ran before.
-    fresh = _Vocabulary(ids, matrix, vectors, _null(matrix))
+    fresh = _Vocabulary(ids, matrix, vectors, *_null(matrix))
     with _LOCK:
         _CACHE.setdefault(store, {})[(scope, model)] = fresh
     return fresh
