@@ -159,8 +159,7 @@ def reading(
     if len(taught) <= NEAREST:
         return None
     stems = set(taught.values())
-    untaught = [w for w in dict.fromkeys(words) if normalize_concept(w) not in stems]
-    untaught = untaught[:WORDS_READ]
+    untaught = [w for w in dict.fromkeys(words) if normalize_concept(w) not in stems][:WORDS_READ]
     held = store.match_counts(view.scope, untaught, 1) if untaught else {}
     order = [w for w in untaught if not held.get(w)]
     if not order:
@@ -201,6 +200,8 @@ def hits(store: TaughtWords, view: View, reading: Reading) -> list[MeaningHit]:
     pool = len({seq for s in surest for seq, _ in lessons[s.concept_id].strongest})
     info = {c: math.log1p(pool / taught_word.spread) for c, taught_word in lessons.items()}
     whole = sum(max(s.sureness * info[s.concept_id] for s in found) for found in reached.values())
+    if whole <= 0:
+        return []
     votes: dict[int, dict[str, tuple[float, StandIn]]] = {}
     for word, found in reached.items():
         for s in found:
@@ -211,8 +212,6 @@ def hits(store: TaughtWords, view: View, reading: Reading) -> list[MeaningHit]:
                 best = votes.setdefault(seq, {}).get(word)
                 if best is None or vote > best[0]:
                     votes[seq][word] = (vote, s)
-    if whole <= 0:
-        return []
     found_hits = []
     for seq in store.visible(view, sorted(votes)):
         by_word = votes[seq]
