@@ -16,7 +16,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "assocmem"
 
 FOUNDATIONS = ("assocmem.errors", "assocmem.types", "assocmem.schema", "assocmem.text",
-               "assocmem.optional", "assocmem.paths", "assocmem.progress")  # fmt: skip
+               "assocmem.optional", "assocmem.paths", "assocmem.progress",
+               "assocmem.order")  # fmt: skip
 STORE = ("assocmem.store",)
 ROOMS = ("assocmem.write", "assocmem.recall", "assocmem.links", "assocmem.graph",
          "assocmem.lifecycle", "assocmem.vectors", "assocmem.ingest", "assocmem.vault",

@@ -55,3 +55,21 @@ def test_the_associative_arm_leaves_out_only_what_the_concept_arm_ranks(
         assert all(by_id[i].source == "hebbian_retrieval" for i in old)
         for item in found.items:
             assert not {"concept_scoped", "hebbian_retrieval"} <= set(item.sources)
+
+
+def test_a_linked_concept_whose_newest_carriers_the_concept_arm_ranked_brings_older_ones(
+    store_target: Target,
+) -> None:
+    target = store_target()
+    with Memory(target, agent_id="a") as mem:
+        # "alpha" alone in 40 old notes, then with "beta" in 40 newer ones: the concept
+        # arm ranks beta's newest 32, which are alpha's newest 32 too. Reached through
+        # the alpha link, the arm keeps alpha's next newest: 8 more with beta, then
+        # 24 of the alpha-only notes, far deeper than alpha's first few carriers.
+        alone = {mem.write(f"alpha note {n}", concepts=["alpha"]).id for n in range(40)}
+        for n in range(40):
+            mem.write(f"alpha beta note {n}", concepts=["alpha", "beta"])
+        found = mem.read(concepts=["beta"], k=80, threshold=2.0)
+        linked = [item.id for item in found.items if item.source == "hebbian_retrieval"]
+    assert len(linked) == 32
+    assert len(alone.intersection(linked)) == 24

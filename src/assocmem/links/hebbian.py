@@ -11,7 +11,6 @@ weight a reader sees never drops below zero.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Protocol
 from assocmem.errors import UnknownMemory, UnknownRead
 from assocmem.links import lessons, wording
 from assocmem.links.types import Edge, FeedbackResult, Graph
+from assocmem.order import best_first
 from assocmem.store import LinkRow, Store, View
 from assocmem.store.rows import AskedRead
 from assocmem.types import Scope, Via
@@ -187,14 +187,14 @@ def associative_hits(
         weight = reach.weight
         for seq in carriers.get(concept, ()):
             score[seq] = score.get(seq, 0.0) + weight
-    best = heapq.nsmallest(limit, [(-total, -seq) for seq, total in score.items()])
+    best = best_first(score, limit, higher_keys_first=True)
     # What reached them, only for the few kept.
-    by_memory: dict[int, list[Reach]] = {-seq: [] for _, seq in best}
+    by_memory: dict[int, list[Reach]] = {seq: [] for seq in best}
     for concept, reach in expansion.reached.items():
         for seq in carriers.get(concept, ()):
             if seq in by_memory:
                 by_memory[seq].append(reach)
-    return [(-seq, -total, by_memory[-seq]) for total, seq in best]
+    return [(seq, score[seq], by_memory[seq]) for seq in best]
 
 
 def via(reaches: Sequence[Reach], names: dict[int, str]) -> tuple[Via, ...]:

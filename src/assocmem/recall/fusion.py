@@ -9,12 +9,13 @@ on; ties break on the key, so the same inputs always give the same order.
 
 from __future__ import annotations
 
-import heapq
 import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from assocmem.order import best_first
 
 K = TypeVar("K", int, str)
 
@@ -32,11 +33,6 @@ ARM_ORDER: tuple[str, ...] = (
     "hebbian_retrieval", "thread", "lexical_expansion", "semantic_expansion",
 )  # fmt: skip
 _POSITION = {arm: i for i, arm in enumerate(ARM_ORDER)}
-# A fusion's best few are taken by sorting every key while there are fewer than this
-# many times as many keys, by a heap above: sorting runs in C, a heap's loop in Python,
-# so a heap pays only where it skips most of the keys.
-SORTED_BELOW = 10
-
 # Weight of each arm's vote. The three arms that match the question itself
 # (words, meaning, exact concepts) vote fully. A memory reached through a learned
 # link or because it sits next to a hit in its thread is one step removed from
@@ -267,12 +263,8 @@ class Fusion(Generic[K]):
     def leaders(self, limit: int | None = None) -> list[tuple[K, float]]:
         """Every key voted for (the best ``limit`` of them, if given) with its score, best
         first: the order of `ranked`, without the ranks and parts only a few will show."""
-        totals = [(-sum(parts.values()), key) for key, parts in self._parts.items()]
-        if limit is None or len(totals) < SORTED_BELOW * limit:
-            order = sorted(totals)[:limit]
-        else:
-            order = heapq.nsmallest(limit, totals)
-        return [(key, -negative) for negative, key in order]
+        totals = {key: sum(parts.values()) for key, parts in self._parts.items()}
+        return [(key, totals[key]) for key in best_first(totals, limit)]
 
     def fused(self, key: K) -> Fused[K]:
         """A key's votes so far: its score, its rank and vote in each arm, its best arm."""

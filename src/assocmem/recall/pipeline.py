@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from assocmem.errors import InvalidInput
 from assocmem.links import hebbian, lessons, meanings, precedents, wording
+from assocmem.order import best_first
 from assocmem.recall import cues, filters, fusion, provenance, weighing
 from assocmem.recall.cues import QueryCues, feedback_terms, read_question
 from assocmem.recall.fusion import Fusion
@@ -227,7 +228,7 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             by_meaning = {hit.seq: hit.confidence for hit in meant}
             for hit in precedent:
                 by_meaning[hit.seq] = max(by_meaning.get(hit.seq, 0.0), hit.confidence)
-            surest = sorted(by_meaning, key=lambda seq: (-by_meaning[seq], -seq))
+            surest = best_first(by_meaning, higher_keys_first=True)
             rankings["precedent"] = surest[:depth]
         votes = Fusion(
             weights=fusion.arm_weights(request.concepts_given),
@@ -456,7 +457,7 @@ def _word_evidence(
         return weighing.WordEvidence({})
     size = store.size(view.scope)
     measure = weighing.Coverage(terms, store.match_counts(view.scope, terms, size), size)
-    best = sorted(lexical, key=lambda seq: (-lexical[seq], seq))[:WORDS_FIRST]
+    best = best_first(lexical, WORDS_FIRST)
     coverage = _coverage(store, measure, best)
     if not weighing.WordEvidence(coverage).decisive:
         rest = [seq for seq in (*lexical, *more) if seq not in coverage]
@@ -516,7 +517,7 @@ def _thread_ranked(
     smoothed = fusion.smooth_along_threads(
         scores, adjacency, forward=profile.thread_forward, backward=profile.thread_backward
     )
-    return sorted(smoothed, key=lambda seq: (-smoothed[seq], seq)), adjacency
+    return best_first(smoothed), adjacency
 
 
 def _concept_arm(store: ReadStore, view: View, query_ids: Sequence[int]) -> list[int]:
@@ -525,7 +526,7 @@ def _concept_arm(store: ReadStore, view: View, query_ids: Sequence[int]) -> list
         view, query_ids, per_concept=hebbian.CANDIDATES_PER_CONCEPT
     )
     matches = Counter(seq for concept in query_ids for seq in carriers.get(concept, ()))
-    return sorted(matches, key=lambda seq: (-matches[seq], -seq))
+    return best_first(matches, higher_keys_first=True)
 
 
 def _lexical_expansion(

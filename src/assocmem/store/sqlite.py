@@ -41,6 +41,7 @@ from assocmem.errors import (
     StoreError,
     StoreUnavailable,
 )
+from assocmem.order import best_first
 from assocmem.schema import Condition
 from assocmem.store.checkpoints import (
     BACKSTOP_PAGES,
@@ -428,8 +429,7 @@ class SQLiteStore(SQLStore):
             tokens=int(tokens),
             frequencies={term: frequencies[term] for term in common},
         )
-        ranked = sorted(scores, key=lambda seq: (-scores[seq], seq))
-        return [(seq, scores[seq]) for seq in ranked[:limit]]
+        return [(seq, scores[seq]) for seq in best_first(scores, limit)]
 
     def _ranked(
         self,
@@ -476,8 +476,7 @@ class SQLiteStore(SQLStore):
         for sql, values in statements:
             for seq, score in self._query(sql, [*values, *params, limit]):
                 scores[seq] = max(float(score), scores.get(seq, float(score)))
-        best = sorted(scores, key=lambda seq: (-scores[seq], seq))[:limit]
-        return [(seq, scores[seq]) for seq in best]
+        return [(seq, scores[seq]) for seq in best_first(scores, limit)]
 
     def _extended(
         self,
@@ -517,8 +516,7 @@ class SQLiteStore(SQLStore):
             # less from the other two; the largest is its own.
             for seq, score in self._query(plain, [match, *params, limit]):
                 scores[seq] = max(float(score), scores.get(seq, float(score)))
-        best = sorted(scores, key=lambda seq: (-scores[seq], seq))[:limit]
-        return [(seq, scores[seq]) for seq in best]
+        return [(seq, scores[seq]) for seq in best_first(scores, limit)]
 
     def _postings(
         self,

@@ -17,6 +17,11 @@ from assocmem.store.params import KEYED, in_list, translated
 from assocmem.store.protocol import View
 from assocmem.types import Scope
 
+# Carriers read beyond those asked for, for the skipped memories among them: a read
+# skips the memories its concept arm ranked, and few of those are among the newest
+# carriers of another concept.
+SKIP_SLACK = 8
+
 
 class VisibilityQueries(SQLConnection):
     """The view-bounded reads of the SQL store (mixed into `SQLStore`)."""
@@ -25,23 +30,40 @@ class VisibilityQueries(SQLConnection):
     def memories_with_concepts(
         self, view: View, concept_ids: Sequence[int], *, per_concept: int, skip: Sequence[int] = ()
     ) -> dict[int, list[int]]:
-        # Each concept's newest visible carriers, as many as asked plus one per skipped
-        # memory, are remembered with the read memo (`_memo`): the next read that asks
-        # the same concept (a speaker's name, a hub its expansion reaches) asks nothing.
-        # Leaving out the skipped ones afterwards keeps at least ``per_concept``
+        # Each concept's newest visible carriers are remembered with the read memo
+        # (`_kept_lists`): the next read that asks the same concept (a speaker's name, a
+        # hub its expansion reaches) asks nothing. Few of the skipped memories are among
+        # a concept's newest, so `SKIP_SLACK` more than asked are read first; only a
+        # concept left short by the skipped ones is read again, as deep as they can
+        # reach (one more per skipped memory), which keeps at least ``per_concept``
         # wherever that many exist.
-        wanted = per_concept + len(skip)
+        left_out = set(skip)
+        concepts = list(dict.fromkeys(concept_ids))
+        carriers = self._carriers_besides(view, concepts, per_concept, left_out, SKIP_SLACK)
+        short = [c for c, (_, cut) in carriers.items() if cut]
+        if short:
+            carriers.update(
+                self._carriers_besides(view, short, per_concept, left_out, len(left_out))
+            )
+        return {c: seqs for c, (seqs, _) in carriers.items() if seqs}
+
+    def _carriers_besides(
+        self, view: View, concepts: list[int], per_concept: int, left_out: set[int], extra: int
+    ) -> dict[int, tuple[list[int], bool]]:
+        """Each concept's ``per_concept`` newest visible carriers not in ``left_out``, from
+        its ``per_concept + extra`` newest; and whether those were cut short by the ones
+        left out (the concept has more carriers, and fewer than ``per_concept`` were kept)."""
+        wanted = per_concept + min(extra, len(left_out))
         kept = self._kept_lists(
             ("carriers", view),
-            [(c, wanted) for c in dict.fromkeys(concept_ids)],
+            [(c, wanted) for c in concepts],
             lambda missing: self._newest_carriers(view, [c for c, _ in missing], wanted),
         )
-        left_out = set(skip)
-        carriers = {
-            c: [seq for seq in seqs if seq not in left_out][:per_concept]
-            for c, seqs in kept.items()
-        }
-        return {c: seqs for c, seqs in carriers.items() if seqs}
+        found: dict[int, tuple[list[int], bool]] = {}
+        for c, seqs in kept.items():
+            besides = [seq for seq in seqs if seq not in left_out] if left_out else seqs
+            found[c] = (besides[:per_concept], len(besides) < per_concept and len(seqs) >= wanted)
+        return found
 
     def _newest_carriers(
         self, view: View, concept_ids: Sequence[int], limit: int
