@@ -351,13 +351,29 @@ class LinkQueries(SQLStore):
         ``floor``."""
         if self.dialect == "postgres":
             return self._walk_in_one_statement(scope, layers, concept_ids, floor, limit)
-        pending = self._pending()
         wanted = [
             (layer, concept, concept_is_a)
             for layer in layers
             for concept in concept_ids
             for concept_is_a in (True, False)
         ]
+        # Each side's strongest links are kept with the read memo: they change only with
+        # `links` or the pending list, and a read that asks a concept an earlier one
+        # asked (a speaker's name, a common word) finds its sides there.
+        memo = self._memo(("strongest sides", floor, limit))
+        kept: dict[tuple[int, int, bool], dict[int, float]] = memo if memo is not None else {}
+        missing = [key for key in wanted if key not in kept]
+        if missing:
+            kept.update(self._strongest_sides(missing, floor, limit))
+        found = [(key[1], other, weight) for key in wanted for other, weight in kept[key].items()]
+        return self._over_layers(scope, layers, found)
+
+    def _strongest_sides(
+        self, wanted: Sequence[tuple[int, int, bool]], floor: float, limit: int
+    ) -> dict[tuple[int, int, bool], dict[int, float]]:
+        """Each side's ``limit`` strongest links at or above ``floor``, with their pending
+        changes: ``{(layer, concept, concept is the lower id): {other end: weight}}``."""
+        pending = self._pending()
         sides = {key: pending.side(key[0], key[1], concept_is_a=key[2]) for key in wanted}
         # Feedback may have lowered pending pairs: one more row per lowered pair keeps
         # `limit` rows whose weights nothing lowered.
@@ -376,16 +392,12 @@ class LinkQueries(SQLStore):
                 weights = _with_pending(side, fetched[key][: needed[key]])
                 ranked[key] = (weights, _bar(weights.values(), floor, limit))
         self._resolve_pending(sides, fetched, deep, ranked, floor)
-        found: list[tuple[int, int, float]] = []
-        for key in wanted:
-            side = sides[key]
-            strongest = (
-                _strongest(side, *ranked[key], floor)
-                if side is not None
-                else dict(fetched[key][: needed[key]])
-            )
-            found += ((key[1], other, weight) for other, weight in strongest.items())
-        return self._over_layers(scope, layers, found)
+        return {
+            key: _strongest(side, *ranked[key], floor)
+            if (side := sides[key]) is not None
+            else dict(fetched[key][: needed[key]])
+            for key in wanted
+        }
 
     def _walk_in_one_statement(
         self,

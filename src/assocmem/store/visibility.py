@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import filterfalse, islice
 
 from assocmem.schema import fingerprint_key
 from assocmem.store.connection import SQLConnection
@@ -61,8 +62,8 @@ class VisibilityQueries(SQLConnection):
         )
         found: dict[int, tuple[list[int], bool]] = {}
         for c, seqs in kept.items():
-            besides = [seq for seq in seqs if seq not in left_out] if left_out else seqs
-            found[c] = (besides[:per_concept], len(besides) < per_concept and len(seqs) >= wanted)
+            besides = list(islice(filterfalse(left_out.__contains__, seqs), per_concept))
+            found[c] = (besides, len(besides) < per_concept and len(seqs) >= wanted)
         return found
 
     def _newest_carriers(
