@@ -106,8 +106,9 @@ def test_migration_splitter_keeps_trigger_bodies_whole() -> None:
     assert len(list(sqlite_store._statements(script))) == 2
 
 
-def _plans(mem: Memory, run: Callable[[], object]) -> str:
-    """The query plans of every statement ``run`` sends to the store, in one string."""
+def _plans(mem: Memory, run: Callable[[], object], only: str = "") -> str:
+    """The query plans of every statement ``run`` sends to the store (of those holding
+    ``only``), in one string."""
     conn = mem._store._conn  # the store's own connection: its SQL is what is checked
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
@@ -117,6 +118,8 @@ def _plans(mem: Memory, run: Callable[[], object]) -> str:
         conn.set_trace_callback(None)
     plans = []
     for sql in statements:
+        if only not in sql:
+            continue
         if sql.removeprefix(KEYED).lstrip().upper().startswith(("SELECT", "INSERT")):
             plans += [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
     return "\n".join(plans)
@@ -130,6 +133,20 @@ def test_exact_text_and_duplicate_checks_use_their_indexes(db_path: str) -> None
         assert "USING INDEX memories_by_fingerprint" in plans
         retry = partial(mem.write, "The deploy timed out at noon.", observed_at=noon)
         assert "USING INDEX memories_dedupe" in _plans(mem, retry)
+
+
+def test_the_link_walk_reads_each_side_in_its_index_order(db_path: str) -> None:
+    """A side's strongest links come from an index ordered as the walk asks (weight
+    descending, then the other end): its scan stops at the LIMIT, with no sort of each
+    run of equal weights."""
+    with Memory(db_path, agent_id="a") as mem:
+        mem.write_many(
+            [{"text": f"hub with {p}", "concepts": ["hub", p]} for p in "abcdef" for _ in (1, 2)]
+        )
+        mem.forget([mem.write("a note to forget").id])  # folds the pending counts into links
+        plans = _plans(mem, lambda: mem.read(concepts=["hub"], k=5), "ORDER BY weight DESC")
+    assert "USING COVERING INDEX links_by_" in plans
+    assert "TEMP B-TREE" not in plans
 
 
 def test_records_from_before_the_time_local_indexes_keep_their_duplicates(db_path: str) -> None:

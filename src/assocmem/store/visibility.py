@@ -40,21 +40,20 @@ class VisibilityQueries(SQLConnection):
         # wherever that many exist.
         left_out = set(skip)
         concepts = list(dict.fromkeys(concept_ids))
-        carriers = self._carriers_besides(view, concepts, per_concept, left_out, SKIP_SLACK)
+        first = per_concept + min(SKIP_SLACK, len(left_out))
+        carriers = self._carriers_besides(view, concepts, per_concept, left_out, first)
         short = [c for c, (_, cut) in carriers.items() if cut]
         if short:
-            carriers.update(
-                self._carriers_besides(view, short, per_concept, left_out, len(left_out))
-            )
+            deepest = per_concept + len(left_out)
+            carriers.update(self._carriers_besides(view, short, per_concept, left_out, deepest))
         return {c: seqs for c, (seqs, _) in carriers.items() if seqs}
 
     def _carriers_besides(
-        self, view: View, concepts: list[int], per_concept: int, left_out: set[int], extra: int
+        self, view: View, concepts: list[int], per_concept: int, left_out: set[int], wanted: int
     ) -> dict[int, tuple[list[int], bool]]:
         """Each concept's ``per_concept`` newest visible carriers not in ``left_out``, from
-        its ``per_concept + extra`` newest; and whether those were cut short by the ones
-        left out (the concept has more carriers, and fewer than ``per_concept`` were kept)."""
-        wanted = per_concept + min(extra, len(left_out))
+        its ``wanted`` newest; and whether those were cut short by the ones left out (the
+        concept has more carriers, and fewer than ``per_concept`` were kept)."""
         kept = self._kept_lists(
             ("carriers", view),
             [(c, wanted) for c in concepts],
