@@ -120,7 +120,7 @@ def _plans(mem: Memory, run: Callable[[], object], only: str = "") -> str:
     for sql in statements:
         if only not in sql:
             continue
-        if sql.removeprefix(KEYED).lstrip().upper().startswith(("SELECT", "INSERT")):
+        if sql.removeprefix(KEYED).lstrip().upper().startswith(("SELECT", "INSERT", "WITH")):
             plans += [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
     return "\n".join(plans)
 
@@ -147,6 +147,20 @@ def test_the_link_walk_reads_each_side_in_its_index_order(db_path: str) -> None:
         plans = _plans(mem, lambda: mem.read(concepts=["hub"], k=5), "ORDER BY weight DESC")
     assert "USING COVERING INDEX links_by_" in plans
     assert "TEMP B-TREE" not in plans
+
+
+def test_a_read_weighs_pending_pairs_by_key_lookups_alone(db_path: str) -> None:
+    """The folded weight of a pending pair a read meets is its row or a walk of one
+    end's memories, each found by key: no table of the pairs' ends is built and
+    searched through an index made for the statement."""
+    with Memory(db_path, agent_id="a") as mem:
+        mem.write_many([{"text": f"hub with {p}", "concepts": ["hub", p]} for p in "abcdef"])
+        mem.forget([mem.write("a note to forget").id])  # folds: each pair once-seen
+        mem.write("hub again with a", concepts=["hub", "a"])  # pending, and seen before
+        plans = _plans(mem, lambda: mem.read(concepts=["hub"], k=5), "links_common")
+    assert "SEARCH l USING PRIMARY KEY" in plans
+    assert "AUTOMATIC" not in plans
+    assert "MATERIALIZE" not in plans
 
 
 def test_records_from_before_the_time_local_indexes_keep_their_duplicates(db_path: str) -> None:

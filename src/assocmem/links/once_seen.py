@@ -94,12 +94,18 @@ def walk_sql(layer: str, a: str, b: str, ends: tuple[str, str, str, str], folded
     for a pair with no row: ``ends`` are the two ends' counts (`counted_sql`) and
     marks (their ``since`` in `links_common`, NULL where unmarked). Between two marked
     concepts only the memories up to the later mark can carry it (module docstring):
-    those are walked, from the end marked later; otherwise `rarer_carried_sql`."""
+    those are walked, from the end marked later. Where one end is marked, the other
+    is walked: a fold marks every end of its pairs that `COMMON` memories carry, so
+    the unmarked end is the rarer, and its count is never needed (a count may be a
+    subquery a CASE evaluates only in the branches that read it). Otherwise
+    `rarer_carried_sql`. Which end is walked changes only the cost, never the answer."""
     n_a, n_b, since_a, since_b = ends
     bound = f"MIN(MAX({since_a}, {since_b}), {folded})"
     return (
-        f"CASE WHEN {since_a} IS NULL OR {since_b} IS NULL"
+        f"CASE WHEN {since_a} IS NULL AND {since_b} IS NULL"
         f" THEN {rarer_carried_sql(layer, a, b, n_a, n_b, folded)}"
+        f" WHEN {since_a} IS NULL THEN {carried_sql(layer, b, a, folded)}"
+        f" WHEN {since_b} IS NULL THEN {carried_sql(layer, a, b, folded)}"
         f" WHEN {since_a} > {since_b} THEN {carried_sql(layer, b, a, bound)}"
         f" WHEN {since_b} > {since_a} THEN {carried_sql(layer, a, b, bound)}"
         f" ELSE {rarer_carried_sql(layer, a, b, n_a, n_b, bound)} END"
@@ -257,22 +263,29 @@ def pairs_seen_once(
     return found
 
 
-# `folded_weights` in one statement.
+# A pair's ends as `walk_sql` reads them: counts as subqueries, evaluated only in the
+# branches that read them, and the marks `_FOLDED_WEIGHTS` looked up.
+_LAZY_ENDS = (
+    counted_sql("q.layer", "q.a", "?"),
+    counted_sql("q.layer", "q.b", "?"),
+    "q.since_a",
+    "q.since_b",
+)
+# `folded_weights` in one statement. Each pair is read on its own row, its ends'
+# marks by key, and each end counted only where `walk_sql` reads the count: building
+# shared tables of the pairs' ends (materialized, then searched through indexes made
+# for the statement) cost more than the lookups they saved.
 _FOLDED_WEIGHTS = (
-    "WITH asked (k, layer, a, b, walk) AS ("
-    " SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)),"
-    " stored (k, weight) AS (SELECT q.k, l.weight FROM asked q JOIN links l"
-    "  ON l.scope_id = q.layer AND l.a = q.a AND l.b = q.b),"
-    " unstored AS (SELECT * FROM asked WHERE walk AND k NOT IN (SELECT k FROM stored)),"
-    " ends (layer, concept, n, since) AS (SELECT layer, concept, "
-    + counted_sql("layer", "concept", "?")
+    "WITH asked (k, layer, a, b, walk, weight, since_a, since_b) AS ("
+    " SELECT j.key, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, l.weight, "
+    + mark_sql("(j.value ->> 0)", "(j.value ->> 1)")
     + ", "
-    + mark_sql("layer", "concept")
-    + "  FROM (SELECT layer, a AS concept FROM unstored UNION SELECT layer, b FROM unstored))"
-    " SELECT k, weight FROM stored UNION ALL SELECT q.k, 1.0 FROM unstored q"
-    " JOIN ends ea ON ea.layer = q.layer AND ea.concept = q.a"
-    " JOIN ends eb ON eb.layer = q.layer AND eb.concept = q.b WHERE "
-    + walk_sql("q.layer", "q.a", "q.b", ("ea.n", "eb.n", "ea.since", "eb.since"), "?")
+    + mark_sql("(j.value ->> 0)", "(j.value ->> 2)")
+    + " FROM json_each(?) j LEFT JOIN links l ON l.scope_id = j.value ->> 0"
+    " AND l.a = j.value ->> 1 AND l.b = j.value ->> 2)"
+    " SELECT k, COALESCE(weight, 1.0) FROM asked q WHERE weight IS NOT NULL OR (walk AND "
+    + walk_sql("q.layer", "q.a", "q.b", _LAZY_ENDS, "?")
+    + ")"
 )
 
 
@@ -283,7 +296,7 @@ def folded_weights(
     has a row, and 1 for each once-seen one among those mapped to True (walked): the
     rest are left out. One statement: each pair is a key lookup, and a walked one
     without a row a walk of one end's memories looking the other end up by key
-    (`walk_sql`); each end of those is counted once (many share a read's concept)."""
+    (`walk_sql`)."""
     if not pairs:
         return {}
     asked = list(pairs)
