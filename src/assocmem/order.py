@@ -10,9 +10,12 @@ give the same order with every comparison made in C.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import TypeVar
 
-K = TypeVar("K", int, str)
+K = TypeVar("K", int, str, tuple[int, int])
+
+_KEY, _WEIGHT = itemgetter(0), itemgetter(1)
 
 
 def best_first(
@@ -25,3 +28,11 @@ def best_first(
     # A stable sort, reversed or not, keeps equal scores in the keys' order.
     keys.sort(key=scores.__getitem__, reverse=True)
     return keys if limit is None else keys[:limit]
+
+
+def heaviest_first(rows: list[tuple[K, float]]) -> list[tuple[K, float]]:
+    """``rows`` of ``(key, weight)`` sorted in place, and returned: highest weight first,
+    equal weights in ascending key order (the order of sorting ``(-weight, key)``)."""
+    rows.sort(key=_KEY)
+    rows.sort(key=_WEIGHT, reverse=True)
+    return rows

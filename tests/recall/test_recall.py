@@ -455,5 +455,5 @@ def test_equal_scores_rank_in_write_order_not_by_the_ids_random_tail(tmp_path: P
         )
         request = read_request(Scope(agent_id="ops"), "retry", as_of="2030-01-01T00:00:00Z")
         pool = [(key, 1.0) for key in (newer, older)]
-        scored = pipeline._scored(mem._store, pool, {}, request)
+        scored = pipeline._scored(mem._store, pool, {}, request, "2030-01-01T00:00:00Z")
     assert [entry.key for entry in scored] == [older, newer]

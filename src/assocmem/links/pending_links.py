@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from itertools import combinations
+from operator import itemgetter
 from typing import Any
 
 # When to fold: once the pending pair changes reach a quarter of the rows of
@@ -40,6 +41,9 @@ FOLD_MAX = 100_000
 def fold_at(links: int) -> int:
     """Pending pair changes that start a fold when `links` holds ``links`` rows."""
     return min(FOLD_MAX, max(FOLD_MIN, links // FOLD_RATIO))
+
+
+_WEIGHT, _OTHER = itemgetter(0), itemgetter(1)
 
 
 class PendingPair:
@@ -113,10 +117,11 @@ class PendingSide:
         id; a pair not yet resolved counts its pending weight alone. Kept until the
         next row for this side (`changed`) or a resolution (`resolved`)."""
         if self._ranked is None:
-            self._ranked = sorted(
-                (((p.stored or 0.0) + p.weight, other) for other, p in self.pairs.items()),
-                key=lambda r: (-r[0], r[1]),
-            )
+            ranked = [((p.stored or 0.0) + p.weight, other) for other, p in self.pairs.items()]
+            # Two stable sorts compared in C: by the other end, then by weight (`order`).
+            ranked.sort(key=_OTHER)
+            ranked.sort(key=_WEIGHT, reverse=True)
+            self._ranked = ranked
         return self._ranked
 
 

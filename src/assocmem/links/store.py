@@ -22,6 +22,7 @@ from typing import Any
 from assocmem.links import once_seen, pending_links
 from assocmem.links.pending_links import PendingLinks, PendingSide
 from assocmem.links.rows import LearnedLink
+from assocmem.order import best_first, heaviest_first
 from assocmem.store.connection import roles_of
 from assocmem.store.core import SQLStore
 from assocmem.store.params import KEYED, chunked, id_array, in_list, padded, translated
@@ -335,8 +336,8 @@ class LinkQueries(SQLStore):
         with self.snapshot():  # the walk and the other layers' sums from one state
             found = self._neighbor_weights(scope, layers, concept_ids, floor, limit)
         # Strongest first, ties on the two ends' ids.
-        ranked = sorted((-w, src, other) for (src, other), w in found.items() if w >= min_weight)
-        return [(src, other, -negative) for negative, src, other in ranked[:limit]]
+        ranked = best_first({ends: w for ends, w in found.items() if w >= min_weight}, limit)
+        return [(src, other, found[(src, other)]) for src, other in ranked]
 
     def _neighbor_weights(
         self,
@@ -457,7 +458,7 @@ class LinkQueries(SQLStore):
         for index, (other, weight) in self._union(parts):
             found[sides[index][0]].append((other, weight))
         for rows in found.values():  # a union keeps no order across its parts
-            rows.sort(key=lambda row: (-row[1], row[0]))
+            heaviest_first(rows)
         if self.buffers_link_counts and floor <= 1.0:
             self._add_once_seen(sides, found)
         return found
@@ -477,9 +478,7 @@ class LinkQueries(SQLStore):
             seen.setdefault(short[index][0], []).append((other, 1.0))
         for key, limit in short:
             if key in seen:
-                rows = found[key] + seen[key]
-                rows.sort(key=lambda row: (-row[1], row[0]))
-                found[key] = rows[:limit]
+                found[key] = heaviest_first(found[key] + seen[key])[:limit]
 
     def _resolve_pending(
         self,

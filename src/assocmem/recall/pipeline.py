@@ -262,7 +262,9 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
         candidates = votes.leaders(depth)  # the fusion's best `depth`
         cues = [*request.cues, *(_question_cues(question) if question else [])]
         boosts = _boosts(store, request, cues, [seq for seq, _ in candidates])
-        scored = _scored(store, candidates, boosts, request)
+        # One moment for the whole read: its decay, its expiries and the clocks it restarts.
+        moment = request.as_of or times.now()
+        scored = _scored(store, candidates, boosts, request, moment)
         if request.influence_only:  # gated before the cut, so k fills from the rest
             earned = _influence(store, view.scope, [e.key for e in scored], request.strict)
             scored = [entry for entry in scored if entry.key in earned]
@@ -290,14 +292,14 @@ def read(store: ReadStore, request: ReadRequest, space: VectorSpace | None) -> R
             )
             for seq in best
         } if request.explain else {}  # fmt: skip
-        ranked = _items(store, scored[: request.k], votes, vias, request)
+        ranked = _items(store, scored[: request.k], votes, vias, request, moment)
         refused = (
             _refused(store, plain_view, request, question, query_ids, checked)
             if evidence_mode
             else {}
         )
         refused_ids = {s: r.id for s, r in store.records_by_seq(list(refused)).items()}
-    _touch(store, ranked, request.as_of)
+    _touch(store, ranked, moment)
     read_id = new_id()
     model: str | None = None
     vector: bytes | None = None
@@ -626,11 +628,12 @@ def _scored(
     pool: Sequence[tuple[int, float]],
     boosts: dict[int, float],
     request: ReadRequest,
+    moment: str,
 ) -> list[_Scored]:
     """Fold value, decay, valence, question form (where the profile folds it),
     preference and provenance demotion into the fused scores of ``pool`` (``(seq,
-    fused score)``); best first."""
-    as_of = times.to_datetime(request.as_of or times.now())
+    fused score)``) as of ``moment``; best first."""
+    as_of = times.to_datetime(moment)
     fields = store.rank_fields([seq for seq, _ in pool])
     derived = [seq for seq, row in fields.items() if row.derived]
     demoted = _derived_folds(store, request.view, derived) if derived else {}
@@ -670,13 +673,14 @@ def _items(
     votes: Fusion[int],
     vias: Mapping[int, tuple[Via, ...]],
     request: ReadRequest,
+    moment: str,
 ) -> list[tuple[int, Item]]:
-    """The returned items, in order, with their records; explained, each names the votes
-    that ranked it, its score parts and what brought it (``vias``)."""
+    """The returned items, in order, with their records (expired or not as of
+    ``moment``); explained, each names the votes that ranked it, its score parts and
+    what brought it (``vias``)."""
     records = store.records_by_seq([entry.key for entry in best])
     for mark in store.hooks("mark"):
         records = dict(mark(store, records))
-    moment = request.as_of or times.now()
     items = []
     for entry in best:
         record = records[entry.key]
@@ -700,17 +704,17 @@ def _age_days(row: RankFields | Record, as_of: datetime) -> float:
     return (as_of - times.to_datetime(started)).total_seconds() / 86_400
 
 
-def _touch(store: ReadStore, ranked: Sequence[tuple[int, Item]], as_of: str | None) -> None:
-    """Restart the decay clock of returned memories still inside their kind's window."""
-    now = as_of or times.now()
-    moment = times.to_datetime(now)
+def _touch(store: ReadStore, ranked: Sequence[tuple[int, Item]], moment: str) -> None:
+    """Restart, at ``moment``, the decay clock of returned memories still inside their
+    kind's window."""
+    as_of = times.to_datetime(moment)
     fresh = [
         item.record.id
         for _, item in ranked
-        if fusion.resets_clock(item.record.kind, _age_days(item.record, moment))
+        if fusion.resets_clock(item.record.kind, _age_days(item.record, as_of))
     ]
     if fresh:
-        store.touch(fresh, now)
+        store.touch(fresh, moment)
 
 
 def _explain(
