@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from operator import itemgetter
 from typing import Any
+
+from assocmem.order import heaviest_first
 
 # When to fold: once the pending pair changes reach a quarter of the rows of
 # `links`, so a fold (which rewrites most pages of the links B-trees) is paid once
@@ -41,9 +42,6 @@ FOLD_MAX = 100_000
 def fold_at(links: int) -> int:
     """Pending pair changes that start a fold when `links` holds ``links`` rows."""
     return min(FOLD_MAX, max(FOLD_MIN, links // FOLD_RATIO))
-
-
-_WEIGHT, _OTHER = itemgetter(0), itemgetter(1)
 
 
 class PendingPair:
@@ -89,7 +87,7 @@ class PendingSide:
         # (bound on an unfetched pair's folded weight, bar) when last resolved: None
         # once a row for this side arrives.
         self.settled: tuple[float, float] | None = None
-        self._ranked: list[tuple[float, int]] | None = None
+        self._ranked: list[tuple[int, float]] | None = None
         self._lowered: int | None = None
 
     def changed(self) -> None:
@@ -112,16 +110,14 @@ class PendingSide:
             pair.stored = stored
             self.rowless.discard(other)
 
-    def ranked(self) -> list[tuple[float, int]]:
-        """``(stored + pending weight, other end)``, strongest first, ties on the lower
+    def ranked(self) -> list[tuple[int, float]]:
+        """``(other end, stored + pending weight)``, strongest first, ties on the lower
         id; a pair not yet resolved counts its pending weight alone. Kept until the
         next row for this side (`changed`) or a resolution (`resolved`)."""
         if self._ranked is None:
-            ranked = [((p.stored or 0.0) + p.weight, other) for other, p in self.pairs.items()]
-            # Two stable sorts compared in C: by the other end, then by weight (`order`).
-            ranked.sort(key=_OTHER)
-            ranked.sort(key=_WEIGHT, reverse=True)
-            self._ranked = ranked
+            self._ranked = heaviest_first(
+                [(other, (p.stored or 0.0) + p.weight) for other, p in self.pairs.items()]
+            )
         return self._ranked
 
 

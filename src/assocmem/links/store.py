@@ -928,7 +928,7 @@ def _strongest(
     their counts are pending or folded."""
     # The pairs are resolved already (`_resolve_pending`). One left unresolved ranks
     # by its pending weight alone, below the bar as its folded weight would leave it.
-    for weight, other in side.ranked():
+    for other, weight in side.ranked():
         if weight < bar:
             break
         weights.setdefault(other, weight)
