@@ -152,6 +152,7 @@ def test_a_pending_count_adds_to_the_once_seen_pair_it_repeats(
         assert mem.stats().links == 1
 
 
+@pytest.mark.usefixtures("folds_in_the_writer")
 def test_a_pair_of_common_concepts_is_stored_from_its_first_count_and_counted_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -199,6 +200,7 @@ def _rows_between(path: str, one: str, other: str) -> list[tuple[int, float]]:
         ))  # fmt: skip
 
 
+@pytest.mark.usefixtures("folds_in_the_writer")
 def test_a_memory_moved_among_common_concepts_stores_its_pairs_for_later_walks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,6 +227,7 @@ def test_a_memory_moved_among_common_concepts_stores_its_pairs_for_later_walks(
         assert public.stats().links == 11
 
 
+@pytest.mark.usefixtures("folds_in_the_writer")
 def test_forgetting_every_memory_of_a_common_concept_leaves_no_mark(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

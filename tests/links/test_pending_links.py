@@ -103,6 +103,7 @@ def test_reads_agree_whenever_counts_are_folded(
     assert _observed(never) == expected
 
 
+@pytest.mark.usefixtures("folds_in_the_writer")
 def test_a_reader_follows_writes_and_folds_of_another_connection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,6 +234,7 @@ def test_the_fold_threshold_follows_the_links_table_within_bounds() -> None:
     assert pending_links.fold_at(10**9) == pending_links.FOLD_MAX
 
 
+@pytest.mark.usefixtures("folds_in_the_writer")
 def test_a_fold_records_the_size_it_left_links_at(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
     with Memory(path, agent_id="a") as mem:

@@ -13,13 +13,15 @@ the same whether its counts are pending, folded or once-seen.
 from __future__ import annotations
 
 import json
+import os
+import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
-from assocmem.links import once_seen, pending_links
+from assocmem.links import fold_steps, folding, once_seen, pending_links
 from assocmem.links.pending_links import PendingLinks, PendingSide
 from assocmem.links.rows import LearnedLink
 from assocmem.order import best_first, heaviest_first
@@ -41,6 +43,11 @@ def _link_row(a: int, b: int, w: float, c: int, o: float, f: int, at: int) -> Li
 class LinkQueries(SQLStore):
     """The co-occurrence links of the SQL store: a part mixed into `SQLStore`."""
 
+    # Whether folds that writes make due go to a fold worker, where the engine can
+    # start one (`fold_worker_settings`). Tests of a fold's own steps fold in the
+    # writer's transaction, at the write that makes it due.
+    folds_in_background = True
+
     def init_pending_copy(self) -> None:
         """A new connection's copy of `pending_links` (empty where counts are not
         buffered)."""
@@ -50,11 +57,16 @@ class LinkQueries(SQLStore):
         # rollback or a fold here drops it. Saves a write reading back what it
         # appended last.
         self._span_written: tuple[Any, tuple[int | None, int, int, int, int]] | None = None
+        self._worker: folding.FoldWorker | None = None
+        self._worker_failed = False
+        self._fold_asked: int | None = None  # a fold is due: asked of the worker at commit
 
     def drop_pending_copy(self, level: int) -> None:
         """A rollback's hook: the copy may hold rows the rollback takes back."""
         self._pending_links.clear()
         self._span_written = None
+        if level == 0:
+            self._fold_asked = None
 
     def count_written(self, written: Sequence[Written], at: int) -> None:
         """A write's hook: one co-occurrence for every pair of each memory's concepts."""
@@ -200,8 +212,7 @@ class LinkQueries(SQLStore):
         )
         span = (first or numbered[0][0], number, links, base, folded)
         self._span_written = (self._current_version(), span)
-        if number - base >= pending_links.fold_at(links):
-            self.fold_links()
+        self._fold_when_due(number, base, links)
 
     def _span_to_append(self) -> tuple[int | None, int, int, int, int]:
         """`_pending_span`, as this connection's last append left it when no other
@@ -217,14 +228,7 @@ class LinkQueries(SQLStore):
         """First and last id of the pending rows (last 0: none), the rows `links` held at
         the last fold, the last id then (the pair changes pending are the last id
         minus it), and the last memory seq folded (`once_seen.FOLDED_SEQ`)."""
-        # One subquery each: SQLite answers a lone MIN or MAX of the key from the
-        # B-tree's edge, but both in one SELECT scan the table.
-        first, last, links, base, folded = self._query(
-            "SELECT (SELECT MIN(id) FROM pending_links), (SELECT MAX(id) FROM pending_links),"
-            " (SELECT value FROM store_info WHERE key = 'links_at_fold'),"
-            " (SELECT value FROM store_info WHERE key = 'pending_links_base'),"
-            f" (SELECT value FROM store_info WHERE key = '{once_seen.FOLDED_SEQ}')"
-        )[0]
+        first, last, links, base, folded = self._query(folding.SPAN)[0]
         return first, last or 0, int(links or 0), int(base or 0), int(folded or 0)
 
     def _folded_seq(self) -> int:
@@ -239,48 +243,84 @@ class LinkQueries(SQLStore):
         (which excludes every other writer), then empty the pending list."""
         if not self.buffers_link_counts:
             return
-        _, last, _, _, _ = self._pending_span()
-        if not last:
-            return
-        (feedback,) = self._conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM pending_links"
-            " WHERE moved IS NOT NULL OR outcome IS NOT NULL)"
-        ).fetchone()
-        # Each pending pair once, with its row's presence and its once-seen count (a
-        # memory folded before carries it): checked once, then counted and folded.
-        self._conn.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS fold_pairs (scope_id INTEGER, a INTEGER,"
-            " b INTEGER, w REAL, c INTEGER, o REAL, f INTEGER, u INTEGER, stored INTEGER,"
-            " seen INTEGER, common INTEGER)"
-        )
-        self._conn.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS fold_ends (scope_id INTEGER, concept INTEGER,"
-            " n INTEGER, since INTEGER, PRIMARY KEY (scope_id, concept)) WITHOUT ROWID"
-        )
-        # Both are left empty by the last fold, or by a rollback of it.
-        self._conn.execute(_FOLD_ENDS)
-        # Ends common by now are marked before the pairs are weighed, so this fold
-        # already gives every pair between marked ends a row (`once_seen`).
-        self._conn.execute(_MARK_COMMON, [once_seen.COMMON])
-        self._conn.execute(_MARKED_ENDS, [once_seen.COMMON])
-        self._conn.execute(_FOLD_PAIRS.format(sums=_FEEDBACK_SUMS if feedback else _COUNT_SUMS))
-        self._conn.execute(_COUNT_ONCE_SEEN)
-        self._conn.execute(_FOLD)
-        self._conn.execute("DELETE FROM temp.fold_pairs")
-        self._conn.execute("DELETE FROM temp.fold_ends")
+        recipe = folding.recipe()
+        planned = fold_steps.plan(self._conn, recipe)
+        if planned is not None:
+            fold_steps.apply(self._conn, recipe, planned)
         self._span_written = None
-        self._conn.execute("DELETE FROM pending_links")
-        # The next rows number on from the last one: ids are never reused.
-        # Every memory written so far is now counted: its once-seen pairs are read
-        # from it from here on (`once_seen`).
-        self._conn.execute(
-            "INSERT INTO store_info (key, value) VALUES"
-            " ('links_at_fold', (SELECT COUNT(*) FROM links)), ('pending_links_base', ?),"
-            f" ('{once_seen.FOLDED_SEQ}', (SELECT COALESCE(MAX(seq), 0) FROM memories))"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [last],
-        )
         self._pending_links.clear()
+
+    def _fold_when_due(self, last: int, base: int, links: int) -> None:
+        """Fold once the pending pair changes (ids past ``base`` up to ``last``) reach
+        `pending_links.fold_at`: by the fold worker where the store has one, once
+        those no plan of it counts reach that, and here once they reach
+        `folding.BACKSTOP` times that (or with no worker)."""
+        due = pending_links.fold_at(links)
+        if last - base < due:
+            return
+        worker = self._fold_worker()
+        waiting = last - max(base, worker.through if worker is not None else 0)
+        if worker is None or waiting >= folding.BACKSTOP * due:
+            self.fold_links()
+        elif waiting >= due:
+            self._fold_asked = last  # asked once committed, so the worker's snapshot sees it
+
+    def _fold_worker(self) -> folding.FoldWorker | None:
+        """This store's fold worker, started at its first fold due, or None where the
+        store folds in its writer's transaction (no worker can start, or one failed)."""
+        worker = self._own_worker()
+        if worker is None and self.folds_in_background and not self._worker_failed:
+            where = self.fold_worker_settings()
+            if where is not None:
+                try:
+                    worker = self._worker = folding.FoldWorker(*where)
+                except OSError:
+                    self._worker_failed = True
+                    return None
+                # A store dropped without close still ends its worker.
+                weakref.finalize(self, worker.close)
+        if worker is not None and not worker.alive:
+            self._worker, self._worker_failed = None, True
+            return None
+        return worker
+
+    def _own_worker(self) -> folding.FoldWorker | None:
+        """The fold worker this process started (a forked child's copy of the store
+        does not share its parent's)."""
+        worker = self._worker
+        if worker is not None and worker.owner != os.getpid():
+            worker = self._worker = None
+        return worker
+
+    def fold_worker_settings(self) -> tuple[str, tuple[str, ...]] | None:
+        """The store a fold worker opens and the settings its connection takes (the
+        engine's own); None: the engine folds in its writer's transaction only."""
+        return None
+
+    def wait_for_fold(self) -> None:
+        """Before a write transaction begins: a plan the worker is applying is applied."""
+        worker = self._own_worker()
+        if worker is not None:
+            worker.wait()
+
+    def ask_for_fold(self) -> None:
+        """A commit's hook: a plan the worker made is applied now that no transaction
+        holds the lock (where this commit made another fold due, the plan being made
+        too, once made), and that fold is asked for."""
+        worker, asked = self._own_worker(), self._fold_asked
+        self._fold_asked = None
+        if worker is not None:
+            worker.hand_over(wait=asked is not None)
+            if asked is not None:
+                worker.request(asked)
+
+    def stop_folding(self) -> None:
+        """A close's hook: the fold worker ends; a plan it had not applied is dropped."""
+        self.folds_in_background = False  # a closing part's last write folds here
+        worker = self._own_worker()
+        if worker is not None:
+            worker.close()
+            self._worker = None
 
     def _pending(self) -> PendingLinks:
         """This connection's copy of `pending_links`, brought up to date. Call inside a
@@ -816,6 +856,9 @@ class LinkQueries(SQLStore):
         migrations="assocmem.links",
         tables=("links",),  # created with the engine's first tables
         on_init=init_pending_copy,
+        before_begin=wait_for_fold,
+        on_commit=ask_for_fold,
+        on_close=stop_folding,
         on_rollback=drop_pending_copy,
         settle=fold_links,
         on_write=count_written,
@@ -829,68 +872,6 @@ class LinkQueries(SQLStore):
         grown_tables=("links",),
     )
 
-
-# The fold: each pending pair's changes summed into its `links` row (weight, count,
-# outcome sum, feedback count, then the latest time). A pair with no row adds the
-# once-seen count a memory folded before carries (`once_seen`), and gets a row only
-# if its state is more than that: a count over 1, or feedback.
-# How many memories folded before carry each end of a pending pair, counted up to
-# `once_seen.COUNTED` (`fold_ends`): a pair is looked for from its rarer end.
-_FOLD_ENDS = (
-    "INSERT INTO temp.fold_ends SELECT d.scope_id, d.concept, "
-    + once_seen.counted_sql("d.scope_id", "d.concept", once_seen.FOLDED)
-    + ", "
-    + once_seen.mark_sql("d.scope_id", "d.concept")
-    + " FROM (SELECT DISTINCT p.scope_id, j.value AS concept"
-    " FROM pending_links p, json_each(p.concepts) j) AS d"
-)
-# Ends that `once_seen.COMMON` memories folded so far carry are marked common as of
-# the seq folded so far (before the first fold: 0, with nothing folded to count).
-_COMMON_NOW = "since IS NULL AND n >= ?"
-_SINCE_NOW = f"COALESCE({once_seen.FOLDED}, 0)"
-_MARK_COMMON = (
-    "INSERT INTO links_common (scope_id, concept_id, since)"
-    f" SELECT scope_id, concept, {_SINCE_NOW} FROM temp.fold_ends WHERE {_COMMON_NOW}"
-)
-_MARKED_ENDS = f"UPDATE temp.fold_ends SET since = {_SINCE_NOW} WHERE {_COMMON_NOW}"
-_FOLD_PAIRS = (
-    "INSERT INTO temp.fold_pairs SELECT h.*, CASE WHEN h.stored THEN 0 ELSE "
-    + once_seen.walk_sql(
-        "h.scope_id", "h.a", "h.b", ("ea.n", "eb.n", "ea.since", "eb.since"), once_seen.FOLDED
-    )
-    + " END, ea.since IS NOT NULL AND eb.since IS NOT NULL"
-    " FROM (SELECT p.scope_id, p.a, p.b, {sums}, MAX(p.at) AS u, "
-    + once_seen.stored_sql("p.scope_id", "p.a", "p.b")
-    + " AS stored FROM pending_pairs p GROUP BY p.scope_id, p.a, p.b) AS h"
-    " JOIN temp.fold_ends ea ON ea.scope_id = h.scope_id AND ea.concept = h.a"
-    " JOIN temp.fold_ends eb ON eb.scope_id = h.scope_id AND eb.concept = h.b"
-)
-# A pair with no row that stays "count 1, weight 1, unrated" keeps none, unless its
-# ends are both common: then it is stored from its first co-occurrence on.
-_PLAIN = "NOT stored AND NOT common AND c + seen = 1 AND w + seen = 1 AND f = 0 AND o = 0"
-_COUNT_ONCE_SEEN = (
-    "INSERT INTO links_once_seen (scope_id, pairs)"
-    " SELECT scope_id, SUM(CASE WHEN seen THEN -1 ELSE 1 END) FROM temp.fold_pairs"
-    f" WHERE seen OR ({_PLAIN}) GROUP BY scope_id"
-    " ON CONFLICT (scope_id) DO UPDATE SET pairs = links_once_seen.pairs + excluded.pairs"
-)
-_FOLD = (
-    "INSERT INTO links (scope_id, a, b, weight, count, outcome_sum, feedback_count,"
-    " updated_at) SELECT scope_id, a, b, w + seen, c + seen, o, f, u FROM temp.fold_pairs"
-    f" WHERE NOT ({_PLAIN}) ORDER BY scope_id, a, b"
-    " ON CONFLICT (scope_id, a, b) DO UPDATE SET weight = links.weight + excluded.weight,"
-    " count = links.count + excluded.count,"
-    " outcome_sum = links.outcome_sum + excluded.outcome_sum,"
-    " feedback_count = links.feedback_count + excluded.feedback_count,"
-    " updated_at = MAX(links.updated_at, excluded.updated_at)"
-)  # fmt: skip
-_FEEDBACK_SUMS = (
-    "SUM(p.count) + TOTAL(p.moved) AS w, SUM(p.count) AS c, TOTAL(p.outcome) AS o,"
-    " COUNT(p.outcome) AS f"
-)
-# The same sums where no feedback is pending (writes' co-occurrence alone, the usual
-# case): TOTAL of only NULLs is 0.0 and COUNT 0, and the sort carries less per pair.
-_COUNT_SUMS = "SUM(p.count) + 0.0 AS w, SUM(p.count) AS c, 0.0 AS o, 0 AS f"
 
 # `json.dumps(..., separators=(",", ":"))` without building an encoder for every row.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))

@@ -246,6 +246,8 @@ class SQLConnection:
             level = self._depth
             try:
                 if level == 0:
+                    for before_begin in self.hooks("before_begin"):
+                        before_begin(self)
                     self._begin()
                     self._transactions += 1
                     self._on_begin()

@@ -63,6 +63,8 @@ class StorePart:
     # cheap lookup whether there is nothing to do.
     on_open: Callable[[Any], object] | None = None
     is_current: Callable[[Any], bool] | None = None
+    # An outermost write transaction is about to begin (before it takes the lock).
+    before_begin: Callable[[Any], None] | None = None
     # An outermost write transaction began (the part may add its queued writes), and
     # committed; the store is closing (the part keeps what it queued).
     on_begin: Callable[[Any], None] | None = None

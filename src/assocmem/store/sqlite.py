@@ -181,20 +181,21 @@ class SQLiteStore(SQLStore):
 
     def _configure(self, synchronous: str) -> None:
         conn = self._conn
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        self._settings = _settings(synchronous)
+        conn.execute(self._settings[0])  # the busy timeout, before anything that may wait
         if not self.read_only:  # switching the journal mode writes the header
             conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute(f"PRAGMA synchronous = {synchronous}")
-        conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute("PRAGMA cache_size = -262144")  # 256 MiB page cache
-        conn.execute("PRAGMA mmap_size = 268435456")  # 256 MiB of the file mapped
+        for pragma in self._settings[1:]:
+            conn.execute(pragma)
         conn.execute(f"PRAGMA wal_autocheckpoint = {self.wal_pages}")
         conn.execute(f"PRAGMA journal_size_limit = {self.wal_limit_bytes}")
-        # Deleted content is overwritten with zeros, so a forgotten text leaves no
-        # bytes in freed cells or pages.
-        conn.execute("PRAGMA secure_delete = ON")
         self._wal_retry_at = 0.0
         self._scrub_pending = False  # a forget's WAL truncation a reader blocked
+
+    def fold_worker_settings(self) -> tuple[str, tuple[str, ...]] | None:
+        if self.read_only or self.path == ":memory:":
+            return None
+        return self.path, self._settings
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -597,6 +598,21 @@ class SQLiteStore(SQLStore):
 
 
 # -- open/connect: read-only detection and the errors that name the path --------------
+
+
+def _settings(synchronous: str) -> tuple[str, ...]:
+    """The settings of each connection of the store's (its writer's, a fold worker's):
+    the busy timeout first."""
+    return (
+        f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}",
+        f"PRAGMA synchronous = {synchronous}",
+        "PRAGMA temp_store = MEMORY",
+        "PRAGMA cache_size = -262144",  # 256 MiB page cache
+        "PRAGMA mmap_size = 268435456",  # 256 MiB of the file mapped
+        # Deleted content is overwritten with zeros, so a forgotten text leaves no
+        # bytes in freed cells or pages.
+        "PRAGMA secure_delete = ON",
+    )
 
 
 def _not_writable(path: str) -> bool:
