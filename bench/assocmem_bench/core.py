@@ -93,7 +93,7 @@ def _pending_copy(mem: Memory) -> dict[str, float] | None:
         tracemalloc.stop()
     first, last = copy.first, copy.last
     rows = last - first + 1 if first is not None else 0
-    return {"rows": rows, "mb": round(size / 2**20, 1)}
+    return {"rows": rows, "mb": round(size / 2**20, 3)}
 
 
 def run_size(size: int, stores: Stores) -> dict[str, Any]:

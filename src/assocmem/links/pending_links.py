@@ -5,16 +5,18 @@ Upserting each pair of a write into `links` dirties a random page of the table
 and of both weight indexes per pair: at 100k memories that page traffic, not the
 SQL, was most of a write's cost. So a SQLite write appends one row per memory to
 `pending_links`, holding its concept ids (every pair of them gains a count), and
-feedback one row per pair it moved: a few pages at the end of one table. The
-writer folds them into `links` in one sorted pass once enough pair changes wait
-(`fold_at`): each touched page is rewritten once per fold instead of once per
-commit. Between folds `links` does not change at all.
+feedback one row per pair it moved: a few pages at the end of one table. They are
+folded into `links` in one sorted pass once enough pair changes wait (`fold_at`),
+by the store's fold worker or the writer (`folding`): each touched page is
+rewritten once per fold instead of once per commit. Between folds `links` does not
+change at all.
 
 Every read adds what is pending to what `links` holds, so nothing a write taught
 is ever invisible. Readers keep a copy of the pending rows (`PendingLinks`),
 extended by id after each commit: ids only grow and are never reused, rows are
-only appended, and a fold deletes them all, so "the first id changed" means
-"reload". Because `links` is fixed until that happens, the copy also remembers
+only appended, and a fold deletes every one up to the last it counted (all of them,
+or all but what was appended while a fold worker planned it), so "the first id
+changed" means "reload". Because `links` is fixed until that happens, the copy also remembers
 each pending pair's weight in `links` once it has been looked up.
 """
 

@@ -314,6 +314,14 @@ class LinkQueries(SQLStore):
             if asked is not None:
                 worker.request(asked)
 
+    def finish_folds(self) -> None:
+        """Apply the fold the worker is planning or has planned, and return once it is
+        applied (outside a transaction: a writer about to measure or copy the store)."""
+        worker = self._own_worker()
+        if worker is not None:
+            worker.hand_over(wait=True)
+            worker.wait()
+
     def stop_folding(self) -> None:
         """A close's hook: the fold worker ends; a plan it had not applied is dropped."""
         self.folds_in_background = False  # a closing part's last write folds here
