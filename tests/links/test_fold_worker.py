@@ -148,3 +148,21 @@ def test_a_store_with_no_file_of_its_own_folds_in_the_writer(
             mem.write(f"note {i}", concepts=["retry", "backoff", "jitter"])
         assert mem._store._worker is None
         assert mem.graph(["retry"]).edges[0].count == 10
+
+
+def test_finishing_folds_applies_the_fold_asked_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pending_links, "fold_at", lambda links: 40)
+    path = tmp_path / "m.db"
+    writes = [args for kind, args in _workload(seed=4) if kind == "write"][:120]
+    with Memory(str(path), agent_id="a") as mem:
+        for _, text, concepts in writes:
+            mem.write(text, concepts=concepts)
+            if _pending(path) >= 40:  # right after the commit that asked for a fold
+                break
+        worker = mem._store._worker
+        assert worker is not None and worker._asked
+        mem._store.finish_folds()
+        assert not worker._asked and not worker._planned
+        assert _pending(path) < 40

@@ -200,8 +200,8 @@ class FoldWorker:
     def ready(self, *, wait: bool) -> bool:
         """Whether a plan is made and waits to be handed over (with ``wait``, once the
         plan being made is made)."""
-        while self._asked and self._asked[0] == "plan" and self._answer(block=wait):
-            pass
+        while "plan" in self._asked and self._answer(block=wait):
+            pass  # answers come in the order asked: an apply's before the plan's
         return self._planned
 
     def hand_over(self, *, wait: bool) -> None:
