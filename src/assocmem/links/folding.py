@@ -6,10 +6,11 @@ own connection that runs `fold_steps`. Writes that make a fold due ask it to pla
 one once they commit; the plan is made in the worker's snapshot while the writer
 goes on, and applied by the worker when the writer hands it the write lock: after
 one of its commits, the writer asks for it to be applied, and waits for that before
-it begins its next write transaction. A worker is a process, not a thread, because
-two connections of one process working at once contend on SQLite's process-wide
-locks (its allocator's among them), which took more from the writer than a thread
-gave back.
+it begins its next write transaction. A worker is a process, not a thread: while
+a second connection of the same process ran a statement (no GIL held), the writer's
+`write_many` took about twice as long, and beside another process it took no
+longer. SQLite shares state between a process's connections, and the contention on
+it cost the writer more than a thread gave back.
 
 Invariants: a plan is applied only where it still holds (`fold_steps.holds`), so
 no count is applied twice or lost; the worker holds the write lock only while the
@@ -162,8 +163,9 @@ class FoldWorker:
 
     Used by one writer connection, under its lock: after a commit, `hand_over` lets
     a plan made (`ready`) be applied and `request` asks for the next; `wait`, before
-    the next write transaction begins, waits for the plan being applied. The worker answers
-    in the order it was asked. `alive` turns False for good once the process fails.
+    the next write transaction begins, waits for the plan being applied. The worker
+    answers in the order it was asked. `alive` turns False for good once the process
+    fails.
     """
 
     def __init__(self, path: str, pragmas: tuple[str, ...]) -> None:
