@@ -61,7 +61,12 @@ def holds(conn: sqlite3.Connection, recipe: Recipe, planned: Sequence[int]) -> b
     """Whether ``planned`` still holds in ``conn``'s write transaction: no fold, and
     nothing that folds first, ran since its snapshot."""
     first, _, _, base, folded = conn.execute(recipe["span"]).fetchone()
-    return (first, int(base or 0), int(folded or 0)) == tuple(planned[:1]) + tuple(planned[2:4])
+    planned_first, _, planned_base, planned_folded, _ = planned
+    return (first, int(base or 0), int(folded or 0)) == (
+        planned_first,
+        planned_base,
+        planned_folded,
+    )
 
 
 def apply(conn: sqlite3.Connection, recipe: Recipe, planned: Sequence[int]) -> None:
@@ -103,9 +108,10 @@ def serve(commands: TextIO, replies: TextIO) -> None:
                 reply = {"planned": planned}
             else:
                 conn.execute("BEGIN IMMEDIATE")
-                applied = planned is not None and holds(conn, recipe, planned)
-                if applied and planned is not None:
+                applied = False
+                if planned is not None and holds(conn, recipe, planned):
                     apply(conn, recipe, planned)
+                    applied = True
                 else:
                     discard(conn, recipe)
                 conn.execute("COMMIT")

@@ -6,11 +6,11 @@ own connection that runs `fold_steps`. Writes that make a fold due ask it to pla
 one once they commit; the plan is made in the worker's snapshot while the writer
 goes on, and applied by the worker when the writer hands it the write lock: after
 one of its commits, the writer asks for it to be applied, and waits for that before
-it begins its next write transaction. A worker is a process, not a thread: while
-a second connection of the same process ran a statement (no GIL held), the writer's
-`write_many` took about twice as long, and beside another process it took no
-longer. SQLite shares state between a process's connections, and the contention on
-it cost the writer more than a thread gave back.
+it begins its next write transaction. A worker is a process, not a thread: a
+second connection of the same process running a statement (no GIL held) slows the
+writer, beside another process it does not. SQLite shares state between a
+process's connections, and the contention on it cost the writer more than a thread
+gave back (the measurements are in the changelog).
 
 Invariants: a plan is applied only where it still holds (`fold_steps.holds`), so
 no count is applied twice or lost; the worker holds the write lock only while the

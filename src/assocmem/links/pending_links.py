@@ -16,8 +16,8 @@ is ever invisible. Readers keep a copy of the pending rows (`PendingLinks`),
 extended by id after each commit: ids only grow and are never reused, rows are
 only appended, and a fold deletes every one up to the last it counted (all of them,
 or all but what was appended while a fold worker planned it), so "the first id
-changed" means "reload". Because `links` is fixed until that happens, the copy also remembers
-each pending pair's weight in `links` once it has been looked up.
+changed" means "reload". Because `links` is fixed until that happens, the copy also
+remembers each pending pair's weight in `links` once it has been looked up.
 """
 
 from __future__ import annotations

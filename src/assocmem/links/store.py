@@ -259,8 +259,11 @@ class LinkQueries(SQLStore):
         if last - base < due:
             return
         worker = self._fold_worker()
-        waiting = last - max(base, worker.through if worker is not None else 0)
-        if worker is None or waiting >= folding.BACKSTOP * due:
+        if worker is None:
+            self.fold_links()
+            return
+        waiting = last - max(base, worker.through)
+        if waiting >= folding.BACKSTOP * due:
             self.fold_links()
         elif waiting >= due:
             self._fold_asked = last  # asked once committed, so the worker's snapshot sees it
@@ -317,18 +320,20 @@ class LinkQueries(SQLStore):
     def finish_folds(self) -> None:
         """Apply the fold the worker is planning or has planned, and return once it is
         applied (outside a transaction: a writer about to measure or copy the store)."""
-        worker = self._own_worker()
-        if worker is not None:
-            worker.hand_over(wait=True)
-            worker.wait()
+        with self._lock:  # the worker is driven by one thread at a time, as in the hooks
+            worker = self._own_worker()
+            if worker is not None:
+                worker.hand_over(wait=True)
+                worker.wait()
 
     def stop_folding(self) -> None:
         """A close's hook: the fold worker ends; a plan it had not applied is dropped."""
         self.folds_in_background = False  # a closing part's last write folds here
-        worker = self._own_worker()
-        if worker is not None:
-            worker.close()
-            self._worker = None
+        with self._lock:
+            worker = self._own_worker()
+            if worker is not None:
+                worker.close()
+                self._worker = None
 
     def _pending(self) -> PendingLinks:
         """This connection's copy of `pending_links`, brought up to date. Call inside a
